@@ -1,0 +1,39 @@
+//! `IDEM003 missing_retry_cap`: a write tool has no retry cap, or retries without bound.
+
+use super::RuleInfo;
+use crate::check::{Cx, Violation};
+use crate::model::{RuleCode, Severity, ToolKind};
+
+/// Catalogue entry.
+pub static INFO: RuleInfo = RuleInfo {
+    id: RuleCode::Idem003,
+    code: "IDEM003",
+    name: "missing_retry_cap",
+    default_severity: Severity::Error,
+    summary: "a write tool has no retry cap, or retries without bound",
+    what: "A write tool must state how many times one logical operation may be retried, with \
+`max_retries = N` (`0` = never retry). The lint also fires on hand-written retry loops and retry \
+combinators around a write that have no bound.",
+    why: "Each retry of a write is another chance to duplicate it and is spend you cannot \
+recover. A cap makes the worst case explicit and reviewable; one retry, issued only when the \
+postcondition says the first attempt did not happen, is a defensible default.",
+    example: r#"// fires
+#[side_effect(key = [customer, order_id], verify = find_charge)]
+async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }
+
+// passes
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1)]
+async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }"#,
+    compile_time: true,
+};
+
+pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
+    if cx.kind == ToolKind::Write && cx.attr.max_retries.is_none() {
+        out.push(cx.violation(
+            RuleCode::Idem003,
+            cx.fn_span(),
+            format!("write tool `{}` has no retry cap", cx.tool_name),
+            "add `max_retries = 1` (or `0` to never retry)",
+        ));
+    }
+}

@@ -1,0 +1,523 @@
+//! Tests of the grammar, every rule, suppressions and the checked-in schemas.
+
+use idemcheck_spec::attr::{KeyAttr, SideEffectAttr, parse_allow_comment};
+use idemcheck_spec::check::{CheckInput, apply_allows, check_contract, contract_of};
+use idemcheck_spec::config::Config;
+use idemcheck_spec::hints::ToolHints;
+use idemcheck_spec::model::{KeyDerivation, RuleCode, Severity, ToolKind};
+
+fn parse(src: &str) -> Result<SideEffectAttr, String> {
+    syn::parse_str::<SideEffectAttr>(src).map_err(|e| {
+        e.into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
+}
+
+fn err(src: &str) -> String {
+    parse(src).expect_err(src)
+}
+
+const CHARGE: &str = "async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { todo!() }";
+
+fn verdict_with(
+    attr: &str,
+    func: &str,
+    hints: Option<&str>,
+    config: &Config,
+) -> Vec<(RuleCode, Severity, Option<String>)> {
+    let attr: SideEffectAttr = syn::parse_str(attr).unwrap();
+    let func: syn::ItemFn = syn::parse_str(func).unwrap();
+    let hints = hints.map(|h| ToolHints::from_tokens(h.parse().unwrap()));
+    let mut verdict = check_contract(CheckInput {
+        attr: &attr,
+        sig: &func.sig,
+        hints: hints.as_ref(),
+        config,
+    });
+    apply_allows(&mut verdict.violations, &attr.allows);
+    verdict
+        .violations
+        .into_iter()
+        .map(|v| (v.code, v.severity, v.suppressed))
+        .collect()
+}
+
+fn codes(attr: &str) -> Vec<&'static str> {
+    codes_of(attr, CHARGE)
+}
+
+fn codes_of(attr: &str, func: &str) -> Vec<&'static str> {
+    verdict_with(attr, func, None, &Config::default())
+        .into_iter()
+        .filter(|(_, _, s)| s.is_none())
+        .map(|(c, _, _)| c.as_str())
+        .collect()
+}
+
+const COMPLETE: &str =
+    "key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000";
+
+// ---------------------------------------------------------------- grammar
+
+#[test]
+fn parses_every_key() {
+    let a = parse(
+        r#"kind = "write", key = [customer, args.order.id], verify = billing::find_charge, max_retries = 1,
+           timeout_ms = 5_000, settle_ms = 90_000, ttl_hours = 48, name = "charge", server_dedup = true,
+           allow(IDEM009, missing_verify, reason = "legacy API")"#,
+    )
+    .unwrap();
+    assert_eq!(a.kind(), ToolKind::Write);
+    let Some(KeyAttr::Fields { fields, .. }) = &a.key else {
+        panic!()
+    };
+    assert_eq!(
+        fields.iter().map(|f| f.text.as_str()).collect::<Vec<_>>(),
+        ["customer", "args.order.id"]
+    );
+    assert_eq!(a.max_retries.unwrap().value, 1);
+    assert_eq!(a.timeout_ms.unwrap().value, 5000);
+    assert_eq!(a.settle_ms.unwrap().value, 90_000);
+    assert_eq!(a.ttl_hours.unwrap().value, 48);
+    assert_eq!(a.name.unwrap().value(), "charge");
+    assert!(a.server_dedup.unwrap().value);
+    assert_eq!(a.allows[0].rules.len(), 2);
+    assert_eq!(a.allows[0].reason.value(), "legacy API");
+}
+
+#[test]
+fn empty_and_trailing_comma_and_bare_flag() {
+    assert!(parse("").unwrap().key.is_none());
+    assert!(parse("max_retries = 0,").is_ok());
+    assert!(
+        parse("server_dedup, max_retries = 1")
+            .unwrap()
+            .server_dedup
+            .unwrap()
+            .value
+    );
+    assert_eq!(parse(r#"kind = "read""#).unwrap().kind(), ToolKind::Read);
+    assert!(matches!(
+        parse("key_fn = charge_key").unwrap().key,
+        Some(KeyAttr::Function(_))
+    ));
+}
+
+#[test]
+fn wrong_value_types_name_the_key_and_the_fix() {
+    assert_eq!(
+        err(r#"max_retries = "1""#),
+        "`max_retries` expects an integer, found string"
+    );
+    assert_eq!(
+        err("max_retries = -1"),
+        "`max_retries` expects an integer, found negative number"
+    );
+    assert_eq!(
+        err("max_retries = 1.5"),
+        "`max_retries` expects an integer, found float"
+    );
+    assert_eq!(
+        err("timeout_ms = true"),
+        "`timeout_ms` expects an integer number of milliseconds, found boolean"
+    );
+    assert_eq!(
+        err("settle_ms = soon"),
+        "`settle_ms` expects an integer number of milliseconds, found path `soon`"
+    );
+    assert_eq!(err("ttl_hours = 0"), "`ttl_hours` must be at least 1");
+    assert_eq!(err("timeout_ms = 0"), "`timeout_ms` must be greater than 0");
+    assert_eq!(
+        err("max_retries = 99999999999"),
+        "`max_retries` expects an integer: number too large to fit in target type"
+    );
+    assert_eq!(
+        err("server_dedup = 1"),
+        "`server_dedup` expects a boolean, found integer"
+    );
+    assert_eq!(
+        err("name = charge"),
+        "`name` expects a string, found path `charge`"
+    );
+    assert_eq!(err(r#"name = """#), "`name` must not be empty");
+    assert_eq!(
+        err(r#"kind = "delete""#),
+        "`kind` expects \"write\" or \"read\", found \"delete\""
+    );
+    assert_eq!(
+        err("kind = write"),
+        "`kind` expects a string: write `kind = \"write\"`"
+    );
+    assert_eq!(
+        err(r#"verify = "find_charge""#),
+        "`verify` expects a function path, found string; write `verify = find_charge` without quotes"
+    );
+    assert_eq!(
+        err("verify = [a]"),
+        "`verify` expects a function path, found list"
+    );
+    assert_eq!(
+        err("key = customer"),
+        "`key` expects a list of fields like `[customer, order_id]`, found path `customer`"
+    );
+    assert_eq!(
+        err("key = []"),
+        "`key` needs at least one field naming the operation"
+    );
+    assert_eq!(
+        err(r#"key = ["customer"]"#),
+        "`key` entries are parameter names or field paths like `args.order.id`, found string"
+    );
+    assert_eq!(err("key = [a, a]"), "key field `a` is listed twice");
+    assert_eq!(
+        err("max_retries"),
+        "`max_retries` needs a value: `max_retries = ...`"
+    );
+}
+
+#[test]
+fn unknown_keys_suggest_the_nearest() {
+    assert_eq!(
+        err("verfy = find_charge"),
+        "unknown key `verfy`; did you mean `verify`?"
+    );
+    assert_eq!(
+        err("max_retry = 1"),
+        "unknown key `max_retry`; did you mean `max_retries`?"
+    );
+    assert_eq!(err("keys = [a]"), "unknown key `keys`; did you mean `key`?");
+    assert!(err("zzz = 1").starts_with("unknown key `zzz`; expected one of kind, key, key_fn"));
+}
+
+#[test]
+fn conflicts_and_duplicates() {
+    assert_eq!(
+        err("key = [a], key_fn = k"),
+        "`key` and `key_fn` are mutually exclusive; keep one | `key` given here"
+    );
+    assert_eq!(
+        err("max_retries = 1, max_retries = 2"),
+        "`max_retries` is given twice"
+    );
+}
+
+#[test]
+fn allow_requires_a_reason_and_known_rules() {
+    assert_eq!(
+        err("allow(missing_verify)"),
+        "`allow` requires `reason = \"...\"` saying why the rule does not apply here"
+    );
+    assert_eq!(
+        err(r#"allow(missing_verfy, reason = "x")"#),
+        "unknown rule `missing_verfy`; did you mean `missing_verify`?"
+    );
+    assert_eq!(
+        err(r#"allow(reason = "x")"#),
+        "`allow` needs at least one rule, e.g. `allow(missing_verify, reason = \"...\")`"
+    );
+    assert_eq!(
+        err(r#"allow(IDEM002, reason = "  ")"#),
+        "`reason` must say why the rule does not apply here"
+    );
+    assert_eq!(
+        err("allow(IDEM002, reason = 3)"),
+        "`reason` expects a string, found integer"
+    );
+}
+
+#[test]
+fn all_errors_are_collected() {
+    let e = err(r#"verfy = x, max_retries = "1", allow(IDEM001)"#);
+    assert_eq!(e.matches(" | ").count(), 2, "{e}");
+}
+
+#[test]
+fn missing_comma_is_reported() {
+    assert_eq!(
+        err("max_retries = 1 verify = x"),
+        "expected `,` between entries of `#[side_effect(...)]`"
+    );
+}
+
+#[test]
+fn error_spans_point_at_the_offending_token() {
+    let tokens: proc_macro2::TokenStream = "key = [a], max_retries = \"1\"".parse().unwrap();
+    let e = syn::parse2::<SideEffectAttr>(tokens).unwrap_err();
+    let start = e.span().start();
+    assert_eq!((start.line, start.column), (1, 25));
+}
+
+#[test]
+fn allow_comments() {
+    let (rules, reason) =
+        parse_allow_comment(r#"allow(IDEM001, IDEM002, reason = "read-only in practice")"#)
+            .unwrap();
+    assert_eq!(rules, [RuleCode::Idem001, RuleCode::Idem002]);
+    assert_eq!(reason, "read-only in practice");
+    assert!(
+        parse_allow_comment("allow(IDEM001)")
+            .unwrap_err()
+            .contains("requires `reason")
+    );
+    assert!(
+        parse_allow_comment("deny(IDEM001)")
+            .unwrap_err()
+            .contains("expected `allow(...)`")
+    );
+}
+
+// ---------------------------------------------------------------- rules
+
+#[test]
+fn complete_contract_passes() {
+    assert!(codes(COMPLETE).is_empty());
+    assert!(codes("key_fn = charge_key, verify = find_charge, max_retries = 0").is_empty());
+    assert!(codes("key = [customer], verify = f, max_retries = 1, server_dedup = true").is_empty());
+}
+
+#[test]
+fn read_tools_need_no_contract() {
+    assert!(codes(r#"kind = "read""#).is_empty());
+}
+
+#[test]
+fn idem001_002_003_fire_on_missing_parts() {
+    assert_eq!(codes(""), ["IDEM001", "IDEM002", "IDEM003"]);
+    assert_eq!(codes("verify = f, max_retries = 0"), ["IDEM001"]);
+    assert_eq!(codes("key = [customer], max_retries = 0"), ["IDEM002"]);
+    assert_eq!(codes("key = [customer], verify = f"), ["IDEM003"]);
+}
+
+#[test]
+fn idem004_unstable_key() {
+    assert_eq!(
+        codes("key = [idempotency_key], verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert_eq!(
+        codes("key = [args.attempt], verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert_eq!(
+        codes("key_fn = uuid::Uuid::new_v4, verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert_eq!(
+        codes("key_fn = chrono::Utc::now, verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert!(codes("key = [order_id], verify = f, max_retries = 0").is_empty());
+    assert!(codes(r#"kind = "read", key = [idempotency_key]"#).is_empty());
+}
+
+#[test]
+fn idem005_cap_above_configured_maximum() {
+    assert_eq!(
+        codes("key = [customer], verify = f, max_retries = 3, settle_ms = 1"),
+        ["IDEM005"]
+    );
+    let config =
+        Config::from_idemcheck_toml(std::path::Path::new("i.toml"), "max_retries = 3").unwrap();
+    let v = verdict_with(
+        "key = [customer], verify = f, max_retries = 3, settle_ms = 1",
+        CHARGE,
+        None,
+        &config,
+    );
+    assert!(v.is_empty());
+}
+
+#[test]
+fn idem007_hints_contradict_contract() {
+    let v = verdict_with(
+        COMPLETE,
+        CHARGE,
+        Some("annotations(read_only_hint = true)"),
+        &Config::default(),
+    );
+    assert_eq!(
+        v.iter().map(|x| x.0).collect::<Vec<_>>(),
+        [RuleCode::Idem007]
+    );
+    let v = verdict_with(
+        "verify = f, max_retries = 0, allow(missing_key, reason = \"x\")",
+        CHARGE,
+        Some("annotations(idempotent_hint = true)"),
+        &Config::default(),
+    );
+    assert_eq!(
+        v.iter()
+            .filter(|x| x.2.is_none())
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        [RuleCode::Idem007]
+    );
+    let v = verdict_with(
+        COMPLETE,
+        CHARGE,
+        Some("annotations(read_only_hint = false, idempotent_hint = true)"),
+        &Config::default(),
+    );
+    assert!(v.is_empty());
+    let v = verdict_with(
+        r#"kind = "read""#,
+        CHARGE,
+        Some("annotations(read_only_hint = true)"),
+        &Config::default(),
+    );
+    assert!(v.is_empty());
+}
+
+#[test]
+fn idem009_retrying_writer_without_settle_or_dedup_warns() {
+    let v = verdict_with(
+        "key = [customer], verify = f, max_retries = 1",
+        CHARGE,
+        None,
+        &Config::default(),
+    );
+    assert_eq!(v, [(RuleCode::Idem009, Severity::Warning, None)]);
+    assert!(codes("key = [customer], verify = f, max_retries = 0").is_empty());
+    assert!(codes("key = [customer], verify = f, max_retries = 1, settle_ms = 1").is_empty());
+}
+
+#[test]
+fn idem011_key_fields_resolve_against_the_signature() {
+    let func =
+        "async fn send(mail: &Mailer, to: String, body: String) -> Result<(), E> { todo!() }";
+    assert_eq!(
+        codes_of("key = [too], verify = f, max_retries = 0", func),
+        ["IDEM011"]
+    );
+    assert_eq!(
+        codes_of("key = [mail], verify = f, max_retries = 0", func),
+        ["IDEM011"]
+    );
+    assert!(codes_of("key = [to], verify = f, max_retries = 0", func).is_empty());
+}
+
+#[test]
+fn configuration_changes_severity_and_turns_rules_off() {
+    let config = Config::from_idemcheck_toml(
+        std::path::Path::new("i.toml"),
+        "[rules]\nIDEM009 = \"error\"\nmissing_verify = \"allow\"\n",
+    )
+    .unwrap();
+    let v = verdict_with("key = [customer], max_retries = 1", CHARGE, None, &config);
+    assert_eq!(v, [(RuleCode::Idem009, Severity::Error, None)]);
+}
+
+#[test]
+fn allow_suppresses_and_reports_use() {
+    let attr: SideEffectAttr = syn::parse_str(
+        r#"key = [customer], max_retries = 0, allow(missing_verify, reason = "no read API"), allow(IDEM005, reason = "x")"#,
+    )
+    .unwrap();
+    let func: syn::ItemFn = syn::parse_str(CHARGE).unwrap();
+    let mut verdict = check_contract(CheckInput {
+        attr: &attr,
+        sig: &func.sig,
+        hints: None,
+        config: &Config::default(),
+    });
+    let uses = apply_allows(&mut verdict.violations, &attr.allows);
+    assert!(!verdict.has_errors());
+    assert_eq!(
+        verdict.violations[0].suppressed.as_deref(),
+        Some("no read API")
+    );
+    assert_eq!(
+        uses.iter().map(|u| (u.code, u.used)).collect::<Vec<_>>(),
+        [(RuleCode::Idem002, true), (RuleCode::Idem005, false)]
+    );
+}
+
+#[test]
+fn malformed_contract_cannot_be_suppressed() {
+    let func =
+        "async fn send(mail: &Mailer, to: String, body: String) -> Result<(), E> { todo!() }";
+    assert_eq!(
+        codes_of(
+            r#"key = [too], verify = f, max_retries = 0, allow(malformed_contract, reason = "x")"#,
+            func
+        ),
+        ["IDEM011"]
+    );
+}
+
+#[test]
+fn violations_point_at_exact_tokens() {
+    let attr: SideEffectAttr =
+        syn::parse_str("key = [customer], verify = f, max_retries = 7, settle_ms = 1").unwrap();
+    let func: syn::ItemFn = syn::parse_str(CHARGE).unwrap();
+    let verdict = check_contract(CheckInput {
+        attr: &attr,
+        sig: &func.sig,
+        hints: None,
+        config: &Config::default(),
+    });
+    let v = &verdict.violations[0];
+    assert_eq!(v.code, RuleCode::Idem005);
+    assert_eq!(v.span.start.start().column, 44);
+    let verdict = check_contract(CheckInput {
+        attr: &SideEffectAttr::default(),
+        sig: &func.sig,
+        hints: None,
+        config: &Config::default(),
+    });
+    assert_eq!(
+        verdict.violations[0].span.start.start().column,
+        9,
+        "the function name"
+    );
+}
+
+#[test]
+fn contract_as_data() {
+    let attr: SideEffectAttr = syn::parse_str(
+        r#"key = [customer, order_id], verify = billing::find_charge, max_retries = 1, settle_ms = 30_000, allow(IDEM009, reason = "x")"#,
+    )
+    .unwrap();
+    let func: syn::ItemFn = syn::parse_str(CHARGE).unwrap();
+    let c = contract_of(&attr, &func.sig, None, "billing::create_charge");
+    assert_eq!(c.name, "create_charge");
+    assert_eq!(
+        c.key,
+        Some(KeyDerivation::Fields {
+            fields: vec!["customer".into(), "order_id".into()]
+        })
+    );
+    assert_eq!(c.verify.as_deref(), Some("billing::find_charge"));
+    assert_eq!(c.ttl_hours, 24);
+    assert!(c.is_complete());
+    let hints = ToolHints::from_tokens(r#"name = "charge_card""#.parse().unwrap());
+    assert_eq!(
+        contract_of(&attr, &func.sig, Some(&hints), "x").name,
+        "charge_card"
+    );
+}
+
+// ---------------------------------------------------------------- schemas
+
+#[test]
+fn checked_in_schemas_and_rule_docs_are_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (path, expected) in idemcheck_spec::schema::generated_files() {
+        let actual = std::fs::read_to_string(dir.join(path)).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "specs/{path} is stale: run `cargo run -p idemcheck-spec --example gen` and commit the result"
+        );
+    }
+}
+
+#[test]
+fn explain_text_exists_for_every_code() {
+    for code in RuleCode::ALL {
+        let md = idemcheck_spec::rules::info(code).markdown();
+        assert!(md.starts_with(&format!("# {code} `{}`", code.name())));
+        assert!(md.contains("## Why") && md.contains("```rust"));
+    }
+}
