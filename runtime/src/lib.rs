@@ -1,1 +1,97 @@
-//! idemcheck runtime.
+//! # idemcheck
+//!
+//! Make AI-agent write tools safe to retry. A timeout is not a failure: when a tool that
+//! charges a card times out, the charge may already have happened. `#[side_effect]` gives
+//! the tool a **contract** — a stable key derived from the logical operation, a
+//! postcondition read that asks the system of record "did it happen?", and a retry cap —
+//! and this runtime enforces it: a two-phase ledger, verify before any retry, the same key
+//! on every attempt, and an honest [`Outcome`]: completed, not completed, or unknown.
+//!
+//! ```
+//! use idemcheck::{side_effect, Context, MemoryLedger, Outcome, Scope, VirtualClock};
+//! use std::sync::{Arc, Mutex};
+//!
+//! #[derive(Default)]
+//! pub struct Billing { charges: Mutex<Vec<(String, u64)>> }
+//!
+//! #[derive(Clone, serde::Serialize)]
+//! pub struct ChargeArgs { customer: String, order_id: String, amount_cents: u64 }
+//!
+//! #[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
+//! async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<String, String> {
+//!     let mut charges = billing.charges.lock().unwrap();
+//!     charges.push((args.order_id.clone(), args.amount_cents));
+//!     Ok(format!("ch_{}", charges.len()))
+//! }
+//!
+//! async fn find_charge(billing: &Billing, args: &ChargeArgs) -> Result<Option<String>, String> {
+//!     let charges = billing.charges.lock().unwrap();
+//!     Ok(charges.iter().position(|c| c.0 == args.order_id).map(|i| format!("ch_{}", i + 1)))
+//! }
+//!
+//! let clock = Arc::new(VirtualClock::new());
+//! let ctx = Context::with_clock(MemoryLedger::with_clock(clock.clone()), clock.clone(), Scope::run("task-42"));
+//! let billing = Billing::default();
+//! let args = ChargeArgs { customer: "acme".into(), order_id: "o-1".into(), amount_cents: 4900 };
+//! clock.block_on(async {
+//!     let first = create_charge::call(&ctx, &billing, args.clone()).await;
+//!     let again = create_charge::call(&ctx, &billing, args.clone()).await; // the agent retries
+//!     assert_eq!(first, Outcome::Completed("ch_1".to_string()));
+//!     assert_eq!(again, Outcome::Completed("ch_1".to_string()));       // replayed, not re-run
+//! });
+//! assert_eq!(billing.charges.lock().unwrap().len(), 1);
+//! ```
+
+pub mod clock;
+pub mod context;
+pub mod contract;
+pub mod executor;
+pub mod key;
+pub mod ledger;
+pub mod outcome;
+
+#[cfg(feature = "tokio")]
+pub use clock::SystemClock;
+pub use clock::{Clock, Timestamp, VirtualClock};
+pub use context::{Context, ContextProvider, current_key};
+pub use contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
+pub use idemcheck_macros::side_effect;
+pub use key::{Fingerprint, Key, KeyError, Scope};
+pub use ledger::{Ledger, LedgerError, MemoryLedger};
+pub use outcome::{
+    AttemptError, Classify, ErrorClass, Escalation, Failure, NotCompleted, Outcome, Postcondition,
+    Unknown,
+};
+
+/// Support for the code `#[side_effect]` generates. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::{Context, ContextProvider};
+    pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
+    pub use crate::executor::run;
+    pub use crate::key::Material;
+    pub use crate::outcome::{Escalation, Outcome};
+    pub use ::core;
+
+    /// The `Ok` and `Err` types of a tool's declared return type.
+    #[diagnostic::on_unimplemented(
+        message = "a `#[side_effect]` tool must return `Result<T, E>`, found `{Self}`",
+        label = "this return type"
+    )]
+    pub trait ToolResult {
+        /// The success type.
+        type Ok;
+        /// The error type.
+        type Err;
+    }
+
+    impl<T, E> ToolResult for ::core::result::Result<T, E> {
+        type Ok = T;
+        type Err = E;
+    }
+
+    /// `<R as ToolResult>::Ok`.
+    pub type OkOf<R> = <R as ToolResult>::Ok;
+    /// `<R as ToolResult>::Err`.
+    pub type ErrOf<R> = <R as ToolResult>::Err;
+}

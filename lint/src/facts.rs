@@ -1,0 +1,326 @@
+//! What the per-file pass extracts from a parsed file.
+//!
+//! `syn` trees and `proc_macro2` spans cannot cross threads, so each file is reduced, on the
+//! thread that parsed it, to these plain, `Send` facts: functions with their write evidence,
+//! calls and retry loops; tool definitions with the findings their contract already decides;
+//! suppression comments; the `mod` declarations to follow. Locations are 1-based
+//! line/column ranges.
+
+use idemcheck_spec::{RuleCode, Severity};
+use std::path::PathBuf;
+
+/// A 1-based source range; columns count characters, the end column is exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Loc {
+    /// First line.
+    pub line: u32,
+    /// First column.
+    pub column: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Column after the last character.
+    pub end_column: u32,
+}
+
+impl Loc {
+    /// The location of a span (with `span-locations`).
+    pub fn of_span(span: proc_macro2::Span) -> Loc {
+        Loc::of_spans(span, span)
+    }
+
+    /// The range from the start of `start` to the end of `end`.
+    pub fn of_spans(start: proc_macro2::Span, end: proc_macro2::Span) -> Loc {
+        let s = start.start();
+        let e = end.end();
+        let (line, column) = (s.line as u32, s.column as u32 + 1);
+        let (mut end_line, mut end_column) = (e.line as u32, e.column as u32 + 1);
+        if (end_line, end_column) < (line, column) {
+            (end_line, end_column) = (line, column);
+        }
+        Loc {
+            line,
+            column,
+            end_line,
+            end_column,
+        }
+    }
+
+    /// The range covered by some tokens.
+    pub fn of_tokens(tokens: &impl quote::ToTokens) -> Loc {
+        let range = idemcheck_spec::check::SpanRange::of(tokens);
+        Loc::of_spans(range.start, range.end)
+    }
+}
+
+/// What kind of write a piece of evidence shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EvidenceKind {
+    /// HTTP POST/PUT/PATCH/DELETE.
+    Http,
+    /// SQL INSERT/UPDATE/DELETE/MERGE/UPSERT/DROP passed to a query API.
+    Sql,
+    /// Filesystem write, rename or removal.
+    Fs,
+    /// A process spawn that can change state.
+    Process,
+    /// A message, email or SMS send.
+    Message,
+    /// A known SDK call that creates, charges, refunds or deletes.
+    Sdk,
+}
+
+/// One place in a function body that performs a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// The kind of write.
+    pub kind: EvidenceKind,
+    /// Strong evidence overrides a `read_only_hint = true` (and makes it `IDEM007`); weak
+    /// evidence (an SDK method named like a write) only classifies unannotated tools.
+    pub strong: bool,
+    /// Short description, e.g. "HTTP POST (`.post(..)`)".
+    pub what: String,
+    /// Where.
+    pub loc: Loc,
+    /// Index into the function's calls: the evidence is dropped when that call resolves to
+    /// a workspace function (then the function itself is followed instead).
+    pub unless_resolved: Option<usize>,
+}
+
+/// The target of a call, as written, with `use` items and `crate::`/`self::`/`super::`
+/// already resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// A path call `f(..)`, `a::b::f(..)`. `absolute` when the path starts at the crate root
+    /// (segments then are module path + name).
+    Path {
+        /// Whether `segments` start at the crate root.
+        absolute: bool,
+        /// The segments.
+        segments: Vec<String>,
+    },
+    /// `self.f(..)` or `Self::f(..)`.
+    SelfMethod(String),
+    /// `Type::f(..)`.
+    TypeFn(String, String),
+    /// `self.field.f(..)`.
+    FieldMethod(String, String),
+}
+
+/// One call in a function body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// What is called.
+    pub target: CallTarget,
+    /// Where.
+    pub loc: Loc,
+}
+
+/// A random, clock or per-attempt value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unstable {
+    /// What it is, e.g. "`Uuid::new_v4()`".
+    pub what: String,
+    /// Where.
+    pub loc: Loc,
+    /// Whether it flows into an idempotency key (header, `let key = ..`, key field).
+    pub in_key: bool,
+}
+
+/// How a retry is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryShape {
+    /// A hand-written `loop`, `while` or `for` loop; the keyword.
+    Loop(&'static str),
+    /// A retry combinator (backon, tokio-retry, backoff, ...); its name.
+    Combinator(String),
+    /// reqwest-middleware's retry layer around an HTTP client.
+    Middleware,
+}
+
+/// A retry loop or combinator and what it retries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryLoop {
+    /// Loop or combinator.
+    pub shape: RetryShape,
+    /// Where (the keyword or the combinator's name).
+    pub loc: Loc,
+    /// Whether the number of attempts is bounded.
+    pub bounded: bool,
+    /// Writes directly inside.
+    pub evidence: Vec<Evidence>,
+    /// Indices into the function's calls that are made inside.
+    pub calls: Vec<usize>,
+}
+
+/// A use of a model-supplied key field (`args.idempotency_key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelKeyUse {
+    /// The field name.
+    pub field: String,
+    /// The binding it is read from (`args`), or the binding itself when destructured.
+    pub base: String,
+    /// Where.
+    pub loc: Loc,
+}
+
+/// A function or method with a body.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FnFacts {
+    /// Its name.
+    pub name: String,
+    /// The `Self` type of the impl (or the trait) it is in.
+    pub self_ty: Option<String>,
+    /// Module path inside the crate (`billing::stripe`), empty at the root.
+    pub module: String,
+    /// Display path: `Type::name`, or `module::name`.
+    pub display: String,
+    /// Location of its name.
+    pub loc: Loc,
+    /// Writes in its own body.
+    pub evidence: Vec<Evidence>,
+    /// Calls it makes that may resolve to workspace functions.
+    pub calls: Vec<Call>,
+    /// Random, clock and per-attempt values.
+    pub unstable: Vec<Unstable>,
+    /// Retry loops and combinators around writes or calls.
+    pub retries: Vec<RetryLoop>,
+    /// Reads of model-supplied key fields.
+    pub model_keys: Vec<ModelKeyUse>,
+}
+
+/// Which framework style a tool is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ToolStyle {
+    /// `#[side_effect(...)]` (possibly stacked on a framework attribute).
+    SideEffect,
+    /// rmcp `#[tool]` method or function.
+    Rmcp,
+    /// rmcp `ToolBase` + `AsyncTool` impls.
+    RmcpToolBase,
+    /// rig `impl Tool for T`.
+    RigTrait,
+    /// rig `#[rig_tool]`.
+    RigAttr,
+    /// rust-mcp-sdk `#[mcp_tool]` struct.
+    McpSdk,
+    /// An attribute or trait named in the configuration.
+    Configured,
+}
+
+/// A finding located in a file, before it is attached to a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocFinding {
+    /// The rule.
+    pub code: RuleCode,
+    /// Severity after configuration.
+    pub severity: Severity,
+    /// Where.
+    pub loc: Loc,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// The reason of the suppression that silenced it.
+    pub suppressed: Option<String>,
+}
+
+/// An `allow(...)` entry of a `#[side_effect]` attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrAllow {
+    /// The rule it names.
+    pub code: RuleCode,
+    /// Where the rule is named.
+    pub loc: Loc,
+    /// The reason.
+    pub reason: String,
+    /// Whether it silenced a contract finding already.
+    pub used: bool,
+}
+
+/// A `// idemcheck: allow(...)` comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentAllow {
+    /// The rules it names.
+    pub codes: Vec<RuleCode>,
+    /// The reason.
+    pub reason: String,
+    /// Where the comment is.
+    pub loc: Loc,
+}
+
+/// Where the body of a tool is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolBody {
+    /// A function of this file (index into [`FileFacts::fns`]).
+    Local(usize),
+    /// A method of a type, looked up in the crate (rust-mcp-sdk `call_tool`).
+    Method(String, Vec<String>),
+    /// Not found.
+    None,
+}
+
+/// A tool definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFacts {
+    /// Style.
+    pub style: ToolStyle,
+    /// Public name the agent sees.
+    pub name: String,
+    /// Rust path of the tool function.
+    pub function: String,
+    /// Location of the function (or struct) name.
+    pub loc: Loc,
+    /// Where its body is.
+    pub body: ToolBody,
+    /// `Some(true)`: declared write (`#[side_effect]` kind, `destructive_hint = true`,
+    /// `read_only_hint = false`); `Some(false)`: declared read (`kind = "read"`); `None`:
+    /// judged from the body.
+    pub declared_write: Option<bool>,
+    /// `read_only_hint = true` is declared (strong evidence overrides it).
+    pub claims_read_only: bool,
+    /// Whether a `#[side_effect]` contract is attached.
+    pub has_contract: bool,
+    /// The contract's attribute did not parse (IDEM011 already reported).
+    pub malformed: bool,
+    /// Findings decided from the contract by `idemcheck_spec::check::check_contract`. For
+    /// tools without a contract they were computed on an empty contract and are kept only
+    /// if the tool turns out to be a write tool.
+    pub contract_findings: Vec<LocFinding>,
+    /// `allow(...)` entries of the contract.
+    pub allows: Vec<AttrAllow>,
+    /// `// idemcheck: allow(...)` comments just above the tool.
+    pub comment_allows: Vec<usize>,
+    /// `verify = path`, as a call from the tool function, with where it is written.
+    pub verify: Option<(Call, String)>,
+    /// `key_fn = path`, likewise.
+    pub key_fn: Option<(Call, String)>,
+    /// Names of the tool's input bindings (model-supplied data).
+    pub inputs: Vec<String>,
+    /// The type names of its inputs (argument structs).
+    pub input_types: Vec<String>,
+}
+
+/// Everything the per-file pass extracts from one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileFacts {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Path relative to the workspace root, `/`-separated.
+    pub rel: String,
+    /// Index of the crate (target) the file belongs to.
+    pub krate: usize,
+    /// Functions with bodies.
+    pub fns: Vec<FnFacts>,
+    /// Tool definitions.
+    pub tools: Vec<ToolFacts>,
+    /// Struct fields: (struct, field, field type name), for `self.field.method()`.
+    pub fields: Vec<(String, String, String)>,
+    /// Struct fields by struct name, for argument structs: (struct, field, location).
+    pub struct_fields: Vec<(String, String)>,
+    /// Suppression comments.
+    pub comment_allows: Vec<CommentAllow>,
+    /// File-level findings (IDEM011 for malformed comments, IDEM012).
+    pub findings: Vec<LocFinding>,
+    /// Whether the file parsed.
+    pub parsed: bool,
+}

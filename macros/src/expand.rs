@@ -1,0 +1,544 @@
+//! Parse, validate, then expand.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use idemcheck_spec::attr::{KeyAttr, SideEffectAttr};
+use idemcheck_spec::check::{CheckInput, Verdict, Violation, apply_allows, check_contract};
+use idemcheck_spec::config::Config;
+use idemcheck_spec::hints::ToolHints;
+use idemcheck_spec::model::{Severity, ToolKind};
+use idemcheck_spec::signature::ParamRole;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+
+/// The configuration of the crate being compiled, read once per compiler process.
+fn config() -> &'static Result<Config, String> {
+    static CONFIG: OnceLock<Result<Config, String>> = OnceLock::new();
+    CONFIG.get_or_init(|| match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => Config::discover(&PathBuf::from(dir)).map_err(|e| e.to_string()),
+        None => Ok(Config::default()),
+    })
+}
+
+pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
+    let func: ItemFn = match syn::parse2(input.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "#[side_effect] goes on a tool function (`async fn` or `fn`, free or a method)",
+            )
+            .to_compile_error();
+            return quote! { #err #input };
+        }
+    };
+    let attr: SideEffectAttr = match syn::parse2(args) {
+        Ok(a) => a,
+        Err(e) => return with_errors(&func, e),
+    };
+    let config = match config() {
+        Ok(c) => c,
+        Err(e) => {
+            return with_errors(
+                &func,
+                syn::Error::new(Span::call_site(), format!("idemcheck configuration: {e}")),
+            );
+        }
+    };
+    let hints = func
+        .attrs
+        .iter()
+        .find(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "tool" || s.ident == "mcp_tool")
+        })
+        .map(ToolHints::from_attribute);
+    let mut verdict = check_contract(CheckInput {
+        attr: &attr,
+        sig: &func.sig,
+        hints: hints.as_ref(),
+        config,
+    });
+    apply_allows(&mut verdict.violations, &attr.allows);
+    let mut errors: Option<syn::Error> = None;
+    let mut warnings = TokenStream::new();
+    for v in verdict.violations.iter().filter(|v| v.suppressed.is_none()) {
+        match v.severity {
+            Severity::Error => {
+                let e = v.span.error(v.compile_message());
+                match &mut errors {
+                    Some(all) => all.combine(e),
+                    None => errors = Some(e),
+                }
+            }
+            Severity::Warning => warnings.extend(warning(&func.sig.ident, v)),
+            Severity::Note => {}
+        }
+    }
+    if let Some(receiver) = func.sig.inputs.iter().find_map(|a| match a {
+        FnArg::Receiver(r) => Some(r),
+        _ => None,
+    }) {
+        if receiver.mutability.is_some()
+            || matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_)))
+        {
+            let e = syn::Error::new_spanned(
+                receiver,
+                "a `#[side_effect]` method takes `&self`: the attempt and the postcondition both borrow the service",
+            );
+            match &mut errors {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
+    if let Some(e) = errors {
+        return with_errors(&func, e);
+    }
+    let expanded = Expander::new(&func, &attr, &verdict, hints.as_ref()).expand();
+    quote! { #expanded #warnings }
+}
+
+/// The original item plus the errors: the user sees the contract errors, not a cascade.
+fn with_errors(func: &ItemFn, errors: syn::Error) -> TokenStream {
+    let errors = errors.to_compile_error();
+    quote! { #func #errors }
+}
+
+/// A warning on stable Rust: the use of a deprecated constant whose note is the finding.
+fn warning(fn_name: &Ident, v: &Violation) -> TokenStream {
+    let name = format_ident!("{}_{}", fn_name, v.code.as_str());
+    let note = v.compile_message();
+    let span = v.span.start;
+    let use_it = quote_spanned! {span=> let _ = #name; };
+    quote! {
+        const _: () = {
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals)]
+            const #name: () = ();
+            #use_it
+        };
+    }
+}
+
+struct Expander<'a> {
+    func: &'a ItemFn,
+    attr: &'a SideEffectAttr,
+    verdict: &'a Verdict,
+    hints: Option<&'a ToolHints>,
+    /// Per parameter: the name the wrapper's signature gives it.
+    names: Vec<Option<Ident>>,
+}
+
+impl<'a> Expander<'a> {
+    fn new(
+        func: &'a ItemFn,
+        attr: &'a SideEffectAttr,
+        verdict: &'a Verdict,
+        hints: Option<&'a ToolHints>,
+    ) -> Self {
+        let names = verdict
+            .signature
+            .params
+            .iter()
+            .map(|p| match &p.pat {
+                None => None,
+                Some(Pat::Ident(pi)) if pi.subpat.is_none() => Some(pi.ident.clone()),
+                Some(_) => Some(format_ident!("__idemcheck_arg{}", p.index)),
+            })
+            .collect();
+        Expander {
+            func,
+            attr,
+            verdict,
+            hints,
+            names,
+        }
+    }
+
+    fn is_method(&self) -> bool {
+        self.verdict.signature.has_receiver()
+    }
+
+    fn tool_name(&self) -> String {
+        idemcheck_spec::check::tool_name(self.attr, &self.func.sig, self.hints)
+    }
+
+    fn contract(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let name = self.tool_name();
+        let fn_name = self.func.sig.ident.to_string();
+        let kind = match self.attr.kind() {
+            ToolKind::Write => quote!(#p::ToolKind::Write),
+            ToolKind::Read => quote!(#p::ToolKind::Read),
+        };
+        let path_text = |path: &syn::Path| path.to_token_stream().to_string().replace(' ', "");
+        let key = match &self.attr.key {
+            None => quote!(#p::KeySpec::None),
+            Some(KeyAttr::Fields { fields, .. }) => {
+                let f = fields.iter().map(|f| &f.text);
+                quote!(#p::KeySpec::Fields(&[#(#f),*]))
+            }
+            Some(KeyAttr::Function(path)) => {
+                let t = path_text(path);
+                quote!(#p::KeySpec::Function(#t))
+            }
+        };
+        let opt = |v: Option<TokenStream>| match v {
+            Some(v) => quote!(::core::option::Option::Some(#v)),
+            None => quote!(::core::option::Option::None),
+        };
+        let verify = opt(self.attr.verify.as_ref().map(|v| {
+            let t = path_text(v);
+            quote!(#t)
+        }));
+        let max_retries = opt(self.attr.max_retries.map(|m| {
+            let v = m.value;
+            quote!(#v)
+        }));
+        let timeout_ms = opt(self.attr.timeout_ms.map(|m| {
+            let v = m.value;
+            quote!(#v)
+        }));
+        let settle_ms = opt(self.attr.settle_ms.map(|m| {
+            let v = m.value;
+            quote!(#v)
+        }));
+        let ttl_hours = self
+            .attr
+            .ttl_hours
+            .map_or(idemcheck_spec::model::DEFAULT_TTL_HOURS, |t| t.value);
+        let server_dedup = self.attr.server_dedup.is_some_and(|d| d.value);
+        let suppressions = self.attr.allows.iter().map(|a| {
+            let rules = a.rules.iter().map(|r| r.value.as_str());
+            let reason = a.reason.value();
+            quote!(#p::StaticSuppression { rules: &[#(#rules),*], reason: #reason })
+        });
+        quote! {
+            #p::Contract {
+                name: #name,
+                function: ::core::concat!(::core::module_path!(), "::", #fn_name),
+                kind: #kind,
+                key: #key,
+                verify: #verify,
+                max_retries: #max_retries,
+                timeout_ms: #timeout_ms,
+                settle_ms: #settle_ms,
+                ttl_hours: #ttl_hours,
+                server_dedup: #server_dedup,
+                suppressions: &[#(#suppressions),*],
+            }
+        }
+    }
+
+    /// The wrapper's parameter list (receiver kept, patterns replaced by names).
+    fn params(&self) -> Vec<TokenStream> {
+        self.func
+            .sig
+            .inputs
+            .iter()
+            .zip(&self.names)
+            .map(|(arg, name)| match arg {
+                FnArg::Receiver(r) => r.to_token_stream(),
+                FnArg::Typed(pt) => {
+                    let ty = &pt.ty;
+                    let attrs = &pt.attrs;
+                    quote!(#(#attrs)* #name: #ty)
+                }
+            })
+            .collect()
+    }
+
+    /// `let <pattern> = &<name>;` for destructured parameters, so key fields and the
+    /// fingerprint can name the user's bindings.
+    fn rebind(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (param, name) in self.verdict.signature.params.iter().zip(&self.names) {
+            if let (Some(pat), Some(name)) = (&param.pat, name) {
+                if !matches!(pat, Pat::Ident(pi) if pi.subpat.is_none()) {
+                    out.extend(quote! {
+                        #[allow(unused_variables)]
+                        let #pat = &#name;
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Arguments for one attempt: references passed through, owned values cloned.
+    fn attempt_args(&self) -> Vec<TokenStream> {
+        self.verdict
+            .signature
+            .params
+            .iter()
+            .zip(&self.names)
+            .map(|(param, name)| match (&param.ty, name) {
+                (_, None) => quote!(self),
+                (Some(Type::Reference(_)), Some(name)) => quote!(#name),
+                (_, Some(name)) => quote!(::core::clone::Clone::clone(&#name)),
+            })
+            .collect()
+    }
+
+    /// Arguments for the postcondition: every parameter by reference.
+    fn verify_args(&self) -> Vec<TokenStream> {
+        self.verdict
+            .signature
+            .params
+            .iter()
+            .zip(&self.names)
+            .map(|(param, name)| match (&param.ty, name) {
+                (_, None) => quote!(self),
+                (Some(Type::Reference(_)), Some(name)) => quote!(#name),
+                (_, Some(name)) => quote!(&#name),
+            })
+            .collect()
+    }
+
+    /// Input bindings by reference, for `key_fn`.
+    fn input_refs(&self) -> Vec<TokenStream> {
+        self.verdict
+            .signature
+            .inputs()
+            .flat_map(|p| {
+                p.bindings.iter().map(move |b| {
+                    if p.parameters_wrapper {
+                        quote!(&#b.0)
+                    } else {
+                        quote!(&#b)
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn key_material(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        match &self.attr.key {
+            Some(KeyAttr::Fields { .. }) => {
+                let fields = self.verdict.key_fields.iter().map(|f| {
+                    let label = &f.label;
+                    let binding = &f.binding;
+                    let wrapper = f.through_wrapper.then(|| quote!(.0));
+                    let rest = &f.rest;
+                    quote!(.field(#label, &#binding #wrapper #(.#rest)*))
+                });
+                quote!(#p::Material::new() #(#fields)*)
+            }
+            Some(KeyAttr::Function(path)) => {
+                let path = self.resolve_path(path);
+                let args = self.input_refs();
+                quote!(#p::Material::whole(&#path(#(#args),*)))
+            }
+            None => quote!(#p::Material::new()),
+        }
+    }
+
+    fn inputs_material(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let fields = self
+            .verdict
+            .signature
+            .params
+            .iter()
+            .filter(|p| p.role == ParamRole::Input)
+            .flat_map(|p| {
+                p.bindings.iter().map(move |b| {
+                    let label = b.to_string();
+                    if p.parameters_wrapper {
+                        quote!(.field(#label, &#b.0))
+                    } else {
+                        quote!(.field(#label, &#b))
+                    }
+                })
+            });
+        quote!(#p::Material::new() #(#fields)*)
+    }
+
+    /// In a method, a bare `verify = name` means `Self::name`.
+    fn resolve_path(&self, path: &syn::Path) -> TokenStream {
+        if self.is_method() && path.get_ident().is_some() {
+            quote!(Self::#path)
+        } else {
+            quote!(#path)
+        }
+    }
+
+    fn ready(&self, call: TokenStream) -> TokenStream {
+        if self.func.sig.asyncness.is_some() {
+            call
+        } else {
+            quote!(::core::future::ready(#call))
+        }
+    }
+
+    fn body(&self, ctx: TokenStream, contract: TokenStream, raw: TokenStream) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let rebind = self.rebind();
+        let key = self.key_material();
+        let inputs = self.inputs_material();
+        let attempt_args = self.attempt_args();
+        let attempt = self.ready(quote!(#raw(#(#attempt_args),*)));
+        let verify = match &self.attr.verify {
+            Some(path) => {
+                let path = self.resolve_path(path);
+                let args = self.verify_args();
+                self.ready(quote!(#path(#(#args),*)))
+            }
+            // No postcondition (only with a suppressed IDEM002, or a read): never "done".
+            None => quote!(::core::future::ready(::core::result::Result::<
+                _,
+                &'static str,
+            >::Err(
+                "no postcondition declared"
+            ))),
+        };
+        quote! {
+            #rebind
+            #p::run(
+                #ctx,
+                #contract,
+                #key,
+                #inputs,
+                || #attempt,
+                || #verify,
+            )
+            .await
+        }
+    }
+
+    fn ret(&self) -> TokenStream {
+        match &self.func.sig.output {
+            ReturnType::Type(_, ty) => quote!(#ty),
+            ReturnType::Default => quote!(()),
+        }
+    }
+
+    fn expand(&self) -> TokenStream {
+        if self.is_method() {
+            self.expand_method()
+        } else {
+            self.expand_free()
+        }
+    }
+
+    fn expand_free(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let func = self.func;
+        let vis = &func.vis;
+        let ident = &func.sig.ident;
+        let (impl_generics, _, where_clause) = func.sig.generics.split_for_impl();
+        let params = self.params();
+        let ret = self.ret();
+        let contract = self.contract();
+        let body = self.body(
+            quote!(__idemcheck_ctx),
+            quote!(&<Self as #p::GuardedTool>::CONTRACT),
+            quote!(#ident),
+        );
+        let doc_struct = format!("Contract and guarded entry point of the tool [`{ident}()`].");
+        let doc_call = format!(
+            "Call [`{ident}()`] under its contract: same key on every attempt, verify before any retry, retries capped. Returns `Completed`, `NotCompleted` or `Unknown`."
+        );
+        quote! {
+            #func
+
+            #[doc = #doc_struct]
+            #[allow(non_camel_case_types)]
+            #vis struct #ident {}
+
+            impl #p::GuardedTool for #ident {
+                const CONTRACT: #p::Contract = #contract;
+            }
+
+            impl #ident {
+                /// The tool's contract, as data.
+                #[allow(dead_code)]
+                pub const CONTRACT: #p::Contract = <Self as #p::GuardedTool>::CONTRACT;
+
+                #[doc = #doc_call]
+                #[allow(dead_code, clippy::too_many_arguments)]
+                pub async fn call #impl_generics (
+                    __idemcheck_ctx: &#p::Context,
+                    #(#params),*
+                ) -> #p::Outcome<#p::OkOf<#ret>, #p::ErrOf<#ret>> #where_clause {
+                    #body
+                }
+            }
+        }
+    }
+
+    fn expand_method(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let func = self.func;
+        let ident = &func.sig.ident;
+        let raw_ident = format_ident!("{}_unguarded", ident);
+        let const_ident = format_ident!("{}_CONTRACT", ident.to_string().to_uppercase());
+        let vis = &func.vis;
+        let contract = self.contract();
+        let tool_name = self.tool_name();
+        // The raw method: the original body under a new name, without framework attributes
+        // (they stay on the guarded method, which keeps the public name).
+        let mut raw = func.clone();
+        raw.sig.ident = raw_ident.clone();
+        raw.attrs
+            .retain(|a| a.path().is_ident("allow") || a.path().is_ident("cfg"));
+        let raw_doc = format!(
+            "The unguarded body of [`Self::{ident}`]: performs the effect without the ledger. For tests and the simulator."
+        );
+        // The guarded method: same name, attributes and signature.
+        let mut guarded_sig = func.sig.clone();
+        guarded_sig.asyncness = Some(Default::default());
+        for (arg, name) in guarded_sig.inputs.iter_mut().zip(&self.names) {
+            if let (FnArg::Typed(pt), Some(name)) = (arg, name) {
+                pt.pat = Box::new(syn::parse_quote!(#name));
+            }
+        }
+        let attrs = &func.attrs;
+        let body = self.body(
+            quote!(&__idemcheck_ctx),
+            quote!(&Self::#const_ident),
+            quote!(Self::#raw_ident),
+        );
+        let ctx = quote! {
+            let __idemcheck_ctx = {
+                use #p::ContextProvider as _;
+                self.idemcheck_context()
+            };
+        };
+        let guarded_body = if func.sig.asyncness.is_some() {
+            quote! {
+                #ctx
+                let __idemcheck_outcome = { #body };
+                __idemcheck_outcome.into_tool_result(#tool_name)
+            }
+        } else {
+            let err = syn::Error::new_spanned(
+                &func.sig.fn_token,
+                "a `#[side_effect]` method must be `async fn`: it waits on the ledger",
+            )
+            .to_compile_error();
+            return quote! { #func #err };
+        };
+        let const_doc = format!("The contract of [`Self::{ident}`], as data.");
+        quote! {
+            #[doc = #const_doc]
+            #[allow(dead_code)]
+            #vis const #const_ident: #p::Contract = #contract;
+
+            #(#attrs)*
+            #vis #guarded_sig {
+                #guarded_body
+            }
+
+            #[doc = #raw_doc]
+            #[allow(dead_code)]
+            #raw
+        }
+    }
+}

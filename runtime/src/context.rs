@@ -1,0 +1,166 @@
+//! Where a guarded call gets its ledger, clock, scope and owner identity.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::clock::Clock;
+use crate::key::{Key, Scope};
+use crate::ledger::Ledger;
+
+/// How long a call waits, by default, for another owner's lease on the same operation to
+/// run out before answering [`crate::Outcome::Unknown`].
+pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// Everything a guarded call needs besides its arguments. Cheap to clone.
+///
+/// The agent harness that owns a run builds one per run (and narrows it per step with
+/// [`Context::step`]); the scope is part of every key and never comes from the model.
+#[derive(Clone)]
+pub struct Context {
+    ledger: Arc<dyn Ledger>,
+    clock: Arc<dyn Clock>,
+    scope: Scope,
+    owner: Arc<str>,
+    max_wait: Duration,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("scope", &self.scope)
+            .field("owner", &self.owner)
+            .field("max_wait", &self.max_wait)
+            .finish_non_exhaustive()
+    }
+}
+
+fn default_owner() -> Arc<str> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "pid{}-{nanos:x}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+    .into()
+}
+
+impl Context {
+    /// A context on the system clock for the run `scope`.
+    #[cfg(feature = "tokio")]
+    pub fn new(ledger: impl Ledger, scope: Scope) -> Context {
+        Context::with_clock(ledger, Arc::new(crate::clock::SystemClock::new()), scope)
+    }
+
+    /// A context reading time from `clock`.
+    pub fn with_clock(ledger: impl Ledger, clock: Arc<dyn Clock>, scope: Scope) -> Context {
+        Context {
+            ledger: Arc::new(ledger),
+            clock,
+            scope,
+            owner: default_owner(),
+            max_wait: DEFAULT_MAX_WAIT,
+        }
+    }
+
+    /// The same run, narrowed to a step.
+    pub fn step(&self, step: impl Into<String>) -> Context {
+        Context {
+            scope: self.scope.step(step),
+            ..self.clone()
+        }
+    }
+
+    /// The same context for another scope.
+    pub fn with_scope(&self, scope: Scope) -> Context {
+        Context {
+            scope,
+            ..self.clone()
+        }
+    }
+
+    /// Set the owner identity written into ledger records (default: process id and a
+    /// counter). Workers of a fleet should use a stable, unique name.
+    pub fn with_owner(mut self, owner: impl Into<String>) -> Context {
+        self.owner = owner.into().into();
+        self
+    }
+
+    /// Set how long a call waits for another owner's lease before answering Unknown.
+    pub fn with_max_wait(mut self, max_wait: Duration) -> Context {
+        self.max_wait = max_wait;
+        self
+    }
+
+    /// The ledger.
+    pub fn ledger(&self) -> &dyn Ledger {
+        &*self.ledger
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &dyn Clock {
+        &*self.clock
+    }
+
+    /// The scope.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The owner identity.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The longest wait for another owner's lease.
+    pub fn max_wait(&self) -> Duration {
+        self.max_wait
+    }
+}
+
+/// Implemented once by a server type whose tool methods keep a signature a framework fixes
+/// (rmcp `#[tool]` methods, rig `Tool::call`): `#[side_effect]` on such a method gets its
+/// [`Context`] from `self`.
+pub trait ContextProvider {
+    /// The context for the call being made (scope included).
+    fn idemcheck_context(&self) -> Context;
+}
+
+thread_local! {
+    static CURRENT_KEY: std::cell::RefCell<Option<Key>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The idempotency key of the guarded call being executed, inside a tool's body: pass it to
+/// a downstream API that deduplicates on it (`server_dedup = true`), e.g. as Stripe's
+/// `Idempotency-Key` header. `None` outside a guarded call.
+pub fn current_key() -> Option<Key> {
+    CURRENT_KEY.with(|k| k.borrow().clone())
+}
+
+struct KeyGuard(Option<Key>);
+
+impl KeyGuard {
+    fn set(key: &Key) -> KeyGuard {
+        KeyGuard(CURRENT_KEY.with(|k| k.borrow_mut().replace(key.clone())))
+    }
+}
+
+impl Drop for KeyGuard {
+    fn drop(&mut self) {
+        let prev = self.0.take();
+        CURRENT_KEY.with(|k| *k.borrow_mut() = prev);
+    }
+}
+
+/// Run `fut` with [`current_key`] answering `key` whenever it is polled (on any thread).
+pub(crate) async fn with_current_key<F: std::future::Future>(key: &Key, fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(|cx| {
+        let _guard = KeyGuard::set(key);
+        fut.as_mut().poll(cx)
+    })
+    .await
+}

@@ -1,0 +1,280 @@
+//! The two-phase ledger: a small trait ([`Ledger`]) and its stores.
+//!
+//! One record per logical operation (per [`Key`]):
+//!
+//! ```text
+//!   begin ──► DECLARED ──commit──► COMMITTED   (result stored, replayed to later calls)
+//!               │   ├──commit────► FAILED      (definite failure stored, replayed)
+//!               │   ├──commit────► UNKNOWN     (escalated to a person; still unresolved)
+//!               │   └──release───► (gone)      (validation failure, or verified not done)
+//!               └──take_over──► DECLARED (new owner, new fencing token)
+//! ```
+//!
+//! Every write after `begin` carries the owner's fencing token and fails with
+//! [`LedgerError::Fenced`] when another owner has taken the record over. Tokens are unique
+//! across the whole store, so a record that was released and declared again never accepts
+//! a stale owner's write.
+//!
+//! Stores: [`MemoryLedger`] here; SQLite and PostgreSQL behind features. They all pass one
+//! conformance suite.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::clock::Timestamp;
+use crate::key::{Fingerprint, Key};
+
+mod memory;
+pub use memory::MemoryLedger;
+
+/// A fencing token: proves the holder still owns a record.
+pub type Token = u64;
+
+/// Where a record is in the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordState {
+    /// Claimed by an owner; the effect may be in flight or may have happened.
+    Declared,
+    /// The effect happened; its result is stored.
+    Committed,
+    /// A definite failure is stored.
+    Failed,
+    /// The owner could not tell whether the effect happened; a person must decide.
+    Unknown,
+}
+
+impl RecordState {
+    /// `declared`, `committed`, `failed`, `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordState::Declared => "declared",
+            RecordState::Committed => "committed",
+            RecordState::Failed => "failed",
+            RecordState::Unknown => "unknown",
+        }
+    }
+
+    /// Parse [`RecordState::as_str`].
+    pub fn parse(text: &str) -> Option<RecordState> {
+        match text {
+            "declared" => Some(RecordState::Declared),
+            "committed" => Some(RecordState::Committed),
+            "failed" => Some(RecordState::Failed),
+            "unknown" => Some(RecordState::Unknown),
+            _ => None,
+        }
+    }
+
+    /// Declared and Unknown records are unresolved: they are never pruned silently and
+    /// never executed blindly.
+    pub fn is_unresolved(self) -> bool {
+        matches!(self, RecordState::Declared | RecordState::Unknown)
+    }
+}
+
+/// A definite failure as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFailure {
+    /// The error's `Display` text.
+    pub message: String,
+}
+
+/// How an owner resolves its record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Resolution {
+    /// The effect happened; this is its result (JSON).
+    Committed {
+        /// The tool's result.
+        result: Value,
+    },
+    /// A definite failure: replay it.
+    Failed {
+        /// The failure.
+        error: StoredFailure,
+    },
+    /// Cannot tell; escalate. The record stays unresolved.
+    Unknown {
+        /// What is known: last error, what the postcondition said.
+        note: String,
+    },
+}
+
+/// One record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The operation's key.
+    pub key: Key,
+    /// Public tool name.
+    pub tool: String,
+    /// Digest of the inputs of the call that declared it.
+    pub fingerprint: Fingerprint,
+    /// Protocol state.
+    pub state: RecordState,
+    /// Current owner.
+    pub owner: String,
+    /// Current fencing token.
+    pub token: Token,
+    /// Until when the owner may still have requests in flight.
+    pub lease_until: Timestamp,
+    /// When the record was declared.
+    pub created_at: Timestamp,
+    /// When it was last written.
+    pub updated_at: Timestamp,
+    /// When it may be pruned (resolved records only).
+    pub expires_at: Timestamp,
+    /// Result, failure or note, once resolved.
+    pub resolution: Option<Resolution>,
+}
+
+/// What `begin` asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    /// The operation's key.
+    pub key: &'a Key,
+    /// Digest of the inputs.
+    pub fingerprint: &'a Fingerprint,
+    /// Public tool name.
+    pub tool: &'a str,
+    /// Who claims.
+    pub owner: &'a str,
+    /// How long the owner may have requests in flight.
+    pub lease: Duration,
+    /// How long the resolved record is kept.
+    pub ttl: Duration,
+}
+
+/// The answer of `begin`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Begin {
+    /// No live record existed: a DECLARED record now belongs to the caller.
+    Claimed {
+        /// The caller's fencing token.
+        token: Token,
+    },
+    /// A record exists (compare its fingerprint before anything else).
+    Existing(Record),
+}
+
+/// A person's decision on an unresolved record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// It happened; later calls replay this result.
+    Happened {
+        /// The result to replay.
+        result: Value,
+    },
+    /// It did not happen; the key is free again.
+    DidNotHappen,
+}
+
+/// A store failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LedgerError {
+    /// Another owner holds the record now (or it was resolved or released).
+    #[error("fenced: the record of {key} is no longer owned by token {token}")]
+    Fenced {
+        /// The key.
+        key: Key,
+        /// The stale token.
+        token: Token,
+    },
+    /// The store could not be reached or failed.
+    #[error("ledger unavailable: {0}")]
+    Unavailable(String),
+    /// A stored value could not be read back.
+    #[error("ledger record corrupt: {0}")]
+    Corrupt(String),
+    /// No record has that key (for operator decisions).
+    #[error("no record for key {0}")]
+    NotFound(Key),
+}
+
+/// The two-phase ledger protocol. Small on purpose: a new store is an afternoon's work, and
+/// one conformance suite proves it.
+#[async_trait]
+pub trait Ledger: Send + Sync + 'static {
+    /// Atomically: when no live record has `claim.key` (none, or a resolved one past its
+    /// expiry), insert a DECLARED record owned by `claim.owner` with a fresh token and
+    /// return [`Begin::Claimed`]; otherwise return the existing record unchanged.
+    async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError>;
+
+    /// Give an unresolved (DECLARED or UNKNOWN) record whose lease has run out (by the
+    /// store's clock) to a new owner with a fresh token and a new lease, if it still
+    /// carries `token`. `None` when the lease is still live or someone changed the record
+    /// first.
+    async fn take_over(
+        &self,
+        claim: &Claim<'_>,
+        token: Token,
+    ) -> Result<Option<Token>, LedgerError>;
+
+    /// Resolve an unresolved (DECLARED or UNKNOWN) record that still carries `token`:
+    /// the owner's own record, or — when the postcondition proved the effect happened —
+    /// a record seen with that token. Fenced: any other state or token is
+    /// [`LedgerError::Fenced`].
+    async fn resolve(
+        &self,
+        key: &Key,
+        token: Token,
+        resolution: &Resolution,
+    ) -> Result<(), LedgerError>;
+
+    /// Delete the caller's DECLARED record (the effect did not happen). Fenced on `token`.
+    async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError>;
+
+    /// Read a record.
+    async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError>;
+
+    /// Delete resolved (COMMITTED, FAILED) records whose expiry has passed; return how
+    /// many. Unresolved records are never pruned.
+    async fn prune(&self) -> Result<u64, LedgerError>;
+
+    /// Unresolved records (DECLARED and UNKNOWN), oldest first, for an operator.
+    async fn pending(&self) -> Result<Vec<Record>, LedgerError>;
+
+    /// Record a person's decision on an unresolved record, whoever owns it.
+    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError>;
+}
+
+#[async_trait]
+impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
+    async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
+        (**self).begin(claim).await
+    }
+    async fn take_over(
+        &self,
+        claim: &Claim<'_>,
+        token: Token,
+    ) -> Result<Option<Token>, LedgerError> {
+        (**self).take_over(claim, token).await
+    }
+    async fn resolve(
+        &self,
+        key: &Key,
+        token: Token,
+        resolution: &Resolution,
+    ) -> Result<(), LedgerError> {
+        (**self).resolve(key, token, resolution).await
+    }
+    async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError> {
+        (**self).release(key, token).await
+    }
+    async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
+        (**self).load(key).await
+    }
+    async fn prune(&self) -> Result<u64, LedgerError> {
+        (**self).prune().await
+    }
+    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
+        (**self).pending().await
+    }
+    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+        (**self).decide(key, decision).await
+    }
+}

@@ -1,0 +1,324 @@
+//! The honest answer of a guarded call: [`Outcome::Completed`], [`Outcome::NotCompleted`]
+//! or [`Outcome::Unknown`] — never a guess.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::key::{Fingerprint, Key, KeyError};
+use crate::ledger::{LedgerError, StoredFailure};
+
+/// How a failed attempt relates to the effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The request was rejected before it could take effect (bad arguments). Not stored,
+    /// as Stripe: the same key may be used again with corrected arguments.
+    Invalid,
+    /// The request definitely did not take effect (declined, not found, forbidden). Stored
+    /// and replayed to later calls with the same key.
+    Definite,
+    /// The request may or may not have taken effect (timeout, dropped connection, 5xx
+    /// after dispatch): ask the postcondition.
+    Ambiguous,
+}
+
+/// Tells the executor whether a failed call may have taken effect.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say whether a failed call may have taken effect",
+    label = "the tool's error type must implement `idemcheck::Classify`",
+    note = "implement `idemcheck::Classify` for `{Self}`: `Invalid` (rejected, not stored), `Definite` (did not happen, stored) or `Ambiguous` (may have happened: verify)"
+)]
+pub trait Classify {
+    /// The class of this error.
+    fn class(&self) -> ErrorClass;
+}
+
+/// A bare message says nothing about the effect: treat it as ambiguous, so the
+/// postcondition decides.
+impl Classify for String {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Ambiguous
+    }
+}
+
+impl Classify for &'static str {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Ambiguous
+    }
+}
+
+impl Classify for std::io::Error {
+    fn class(&self) -> ErrorClass {
+        use std::io::ErrorKind::*;
+        match self.kind() {
+            InvalidInput | InvalidData => ErrorClass::Invalid,
+            NotFound | PermissionDenied | AlreadyExists | Unsupported => ErrorClass::Definite,
+            _ => ErrorClass::Ambiguous,
+        }
+    }
+}
+
+impl Classify for Box<dyn std::error::Error + Send + Sync> {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Ambiguous
+    }
+}
+
+/// Why one attempt failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttemptError<E> {
+    /// The tool returned an error.
+    Tool(E),
+    /// The attempt did not answer within `timeout_ms`.
+    TimedOut {
+        /// The timeout.
+        after: Duration,
+    },
+}
+
+impl<E: fmt::Display> fmt::Display for AttemptError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttemptError::Tool(e) => write!(f, "{e}"),
+            AttemptError::TimedOut { after } => {
+                write!(f, "timed out after {} ms", after.as_millis())
+            }
+        }
+    }
+}
+
+/// Why a call did not complete. In every case but [`Failure::Tool`] and
+/// [`Failure::NotDone`] nothing was executed by this call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure<E> {
+    /// The tool failed definitely (or rejected the arguments).
+    Tool(E),
+    /// A definite failure recorded earlier under this key, replayed.
+    Replayed(StoredFailure),
+    /// The postcondition said the effect did not happen, and the retry cap was reached.
+    NotDone {
+        /// The last attempt's error.
+        last_error: AttemptError<E>,
+    },
+    /// The key was used before with other arguments: refused, nothing executed.
+    Divergent {
+        /// Fingerprint stored with the key.
+        stored: Fingerprint,
+        /// Fingerprint of this call.
+        given: Fingerprint,
+    },
+    /// The ledger failed before the call was claimed: nothing executed (fail closed).
+    Ledger(LedgerError),
+    /// The arguments could not be serialised for the key or fingerprint.
+    Key(KeyError),
+}
+
+impl<E: fmt::Display> fmt::Display for Failure<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Tool(e) => write!(f, "{e}"),
+            Failure::Replayed(s) => write!(
+                f,
+                "{} (replayed from an earlier call with this key)",
+                s.message
+            ),
+            Failure::NotDone { last_error } => {
+                write!(f, "not done after the last allowed attempt: {last_error}")
+            }
+            Failure::Divergent { .. } => {
+                f.write_str("idempotency key reused with different parameters")
+            }
+            Failure::Ledger(e) => write!(f, "{e}; nothing was executed"),
+            Failure::Key(e) => write!(f, "{e}; nothing was executed"),
+        }
+    }
+}
+
+/// What the postcondition said when the outcome is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Postcondition {
+    /// It was not consulted.
+    NotChecked,
+    /// It could not tell (its error).
+    CannotTell(String),
+    /// It said "not done", but no settle window or server-side deduplication makes that
+    /// answer safe to act on: a late commit may still land.
+    NotDoneUntrusted,
+    /// It said "not done" while another owner still holds the record's lease.
+    InFlightElsewhere {
+        /// The other owner.
+        owner: String,
+    },
+    /// A stored result could not be read back.
+    Unreadable(String),
+}
+
+impl fmt::Display for Postcondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Postcondition::NotChecked => f.write_str("postcondition not checked"),
+            Postcondition::CannotTell(e) => write!(f, "postcondition cannot tell: {e}"),
+            Postcondition::NotDoneUntrusted => {
+                f.write_str("postcondition says not done, but without settle_ms or server_dedup a late commit may still land")
+            }
+            Postcondition::InFlightElsewhere { owner } => {
+                write!(f, "postcondition says not done while owner {owner} still holds the lease")
+            }
+            Postcondition::Unreadable(e) => write!(f, "the stored result cannot be read back: {e}"),
+        }
+    }
+}
+
+/// The call may or may not have taken effect: escalate to a person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unknown<E> {
+    /// The operation's key (look it up with `Ledger::pending`).
+    pub key: Key,
+    /// Attempts made by this call.
+    pub attempts: u32,
+    /// The last attempt's error, if this call made one.
+    pub last_error: Option<AttemptError<E>>,
+    /// What the postcondition said.
+    pub postcondition: Postcondition,
+}
+
+/// A call that did not complete.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotCompleted<E> {
+    /// The operation's key, when it could be derived.
+    pub key: Option<Key>,
+    /// Attempts made by this call.
+    pub attempts: u32,
+    /// Why.
+    pub reason: Failure<E>,
+}
+
+/// The result of a guarded call.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "an Unknown outcome must be escalated, not dropped"]
+pub enum Outcome<T, E> {
+    /// The effect happened (now, or earlier and replayed); here is its result.
+    Completed(T),
+    /// The effect did not happen.
+    NotCompleted(NotCompleted<E>),
+    /// It cannot be told whether the effect happened.
+    Unknown(Unknown<E>),
+}
+
+impl<T, E> Outcome<T, E> {
+    /// Whether the effect happened.
+    pub fn is_completed(&self) -> bool {
+        matches!(self, Outcome::Completed(_))
+    }
+
+    /// Whether the outcome is unknown.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Outcome::Unknown(_))
+    }
+
+    /// The result, if completed.
+    pub fn completed(self) -> Option<T> {
+        match self {
+            Outcome::Completed(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// `"completed"`, `"not_completed"` or `"unknown"`.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Completed(_) => "completed",
+            Outcome::NotCompleted(_) => "not_completed",
+            Outcome::Unknown(_) => "unknown",
+        }
+    }
+
+    /// Map the result.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U, E> {
+        match self {
+            Outcome::Completed(t) => Outcome::Completed(f(t)),
+            Outcome::NotCompleted(n) => Outcome::NotCompleted(n),
+            Outcome::Unknown(u) => Outcome::Unknown(u),
+        }
+    }
+}
+
+impl<T, E: fmt::Display> Outcome<T, E> {
+    /// Back to the tool's own `Result`, for frameworks that fix the signature (rmcp
+    /// `#[tool]`, rig `Tool::call`): the tool's own errors pass through; everything else
+    /// becomes an [`Escalation`] converted into `E`.
+    pub fn into_tool_result(self, tool: &str) -> Result<T, E>
+    where
+        E: From<Escalation>,
+    {
+        match self {
+            Outcome::Completed(t) => Ok(t),
+            Outcome::NotCompleted(NotCompleted {
+                reason: Failure::Tool(e),
+                ..
+            }) => Err(e),
+            Outcome::NotCompleted(NotCompleted {
+                reason:
+                    Failure::NotDone {
+                        last_error: AttemptError::Tool(e),
+                    },
+                ..
+            }) => Err(e),
+            other => Err(E::from(Escalation::of(tool, &other))),
+        }
+    }
+}
+
+/// A non-completed outcome as an error value, for tools whose signature a framework fixes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{tool}: {status}: {detail} (idempotency key {key})")]
+pub struct Escalation {
+    /// Public tool name.
+    pub tool: String,
+    /// `not_completed` or `unknown`.
+    pub status: &'static str,
+    /// What happened, for a person.
+    pub detail: String,
+    /// The key, or `-` when none could be derived.
+    pub key: String,
+    /// Attempts made.
+    pub attempts: u32,
+}
+
+impl Escalation {
+    /// Describe a non-completed outcome.
+    pub fn of<T, E: fmt::Display>(tool: &str, outcome: &Outcome<T, E>) -> Escalation {
+        let (key, attempts, detail) = match outcome {
+            Outcome::Completed(_) => (None, 0, "completed".to_string()),
+            Outcome::NotCompleted(n) => (n.key.as_ref(), n.attempts, n.reason.to_string()),
+            Outcome::Unknown(u) => {
+                let detail = match &u.last_error {
+                    Some(e) => format!(
+                        "may or may not have happened; last error: {e}; {}",
+                        u.postcondition
+                    ),
+                    None => format!("may or may not have happened; {}", u.postcondition),
+                };
+                (Some(&u.key), u.attempts, detail)
+            }
+        };
+        Escalation {
+            tool: tool.to_string(),
+            status: outcome.status(),
+            detail,
+            key: key.map_or_else(|| "-".to_string(), |k| k.to_string()),
+            attempts,
+        }
+    }
+}
+
+impl From<Escalation> for String {
+    fn from(e: Escalation) -> String {
+        e.to_string()
+    }
+}
+
+impl From<Escalation> for std::io::Error {
+    fn from(e: Escalation) -> std::io::Error {
+        std::io::Error::other(e)
+    }
+}
