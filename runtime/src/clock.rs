@@ -126,6 +126,11 @@ impl VirtualClock {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The current virtual time (also available through [`Clock::now`]).
+    pub fn now(&self) -> Timestamp {
+        Timestamp(self.lock().now)
+    }
+
     /// Move time forward by `d`, waking every timer that is now due.
     pub fn advance(&self, d: Duration) {
         let target = Timestamp(self.lock().now).after(d);
@@ -174,7 +179,7 @@ impl VirtualClock {
 
 impl Clock for VirtualClock {
     fn now(&self) -> Timestamp {
-        Timestamp(self.lock().now)
+        VirtualClock::now(self)
     }
 
     fn sleep_until(&self, deadline: Timestamp) -> Sleep {

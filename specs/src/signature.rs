@@ -140,6 +140,22 @@ pub fn is_parameters_wrapper(ty: &Type) -> bool {
         && matches!(seg.arguments, syn::PathArguments::AngleBracketed(_)))
 }
 
+/// A type as text, spaced the way people write it (`&Billing`, `Parameters<Args>`).
+pub fn type_text(ty: &Type) -> String {
+    let raw = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(raw.len());
+    for part in raw.split(' ') {
+        let glue = out.ends_with(['&', '<', ':', '(', '['])
+            || part.starts_with(['>', '<', ':', ',', ')', ']'])
+            || out.is_empty();
+        if !glue {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    out.replace(",", ", ").replace(",  ", ", ")
+}
+
 /// Classify a typed parameter.
 pub fn classify(ty: &Type) -> ParamRole {
     match ty {
@@ -284,11 +300,16 @@ impl ToolSignature {
                     continue;
                 }
                 if param.role == ParamRole::Service {
-                    let ty = param
-                        .ty
-                        .as_ref()
-                        .map(|t| t.to_token_stream().to_string())
-                        .unwrap_or_default();
+                    // A service is never meant: with one argument struct, the name is its field.
+                    if let Some((input, binding)) = self.single_input() {
+                        return Ok(ResolvedField {
+                            label: field.text.clone(),
+                            binding: binding.clone(),
+                            through_wrapper: input.parameters_wrapper,
+                            rest: field.segments.clone(),
+                        });
+                    }
+                    let ty = param.ty.as_ref().map(type_text).unwrap_or_default();
                     return Err(syn::Error::new(
                         field.span.start,
                         format!(
@@ -400,16 +421,37 @@ mod tests {
 
     #[test]
     fn services_never_enter_the_key() {
-        let s = sig("async fn f(billing: &Billing, args: ChargeArgs) {}");
+        let s = sig("async fn f(billing: &Billing, to: String, body: String) {}");
         let attr: crate::attr::SideEffectAttr = syn::parse_str("key = [billing]").unwrap();
         let Some(crate::attr::KeyAttr::Fields { fields, .. }) = attr.key else {
             panic!()
         };
         let e = s.resolve_key(&fields).unwrap_err().to_string();
+        assert!(e.contains("`billing: &Billing`"), "{e}");
         assert!(
             e.contains("services and contexts never enter the key"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_bare_name_shared_with_a_service_means_the_argument_field() {
+        let s = sig("async fn f(desk: &Desk, args: TicketArgs) {}");
+        let attr: crate::attr::SideEffectAttr = syn::parse_str("key = [desk]").unwrap();
+        let Some(crate::attr::KeyAttr::Fields { fields, .. }) = attr.key else {
+            panic!()
+        };
+        let r = s.resolve_key(&fields).unwrap();
+        assert_eq!(r[0].binding, "args");
+        assert_eq!(r[0].rest.len(), 1);
+    }
+
+    #[test]
+    fn types_print_as_written() {
+        let t: Type = syn::parse_str("&'a mut Parameters<Vec<(String, u8)>>").unwrap();
+        assert_eq!(type_text(&t), "&'a mut Parameters<Vec<(String, u8)>>");
+        let t: Type = syn::parse_str("rmcp::RequestContext<RoleServer>").unwrap();
+        assert_eq!(type_text(&t), "rmcp::RequestContext<RoleServer>");
     }
 
     #[test]
