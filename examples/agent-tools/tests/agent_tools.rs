@@ -1,0 +1,251 @@
+//! The example tools under the faults that make retries dangerous, called directly and over
+//! a real MCP connection (rmcp client ↔ rmcp server, in process).
+
+use std::sync::Arc;
+
+use agent_tools::Fault;
+use agent_tools::billing::{self, ChargeArgs, FakeBilling, RefundArgs};
+use agent_tools::email::{self, FakeMail};
+use agent_tools::mcp::AgentToolsServer;
+use agent_tools::tickets::{self, FakeDesk, TicketArgs};
+use idemcheck::ledger::{Ledger, RecordState};
+use idemcheck::{Context, Failure, MemoryLedger, Outcome, Scope};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+
+fn charge_args(order: &str) -> ChargeArgs {
+    ChargeArgs {
+        customer: "acme".into(),
+        order_id: order.into(),
+        amount_cents: 4900,
+        currency: "usd".into(),
+    }
+}
+
+fn ctx(ledger: &MemoryLedger) -> Context {
+    Context::new(ledger.clone(), Scope::run("task-42")).with_owner("agent-1")
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_charge_survives_a_lost_ack_with_one_charge() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let api = FakeBilling::new();
+    api.inject(Fault::LostAck);
+    let out = billing::create_charge::call(&ctx, &api, charge_args("o-1")).await;
+    let charge = out.completed().expect("the postcondition finds the charge");
+    assert_eq!(charge.id, "ch_1");
+    // The agent retries the whole tool call: replayed from the ledger, not re-sent.
+    let again = billing::create_charge::call(&ctx, &api, charge_args("o-1")).await;
+    assert_eq!(again, Outcome::Completed(charge));
+    assert_eq!(api.charges().len(), 1);
+    assert_eq!(api.requests(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_charge_retries_a_dropped_request_with_the_same_key() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let api = FakeBilling::new();
+    api.inject(Fault::Dropped);
+    let out = billing::create_charge::call(&ctx, &api, charge_args("o-1")).await;
+    assert!(out.is_completed(), "{out:?}");
+    assert_eq!(api.charges().len(), 1);
+    assert_eq!(
+        api.requests(),
+        2,
+        "one retry after the postcondition said 'not done'"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_raw_tool_without_the_guard_duplicates() {
+    // What the guard prevents: the naive retry of the raw tool after a lost ack.
+    let api = FakeBilling::new();
+    api.inject(Fault::LostAck);
+    assert!(
+        billing::create_charge(&api, charge_args("o-1"))
+            .await
+            .is_err()
+    );
+    assert!(
+        billing::create_charge(&api, charge_args("o-1"))
+            .await
+            .is_ok()
+    );
+    assert_eq!(api.charges().len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn invalid_and_divergent_requests_never_charge() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let api = FakeBilling::new();
+    let mut zero = charge_args("o-1");
+    zero.amount_cents = 0;
+    let out = billing::create_charge::call(&ctx, &api, zero).await;
+    assert!(
+        matches!(out, Outcome::NotCompleted(ref n) if matches!(n.reason, Failure::Tool(billing::BillingError::InvalidRequest(_)))),
+        "{out:?}"
+    );
+    billing::create_charge::call(&ctx, &api, charge_args("o-1"))
+        .await
+        .completed()
+        .unwrap();
+    let mut changed = charge_args("o-1");
+    changed.amount_cents = 9900;
+    let out = billing::create_charge::call(&ctx, &api, changed).await;
+    assert!(
+        matches!(out, Outcome::NotCompleted(ref n) if matches!(n.reason, Failure::Divergent { .. })),
+        "{out:?}"
+    );
+    assert_eq!(api.charges().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn refund_once() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let api = FakeBilling::new();
+    let charge = billing::create_charge::call(&ctx, &api, charge_args("o-1"))
+        .await
+        .completed()
+        .unwrap();
+    api.inject(Fault::LostAck);
+    let args = RefundArgs {
+        charge_id: charge.id,
+        amount_cents: 4900,
+        reason: "duplicate order".into(),
+    };
+    let refund = billing::refund::call(&ctx, &api, args.clone())
+        .await
+        .completed()
+        .unwrap();
+    assert_eq!(
+        billing::refund::call(&ctx, &api, args).await,
+        Outcome::Completed(refund)
+    );
+    assert_eq!(api.refunds().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn send_welcome_waits_out_the_settle_window_then_trusts_the_sent_log() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let mail = FakeMail::new();
+    mail.inject(Fault::LostAck);
+    let start = tokio::time::Instant::now();
+    let out =
+        email::send_welcome::call(&ctx, &mail, "cus_1".into(), "ada@example.com".into()).await;
+    assert!(out.is_completed(), "{out:?}");
+    assert_eq!(start.elapsed().as_secs(), 30, "the settle window");
+    assert_eq!(mail.sent().len(), 1);
+    let rejected =
+        email::send_welcome::call(&ctx, &mail, "cus_2".into(), "not-an-address".into()).await;
+    assert!(matches!(rejected, Outcome::NotCompleted(_)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_ticket_once_per_reference() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let desk = FakeDesk::new();
+    desk.inject(Fault::Dropped);
+    desk.inject(Fault::LostAck);
+    let args = TicketArgs {
+        reference: "INC-7".into(),
+        requester: "ada".into(),
+        subject: "VPN down".into(),
+        body: "since 9:00".into(),
+    };
+    let out = tickets::open_ticket::call(&ctx, &desk, args.clone()).await;
+    assert!(out.is_completed(), "{out:?}");
+    assert_eq!(desk.tickets().len(), 1);
+    assert_eq!(tickets::open_ticket::call(&ctx, &desk, args).await, out);
+}
+
+// ------------------------------------------------------------------ over MCP
+
+type Server = AgentToolsServer<FakeBilling, FakeMail, FakeDesk>;
+
+async fn connect(server: Server) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.expect("server starts");
+        let _ = running.waiting().await;
+    });
+    ().serve(client_io).await.expect("client connects")
+}
+
+fn call(name: &'static str, args: serde_json::Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(args.as_object().expect("an object").clone())
+}
+
+#[tokio::test]
+async fn over_mcp_every_routed_call_goes_through_the_guard() {
+    let billing = Arc::new(FakeBilling::new());
+    let ledger = MemoryLedger::new();
+    let server = Server::new(
+        billing.clone(),
+        Arc::new(FakeMail::new()),
+        Arc::new(FakeDesk::new()),
+        ctx(&ledger),
+    );
+    let client = connect(server).await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "create_charge",
+            "lookup_charge",
+            "open_ticket",
+            "refund",
+            "send_welcome"
+        ]
+    );
+    let charge_tool = tools.iter().find(|t| t.name == "create_charge").unwrap();
+    let hints = charge_tool.annotations.as_ref().unwrap();
+    assert_eq!(hints.idempotent_hint, Some(true));
+    assert_eq!(hints.read_only_hint, None);
+
+    billing.inject(Fault::LostAck);
+    let args = serde_json::json!({"customer": "acme", "order_id": "o-1", "amount_cents": 4900, "currency": "usd"});
+    let first = client
+        .call_tool(call("create_charge", args.clone()))
+        .await
+        .unwrap();
+    let second = client.call_tool(call("create_charge", args)).await.unwrap();
+    assert_eq!(first.is_error, Some(false));
+    assert_eq!(first.structured_content, second.structured_content);
+    assert_eq!(first.structured_content.as_ref().unwrap()["id"], "ch_1");
+    assert_eq!(
+        billing.charges().len(),
+        1,
+        "one charge despite the lost ack and the agent's retry"
+    );
+    assert_eq!(billing.requests(), 1);
+
+    let records = ledger.snapshot();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].state, RecordState::Committed);
+    assert_eq!(records[0].tool, "create_charge");
+
+    // A divergent payload under the same key is refused, and the client is told why.
+    let changed = serde_json::json!({"customer": "acme", "order_id": "o-1", "amount_cents": 9900, "currency": "usd"});
+    let refused = client
+        .call_tool(call("create_charge", changed))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let text = refused.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains("not_completed: idempotency key reused with different parameters"),
+        "{text}"
+    );
+    assert_eq!(billing.charges().len(), 1);
+    assert!(ledger.pending().await.unwrap().is_empty());
+    client.cancel().await.unwrap();
+}
