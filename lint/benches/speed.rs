@@ -1,1 +1,3 @@
+//! Benchmark placeholder (filled in below).
+
 fn main() {}

@@ -315,8 +315,6 @@ pub struct FileFacts {
     pub tools: Vec<ToolFacts>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
-    /// Struct fields by struct name, for argument structs: (struct, field, location).
-    pub struct_fields: Vec<(String, String)>,
     /// Suppression comments.
     pub comment_allows: Vec<CommentAllow>,
     /// File-level findings (IDEM011 for malformed comments, IDEM012).

@@ -1,1 +1,12 @@
-fn main() {}
+//! `cargo-idemcheck`: run as `cargo idemcheck ...` or directly.
+
+fn main() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let code = std::panic::catch_unwind(|| {
+        let stdout = std::io::stdout();
+        let stderr = std::io::stderr();
+        cargo_idemcheck::cli::main_with(args, &mut stdout.lock(), &mut stderr.lock())
+    })
+    .unwrap_or(cargo_idemcheck::cli::EXIT_FAILURE);
+    std::process::exit(code);
+}

@@ -1,0 +1,200 @@
+//! The command line: `cargo idemcheck [check] [OPTIONS] [PATH...]`, or the binary run
+//! directly. Exit codes: 0 no error-level findings, 1 error-level findings, 2 the tool
+//! itself failed (bad arguments, unreadable manifest or configuration).
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Parser;
+use idemcheck_spec::RuleCode;
+use idemcheck_spec::config::ConfigError;
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+
+use crate::discover::{DiscoverError, Selection};
+use crate::report::Format;
+
+/// Exit code: no error-level findings.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: error-level findings.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit code: the tool itself failed.
+pub const EXIT_FAILURE: i32 = 2;
+
+/// When to color human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Find agent write tools that are unsafe to retry.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-idemcheck",
+    bin_name = "cargo idemcheck",
+    version,
+    about = "Find agent write tools that are unsafe to retry (missing key, postcondition or retry cap)"
+)]
+pub struct Args {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Check every package of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Package(s) to check.
+    #[arg(short = 'p', long = "package", value_name = "NAME")]
+    pub package: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub message_format: Format,
+    /// An idemcheck.toml to use instead of the discovered configuration.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print the documentation of a rule (code or name) and exit.
+    #[arg(long, value_name = "CODE")]
+    pub explain: Option<String>,
+    /// Color in human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Files or directories to check (default: the selected packages).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Drop the `idemcheck` argument cargo inserts and an optional `check` subcommand.
+pub fn normalise_args(args: Vec<OsString>) -> Vec<OsString> {
+    let mut args = args;
+    if args.get(1).is_some_and(|a| a == "idemcheck") {
+        args.remove(1);
+    }
+    if args.get(1).is_some_and(|a| a == "check") {
+        args.remove(1);
+    }
+    args
+}
+
+#[derive(Debug)]
+struct ConfigDiagnostic {
+    err: ConfigError,
+    source: NamedSource<String>,
+}
+
+impl std::fmt::Display for ConfigDiagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid idemcheck configuration: {}", self.err.message)
+    }
+}
+
+impl std::error::Error for ConfigDiagnostic {}
+
+impl Diagnostic for ConfigDiagnostic {
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.err.span.clone()?;
+        Some(Box::new(std::iter::once(
+            LabeledSpan::new_primary_with_span(
+                Some("here".into()),
+                (span.start, span.end.saturating_sub(span.start)),
+            ),
+        )))
+    }
+}
+
+fn render_config_error(err: &ConfigError) -> String {
+    let d = ConfigDiagnostic {
+        source: NamedSource::new(err.path.display().to_string(), err.text.clone()),
+        err: err.clone(),
+    };
+    let mut s = String::new();
+    let handler =
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
+    if handler.render_report(&mut s, &d).is_err() {
+        s = err.to_string();
+    }
+    format!("{s}\nerror: {err}\n")
+}
+
+/// Run with the process's arguments, printing to stdout/stderr; returns the exit code.
+pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let args = normalise_args(args);
+    let parsed = match Args::try_parse_from(args) {
+        Ok(a) => a,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = write!(out, "{text}");
+                    EXIT_OK
+                }
+                _ => {
+                    let _ = write!(err, "{text}");
+                    EXIT_FAILURE
+                }
+            };
+        }
+    };
+    if let Some(code) = &parsed.explain {
+        return match RuleCode::parse(code) {
+            Some(c) => {
+                let _ = write!(out, "{}", idemcheck_spec::rules::info(c).markdown());
+                EXIT_OK
+            }
+            None => {
+                let _ = writeln!(
+                    err,
+                    "error: unknown rule `{code}`; rules are IDEM001..IDEM{:03} or their names (e.g. `missing_key`)",
+                    idemcheck_spec::rules::CATALOGUE.len()
+                );
+                EXIT_FAILURE
+            }
+        };
+    }
+    let selection = Selection {
+        manifest_path: parsed.manifest_path.clone(),
+        workspace: parsed.workspace,
+        packages: parsed.package.clone(),
+        paths: parsed.paths.clone(),
+        config_path: parsed.config.clone(),
+    };
+    let plan = match crate::discover::plan(&selection) {
+        Ok(p) => p,
+        Err(DiscoverError::Config(c)) => {
+            let _ = write!(err, "{}", render_config_error(&c));
+            return EXIT_FAILURE;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_FAILURE;
+        }
+    };
+    let analysis = crate::analysis::analyze(&plan);
+    let color = match parsed.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let text = crate::report::render(&analysis, parsed.message_format, color);
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return EXIT_FAILURE;
+    }
+    if analysis.has_errors() {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,326 @@
+//! Which files to lint: the packages selected with `cargo metadata` (their library and
+//! binary targets' root files; `mod` declarations are followed by [`crate::collect`]), or
+//! the paths given on the command line. Also the configuration of each crate.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use idemcheck_spec::config::{Config, ConfigError};
+
+use crate::collect::FileJob;
+
+/// What the user selected.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `--manifest-path`.
+    pub manifest_path: Option<PathBuf>,
+    /// `--workspace`.
+    pub workspace: bool,
+    /// `-p NAME`.
+    pub packages: Vec<String>,
+    /// Explicit files or directories.
+    pub paths: Vec<PathBuf>,
+    /// `--config PATH` (an `idemcheck.toml`), replacing discovered configuration.
+    pub config_path: Option<PathBuf>,
+}
+
+/// One crate (a target) to lint.
+#[derive(Debug, Clone)]
+pub struct CratePlan {
+    /// The name other crates use for it (`my_lib`).
+    pub name: String,
+    /// Its configuration.
+    pub config: Arc<Config>,
+    /// Root files.
+    pub roots: Vec<FileJob>,
+    /// Whether `mod` declarations of its files are followed (not for walked directories,
+    /// whose files are all roots).
+    pub follow_mods: bool,
+}
+
+/// The files to lint, by crate.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The workspace root (paths in findings are relative to it).
+    pub root: PathBuf,
+    /// The crates.
+    pub crates: Vec<CratePlan>,
+    /// When paths inside packages were given: report only findings under these.
+    pub only: Option<Vec<PathBuf>>,
+}
+
+/// Why no plan could be made (exit code 2).
+#[derive(Debug)]
+pub enum DiscoverError {
+    /// `cargo metadata` failed.
+    Metadata(String),
+    /// A configuration file is wrong.
+    Config(ConfigError),
+    /// Anything else (unknown package, missing path).
+    Other(String),
+}
+
+impl std::fmt::Display for DiscoverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiscoverError::Metadata(m) => write!(f, "cargo metadata failed: {m}"),
+            DiscoverError::Config(e) => write!(f, "{e}"),
+            DiscoverError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for DiscoverError {}
+
+fn rel_to(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn is_mod_rs(path: &Path) -> bool {
+    matches!(
+        path.file_name().and_then(|n| n.to_str()),
+        Some("lib.rs" | "main.rs" | "mod.rs")
+    )
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+/// Every `.rs` file under `dir` (skipping `target` and hidden directories), sorted.
+pub fn walk_rs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if p.is_dir() {
+                if name != "target" && !name.starts_with('.') {
+                    stack.push(p);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn load_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError> {
+    match &sel.config_path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                DiscoverError::Other(format!("cannot read config `{}`: {e}", p.display()))
+            })?;
+            Config::from_idemcheck_toml(p, &text)
+                .map(Arc::new)
+                .map_err(DiscoverError::Config)
+        }
+        None => Config::discover(dir)
+            .map(Arc::new)
+            .map_err(DiscoverError::Config),
+    }
+}
+
+/// Work out what to lint.
+pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
+    let mut cmd = cargo_metadata::MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(m) = &sel.manifest_path {
+        if !m.exists() {
+            return Err(DiscoverError::Other(format!(
+                "manifest `{}` does not exist",
+                m.display()
+            )));
+        }
+        cmd.manifest_path(m);
+    }
+    let metadata = cmd.exec();
+    let paths: Vec<PathBuf> = sel.paths.iter().map(|p| absolute(p)).collect();
+    for (given, abs) in sel.paths.iter().zip(&paths) {
+        if !abs.exists() {
+            return Err(DiscoverError::Other(format!(
+                "path `{}` does not exist",
+                given.display()
+            )));
+        }
+    }
+    let metadata = match metadata {
+        Ok(m) => m,
+        Err(e) if !paths.is_empty() && sel.manifest_path.is_none() => {
+            let _ = e;
+            return loose_plan(sel, &paths, &absolute(Path::new(".")));
+        }
+        Err(e) => {
+            let msg = match e {
+                cargo_metadata::Error::CargoMetadata { stderr } => stderr.trim().to_string(),
+                other => other.to_string(),
+            };
+            return Err(DiscoverError::Metadata(msg));
+        }
+    };
+    let root = absolute(metadata.workspace_root.as_std_path());
+    let members: Vec<&cargo_metadata::Package> = metadata.workspace_packages();
+    let manifest_dir = |p: &cargo_metadata::Package| {
+        absolute(
+            p.manifest_path
+                .parent()
+                .map(|d| d.as_std_path())
+                .unwrap_or(Path::new(".")),
+        )
+    };
+    // Package selection.
+    let selected: Vec<&cargo_metadata::Package> = if !sel.packages.is_empty() {
+        let mut out = Vec::new();
+        for name in &sel.packages {
+            match members.iter().find(|p| p.name.as_str() == name) {
+                Some(p) => out.push(*p),
+                None => {
+                    let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
+                    return Err(DiscoverError::Other(format!(
+                        "package `{name}` is not a member of the workspace (members: {})",
+                        names.join(", ")
+                    )));
+                }
+            }
+        }
+        out
+    } else if !paths.is_empty() {
+        // The packages containing the paths; paths outside any package are linted loose.
+        let mut out: Vec<&cargo_metadata::Package> = Vec::new();
+        let mut loose = Vec::new();
+        for p in &paths {
+            let owner = members
+                .iter()
+                .filter(|m| p.starts_with(manifest_dir(m)))
+                .max_by_key(|m| manifest_dir(m).as_os_str().len());
+            match owner {
+                Some(m) => {
+                    if !out.iter().any(|o| o.id == m.id) {
+                        out.push(m)
+                    }
+                }
+                None => loose.push(p.clone()),
+            }
+        }
+        if !loose.is_empty() && out.is_empty() {
+            return loose_plan(sel, &loose, &root);
+        }
+        out
+    } else if sel.workspace {
+        members.clone()
+    } else {
+        let manifest = sel
+            .manifest_path
+            .clone()
+            .map(|m| absolute(&m))
+            .unwrap_or_else(|| absolute(Path::new("Cargo.toml")));
+        match members
+            .iter()
+            .find(|p| absolute(p.manifest_path.as_std_path()) == manifest)
+        {
+            Some(p) => vec![*p],
+            None => {
+                let defaults: Vec<&cargo_metadata::Package> =
+                    if metadata.workspace_default_members.is_available() {
+                        members
+                            .iter()
+                            .filter(|p| metadata.workspace_default_members.contains(&p.id))
+                            .copied()
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                if defaults.is_empty() {
+                    members.clone()
+                } else {
+                    defaults
+                }
+            }
+        }
+    };
+    let mut crates = Vec::new();
+    let mut selected = selected;
+    selected.sort_by(|a, b| a.name.cmp(&b.name));
+    for pkg in selected {
+        let config = load_config(sel, &manifest_dir(pkg))?;
+        let mut targets: Vec<&cargo_metadata::Target> = pkg
+            .targets
+            .iter()
+            .filter(|t| {
+                t.kind.iter().any(|k| {
+                    use cargo_metadata::TargetKind::*;
+                    matches!(k, Lib | RLib | DyLib | CDyLib | StaticLib | ProcMacro | Bin)
+                })
+            })
+            .collect();
+        // Libraries first, so a file shared with a binary belongs to the library.
+        targets.sort_by_key(|t| (!t.is_lib() && !t.is_proc_macro(), t.name.clone()));
+        for t in targets {
+            let path = absolute(t.src_path.as_std_path());
+            crates.push(CratePlan {
+                name: t.name.replace('-', "_"),
+                config: config.clone(),
+                roots: vec![FileJob {
+                    rel: rel_to(&root, &path),
+                    path,
+                    krate: crates.len(),
+                    module: Vec::new(),
+                    mod_rs: true,
+                }],
+                follow_mods: true,
+            });
+        }
+    }
+    let only = (!paths.is_empty()).then_some(paths);
+    Ok(Plan { root, crates, only })
+}
+
+/// Paths outside any Cargo package: each file is a root of one crate.
+fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, DiscoverError> {
+    let config = load_config(sel, root)?;
+    let mut roots = Vec::new();
+    let mut follow = true;
+    for p in paths {
+        let files = if p.is_dir() {
+            follow = false;
+            walk_rs(p)
+        } else {
+            vec![p.clone()]
+        };
+        for f in files {
+            roots.push(FileJob {
+                rel: rel_to(root, &f),
+                mod_rs: is_mod_rs(&f),
+                path: f,
+                krate: 0,
+                module: Vec::new(),
+            });
+        }
+    }
+    roots.sort_by(|a, b| a.path.cmp(&b.path));
+    roots.dedup_by(|a, b| a.path == b.path);
+    Ok(Plan {
+        root: root.to_path_buf(),
+        crates: vec![CratePlan {
+            name: "paths".into(),
+            config,
+            roots,
+            follow_mods: follow,
+        }],
+        only: None,
+    })
+}

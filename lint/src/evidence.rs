@@ -1,0 +1,503 @@
+//! Pure classifiers for write evidence: which paths, methods, SQL texts and programs
+//! write. The per-file pass ([`crate::collect`]) calls these on the syntax it visits.
+
+/// HTTP methods that write, as builder method names (`client.post(url)`).
+pub const HTTP_WRITE_METHODS: &[&str] = &["post", "put", "patch", "delete"];
+
+/// Method names of query APIs that take SQL text (sqlx, tokio-postgres, rusqlite, mysql).
+pub const QUERY_METHODS: &[&str] = &[
+    "query",
+    "query_as",
+    "query_one",
+    "query_opt",
+    "query_row",
+    "query_map",
+    "execute",
+    "execute_batch",
+    "batch_execute",
+    "simple_query",
+    "prepare",
+    "prepare_cached",
+    "exec",
+    "exec_drop",
+    "query_drop",
+    "execute_unprepared",
+    "raw_query",
+];
+
+/// Free functions of query APIs that take SQL text (`sqlx::query("..")`).
+pub const QUERY_FNS: &[&str] = &[
+    "query",
+    "query_as",
+    "query_scalar",
+    "query_with",
+    "query_as_with",
+    "sql_query",
+    "raw_sql",
+    "from_string",
+];
+
+/// SQL-taking macros (`sqlx::query!("..")`).
+pub const QUERY_MACROS: &[&str] = &[
+    "query",
+    "query_as",
+    "query_scalar",
+    "query_unchecked",
+    "query_as_unchecked",
+];
+
+/// The write keyword a SQL text starts with (after an optional `WITH ...` clause), if any.
+pub fn sql_write_keyword(sql: &str) -> Option<&'static str> {
+    const WRITES: &[&str] = &[
+        "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "DROP", "REPLACE", "TRUNCATE", "ALTER",
+        "CREATE",
+    ];
+    let upper = sql.trim_start().to_ascii_uppercase();
+    let first = upper
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .find(|w| !w.is_empty())?;
+    if let Some(w) = WRITES.iter().find(|w| **w == first) {
+        return Some(w);
+    }
+    if first == "WITH" {
+        // A CTE whose main statement writes.
+        for w in ["INSERT", "UPDATE", "DELETE", "MERGE"] {
+            if upper
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .any(|word| word == w)
+            {
+                return Some(w);
+            }
+        }
+    }
+    None
+}
+
+/// Filesystem functions that write, rename or remove (`std::fs::write`, `tokio::fs::rename`).
+const FS_WRITES: &[&str] = &[
+    "write",
+    "remove_file",
+    "remove_dir",
+    "remove_dir_all",
+    "rename",
+    "create_dir",
+    "create_dir_all",
+    "copy",
+    "hard_link",
+    "set_permissions",
+    "symlink",
+    "soft_link",
+];
+
+/// Whether a resolved call path is a filesystem write; the description if so.
+pub fn fs_write(segments: &[String]) -> Option<String> {
+    let n = segments.len();
+    if n >= 2 {
+        let last = segments[n - 1].as_str();
+        let parent = segments[n - 2].as_str();
+        if parent == "fs" && FS_WRITES.contains(&last) {
+            return Some(format!("filesystem write `fs::{last}`"));
+        }
+        if parent == "File" && (last == "create" || last == "create_new") {
+            return Some(format!("filesystem write `File::{last}`"));
+        }
+        if (parent == "unix" || parent == "windows" || parent == "fs") && last == "symlink" {
+            return Some("filesystem write `symlink`".into());
+        }
+    }
+    None
+}
+
+/// Programs whose runs only read (when given read-only subcommands).
+const READ_ONLY_PROGRAMS: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "rg",
+    "find",
+    "fd",
+    "ps",
+    "df",
+    "du",
+    "uname",
+    "whoami",
+    "id",
+    "date",
+    "which",
+    "pwd",
+    "env",
+    "printenv",
+    "stat",
+    "file",
+    "echo",
+    "hostname",
+    "uptime",
+    "free",
+    "lsblk",
+    "sort",
+    "uniq",
+    "cut",
+    "tree",
+    "md5sum",
+    "sha256sum",
+    "jq",
+];
+
+/// Read-only subcommands of programs that also have writing ones.
+const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &[
+            "status",
+            "log",
+            "diff",
+            "show",
+            "rev-parse",
+            "ls-files",
+            "ls-tree",
+            "describe",
+            "blame",
+            "grep",
+            "shortlog",
+            "cat-file",
+            "rev-list",
+            "for-each-ref",
+            "merge-base",
+            "version",
+            "--version",
+        ],
+    ),
+    (
+        "kubectl",
+        &[
+            "get",
+            "describe",
+            "logs",
+            "top",
+            "explain",
+            "version",
+            "api-resources",
+        ],
+    ),
+    (
+        "docker",
+        &[
+            "ps", "images", "inspect", "logs", "version", "info", "stats",
+        ],
+    ),
+    (
+        "cargo",
+        &[
+            "metadata",
+            "tree",
+            "--version",
+            "version",
+            "search",
+            "pkgid",
+        ],
+    ),
+    (
+        "systemctl",
+        &["status", "is-active", "is-enabled", "list-units", "show"],
+    ),
+    ("npm", &["ls", "list", "view", "outdated", "--version"]),
+];
+
+/// Whether running `program` with `args` only reads. `None` program (not a literal) is
+/// assumed to write.
+pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
+    let Some(program) = program else {
+        return false;
+    };
+    let base = program.rsplit('/').next().unwrap_or(program);
+    if READ_ONLY_PROGRAMS.contains(&base) {
+        return true;
+    }
+    if let Some((_, subs)) = READ_ONLY_SUBCOMMANDS.iter().find(|(p, _)| *p == base) {
+        // The first argument that is not an option (git -C dir status).
+        let mut iter = args.iter();
+        while let Some(a) = iter.next() {
+            if a == "-C" || a == "-c" || a == "--namespace" || a == "-n" || a == "--context" {
+                iter.next();
+                continue;
+            }
+            if a.starts_with('-') && !subs.contains(&a.as_str()) {
+                continue;
+            }
+            return subs.contains(&a.as_str());
+        }
+        return false;
+    }
+    false
+}
+
+/// A random, clock or id source, from a resolved call path.
+pub fn unstable_source(segments: &[String]) -> Option<String> {
+    let n = segments.len();
+    let last = segments.last()?.as_str();
+    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
+    let hit = match (parent, last) {
+        ("Uuid", "new_v4" | "new_v7" | "now_v7" | "now_v1" | "now_v6" | "new_v1") => true,
+        ("Ulid", "new") | ("ulid", "generate") => true,
+        ("rand", _) => true,
+        (_, "thread_rng" | "random" | "rng") => parent.is_empty() || parent == "rand",
+        ("SystemTime" | "Instant" | "Utc" | "Local" | "Timestamp" | "Zoned", "now") => true,
+        ("OffsetDateTime", "now_utc" | "now_local") => true,
+        _ => false,
+    };
+    hit.then(|| {
+        if parent.is_empty() {
+            format!("`{last}()`")
+        } else {
+            format!("`{parent}::{last}()`")
+        }
+    })
+}
+
+/// Whether an identifier names a per-attempt value (an attempt counter).
+pub fn attempt_ident(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("attempt")
+        || lower.contains("retry")
+        || lower.contains("retries")
+        || lower == "tries"
+        || lower == "try_count"
+        || lower == "n_tries"
+        || lower.contains("backoff")
+}
+
+/// Names that make a `let` binding an idempotency key.
+pub fn key_binding(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("idempot")
+        || lower.contains("dedup")
+        || lower == "key"
+        || lower == "idem_key"
+        || lower == "op_key"
+        || lower == "operation_key"
+}
+
+/// Whether an HTTP header name (literal or constant name) is an idempotency key header.
+pub fn key_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("idempotency") || lower.contains("idempotent") || lower.contains("dedup")
+}
+
+/// Receiver names that make `.send(..)` a message send (email, SMS, queue).
+pub fn message_receiver(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "mail",
+        "smtp",
+        "transport",
+        "sms",
+        "twilio",
+        "sns",
+        "sqs",
+        "producer",
+        "kafka",
+        "slack",
+        "webhook",
+        "sendgrid",
+        "postmark",
+        "ses",
+        "publisher",
+        "notifier",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
+}
+
+/// Method names that send a message whatever the receiver.
+pub const MESSAGE_METHODS: &[&str] = &[
+    "send_email",
+    "send_mail",
+    "send_sms",
+    "send_message",
+    "send_text",
+    "post_message",
+    "publish",
+    "send_notification",
+    "send_push",
+];
+
+/// Method names of SDK calls that change state at a provider (weak evidence: the method
+/// is not a workspace function).
+pub fn sdk_write_method(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "create_",
+        "delete_",
+        "update_",
+        "insert_",
+        "upsert_",
+        "cancel_",
+        "refund",
+        "charge",
+        "capture_",
+        "transfer",
+        "deploy",
+        "put_object",
+        "remove_object",
+        "delete",
+        "destroy_",
+        "terminate_",
+        "provision_",
+        "submit_",
+        "pay_",
+        "void_",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p)) && name != "delete"
+}
+
+/// Associated functions of SDK resource types that change state (`Charge::create(&client, ..)`).
+pub const SDK_TYPE_FNS: &[&str] = &[
+    "create", "delete", "update", "cancel", "capture", "refund", "charge", "send", "void", "pay",
+    "finalize", "close",
+];
+
+/// Types whose associated functions never reach an external system.
+pub const LOCAL_TYPES: &[&str] = &[
+    "Self",
+    "Vec",
+    "String",
+    "Box",
+    "Arc",
+    "Rc",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "VecDeque",
+    "Option",
+    "Result",
+    "Cow",
+    "Path",
+    "PathBuf",
+    "File",
+    "Command",
+    "OpenOptions",
+    "Duration",
+    "Instant",
+    "SystemTime",
+    "Uuid",
+    "Mutex",
+    "RwLock",
+    "Cell",
+    "RefCell",
+    "Value",
+    "Json",
+    "Default",
+    "Error",
+    "Channel",
+    "Semaphore",
+    "Notify",
+    "Builder",
+];
+
+/// Crates whose type functions are known SDK writes (strong evidence).
+pub const SDK_CRATES: &[&str] = &["stripe", "async_stripe", "twilio", "sendgrid", "lettre"];
+
+/// Retry combinators called as free or associated functions.
+pub fn retry_combinator_fn(segments: &[String]) -> Option<&'static str> {
+    let n = segments.len();
+    let last = segments.last()?.as_str();
+    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
+    match (parent, last) {
+        ("Retry", "spawn") => Some("tokio-retry `Retry::spawn`"),
+        ("RetryIf", "spawn") => Some("tokio-retry `RetryIf::spawn`"),
+        ("future" | "backoff", "retry") => Some("backoff `retry`"),
+        ("future" | "backoff", "retry_notify") => Some("backoff `retry_notify`"),
+        ("again", "retry") => Some("again `retry`"),
+        ("tryhard", "retry_fn") | ("", "retry_fn") => Some("tryhard `retry_fn`"),
+        ("", "retry") | ("", "retry_notify") => Some("`retry`"),
+        _ => None,
+    }
+}
+
+/// Path segments (before resolution) that are external crates no workspace function lives in.
+pub const EXTERNAL_ROOTS: &[&str] = &[
+    "std",
+    "core",
+    "alloc",
+    "tokio",
+    "serde",
+    "serde_json",
+    "tracing",
+    "log",
+    "anyhow",
+    "futures",
+    "reqwest",
+    "sqlx",
+    "uuid",
+    "chrono",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn sql_keywords() {
+        assert_eq!(
+            sql_write_keyword("  insert into t values (1)"),
+            Some("INSERT")
+        );
+        assert_eq!(sql_write_keyword("SELECT * FROM t"), None);
+        assert_eq!(
+            sql_write_keyword("WITH x AS (SELECT 1) DELETE FROM t"),
+            Some("DELETE")
+        );
+        assert_eq!(
+            sql_write_keyword("with x as (select 1) select * from x"),
+            None
+        );
+        assert_eq!(sql_write_keyword("DROP TABLE t"), Some("DROP"));
+    }
+
+    #[test]
+    fn processes() {
+        assert!(read_only_process(
+            Some("git"),
+            &s(&["status", "--porcelain"])
+        ));
+        assert!(read_only_process(Some("git"), &s(&["-C", "repo", "log"])));
+        assert!(!read_only_process(Some("git"), &s(&["push"])));
+        assert!(!read_only_process(Some("git"), &[]));
+        assert!(read_only_process(Some("ls"), &s(&["-la"])));
+        assert!(!read_only_process(Some("rm"), &s(&["-rf", "x"])));
+        assert!(!read_only_process(None, &[]));
+        assert!(read_only_process(
+            Some("/usr/bin/kubectl"),
+            &s(&["get", "pods"])
+        ));
+    }
+
+    #[test]
+    fn sources() {
+        assert!(unstable_source(&s(&["uuid", "Uuid", "new_v4"])).is_some());
+        assert!(unstable_source(&s(&["Utc", "now"])).is_some());
+        assert!(unstable_source(&s(&["rand", "random"])).is_some());
+        assert!(unstable_source(&s(&["Uuid", "parse_str"])).is_none());
+        assert!(unstable_source(&s(&["now"])).is_none());
+        assert!(fs_write(&s(&["std", "fs", "write"])).is_some());
+        assert!(fs_write(&s(&["fs", "read_to_string"])).is_none());
+        assert!(fs_write(&s(&["File", "open"])).is_none());
+    }
+
+    #[test]
+    fn sdk_names() {
+        assert!(sdk_write_method("create_charge"));
+        assert!(sdk_write_method("refund"));
+        assert!(!sdk_write_method("get_charge"));
+        assert!(!sdk_write_method("delete"));
+        assert!(message_receiver("mailer"));
+        assert!(!message_receiver("tx"));
+    }
+}

@@ -1,0 +1,385 @@
+//! The workspace stage: every function of the collected files indexed, every call resolved
+//! to workspace functions, and the shortest call path from each function to a write
+//! computed once (a multi-source breadth-first search over the reversed call graph).
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts};
+
+/// How many calls deep a write is followed from a tool, `verify` or `key_fn` function.
+pub const MAX_DEPTH: u32 = 4;
+
+/// A function, as an index into [`Index::fns`].
+pub type FnId = usize;
+
+/// A resolved call edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// The callee.
+    pub callee: FnId,
+    /// Index of the call in the caller's [`FnFacts::calls`].
+    pub call: usize,
+}
+
+/// How a function reaches a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    /// Number of calls to the nearest write (0: in its own body).
+    pub depth: u32,
+    /// The next call on the way (`None` at depth 0).
+    pub next: Option<Edge>,
+}
+
+/// The indexed workspace.
+#[derive(Debug)]
+pub struct Index<'a> {
+    /// The files.
+    pub files: &'a [FileFacts],
+    /// Flat list of (file, function) pairs.
+    pub fns: Vec<(usize, usize)>,
+    offsets: Vec<usize>,
+    free_by_name: HashMap<&'a str, Vec<FnId>>,
+    methods: HashMap<(&'a str, &'a str), Vec<FnId>>,
+    fields: HashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
+    crate_names: HashMap<String, usize>,
+    /// Resolved calls of each function.
+    pub edges: Vec<Vec<Edge>>,
+    /// Nearest write of any strength.
+    pub any: Vec<Option<Reach>>,
+    /// Nearest strong write.
+    pub strong: Vec<Option<Reach>>,
+}
+
+impl<'a> Index<'a> {
+    /// Index `files`; `crate_names[i]` is the name other crates use for crate `i`.
+    pub fn new(files: &'a [FileFacts], crate_names: &[String]) -> Self {
+        let mut fns = Vec::new();
+        let mut offsets = Vec::with_capacity(files.len());
+        for (fi, f) in files.iter().enumerate() {
+            offsets.push(fns.len());
+            for j in 0..f.fns.len() {
+                fns.push((fi, j));
+            }
+        }
+        let mut index = Index {
+            files,
+            fns,
+            offsets,
+            free_by_name: HashMap::new(),
+            methods: HashMap::new(),
+            fields: HashMap::new(),
+            crate_names: crate_names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.replace('-', "_"), i))
+                .collect(),
+            edges: Vec::new(),
+            any: Vec::new(),
+            strong: Vec::new(),
+        };
+        for (id, &(fi, j)) in index.fns.iter().enumerate() {
+            let f = &files[fi].fns[j];
+            match &f.self_ty {
+                Some(ty) => index
+                    .methods
+                    .entry((ty.as_str(), f.name.as_str()))
+                    .or_default()
+                    .push(id),
+                None => index
+                    .free_by_name
+                    .entry(f.name.as_str())
+                    .or_default()
+                    .push(id),
+            }
+        }
+        for file in files {
+            for (ty, field, fty) in &file.fields {
+                index
+                    .fields
+                    .entry((ty.as_str(), field.as_str()))
+                    .or_default()
+                    .push((file.krate, fty.as_str()));
+            }
+        }
+        let edges: Vec<Vec<Edge>> = (0..index.fns.len())
+            .map(|id| {
+                let f = index.func(id);
+                let mut out = Vec::new();
+                for (ci, call) in f.calls.iter().enumerate() {
+                    for callee in index.resolve(id, &call.target) {
+                        if callee != id {
+                            out.push(Edge { callee, call: ci });
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        index.edges = edges;
+        index.any = index.reach(false);
+        index.strong = index.reach(true);
+        index
+    }
+
+    /// The facts of a function.
+    pub fn func(&self, id: FnId) -> &'a FnFacts {
+        let (fi, j) = self.fns[id];
+        &self.files[fi].fns[j]
+    }
+
+    /// The file a function is in.
+    pub fn file_of(&self, id: FnId) -> &'a FileFacts {
+        &self.files[self.fns[id].0]
+    }
+
+    /// The id of function `j` of file `fi`.
+    pub fn id(&self, fi: usize, j: usize) -> FnId {
+        self.offsets[fi] + j
+    }
+
+    fn krate(&self, id: FnId) -> usize {
+        self.file_of(id).krate
+    }
+
+    fn prefer_krate(&self, ids: &[FnId], krate: usize) -> Vec<FnId> {
+        let same: Vec<FnId> = ids
+            .iter()
+            .copied()
+            .filter(|i| self.krate(*i) == krate)
+            .collect();
+        if same.is_empty() { ids.to_vec() } else { same }
+    }
+
+    /// Methods `name` of type `ty`, preferring crate `krate`.
+    pub fn methods_of(&self, ty: &str, name: &str, krate: usize) -> Vec<FnId> {
+        match self.methods.get(&(ty, name)) {
+            Some(ids) => self.prefer_krate(ids, krate),
+            None => Vec::new(),
+        }
+    }
+
+    /// Workspace functions a call from `caller` may reach.
+    pub fn resolve(&self, caller: FnId, target: &CallTarget) -> Vec<FnId> {
+        let f = self.func(caller);
+        let krate = self.krate(caller);
+        match target {
+            CallTarget::SelfMethod(name) => match &f.self_ty {
+                Some(ty) => self.methods_of(ty, name, krate),
+                None => Vec::new(),
+            },
+            CallTarget::TypeFn(ty, name) => self.methods_of(ty, name, krate),
+            CallTarget::FieldMethod(field, name) => {
+                let Some(ty) = &f.self_ty else {
+                    return Vec::new();
+                };
+                let Some(types) = self.fields.get(&(ty.as_str(), field.as_str())) else {
+                    return Vec::new();
+                };
+                let fty = types
+                    .iter()
+                    .find(|(k, _)| *k == krate)
+                    .or(types.first())
+                    .map(|(_, t)| *t)
+                    .unwrap_or("");
+                self.methods_of(fty, name, krate)
+            }
+            CallTarget::Path { absolute, segments } => {
+                self.resolve_path(*absolute, segments, &f.module, krate)
+            }
+        }
+    }
+
+    fn resolve_path(
+        &self,
+        absolute: bool,
+        segments: &[String],
+        module: &str,
+        krate: usize,
+    ) -> Vec<FnId> {
+        let Some(name) = segments.last() else {
+            return Vec::new();
+        };
+        let Some(cands) = self.free_by_name.get(name.as_str()) else {
+            return Vec::new();
+        };
+        let qual = segments[..segments.len() - 1].join("::");
+        let in_crate = |k: usize, m: &str| -> Vec<FnId> {
+            cands
+                .iter()
+                .copied()
+                .filter(|i| self.krate(*i) == k && self.func(*i).module == m)
+                .collect()
+        };
+        if absolute {
+            return in_crate(krate, &qual);
+        }
+        if segments.len() == 1 {
+            // Same module, then enclosing modules, then a unique function of that name.
+            let mut m = module.to_string();
+            loop {
+                let found = in_crate(krate, &m);
+                if !found.is_empty() {
+                    return found;
+                }
+                match m.rfind("::") {
+                    Some(i) => m.truncate(i),
+                    None if !m.is_empty() => m.clear(),
+                    None => break,
+                }
+            }
+            let all: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|i| self.krate(*i) == krate)
+                .collect();
+            return if all.len() == 1 { all } else { Vec::new() };
+        }
+        // Another workspace crate by name.
+        if let Some(&k) = self.crate_names.get(&segments[0]) {
+            let q = segments[1..segments.len() - 1].join("::");
+            let found = in_crate(k, &q);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        // A module path relative to the caller's module, or a suffix of a module path.
+        let relative = if module.is_empty() {
+            qual.clone()
+        } else {
+            format!("{module}::{qual}")
+        };
+        let found = in_crate(krate, &relative);
+        if !found.is_empty() {
+            return found;
+        }
+        let suffix = format!("::{qual}");
+        cands
+            .iter()
+            .copied()
+            .filter(|i| {
+                let m = &self.func(*i).module;
+                self.krate(*i) == krate && (*m == qual || m.ends_with(&suffix))
+            })
+            .collect()
+    }
+
+    /// The evidence of a function's own body that stands (SDK-named calls that resolve to
+    /// workspace functions are followed instead).
+    pub fn own_evidence(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
+        let f = self.func(id);
+        let edges = &self.edges[id];
+        f.evidence.iter().filter(move |e| match e.unless_resolved {
+            Some(ci) => !edges.iter().any(|edge| edge.call == ci),
+            None => true,
+        })
+    }
+
+    fn reach(&self, strong_only: bool) -> Vec<Option<Reach>> {
+        let n = self.fns.len();
+        let mut out: Vec<Option<Reach>> = vec![None; n];
+        let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); n];
+        for (caller, edges) in self.edges.iter().enumerate() {
+            for e in edges {
+                rev[e.callee].push((caller, *e));
+            }
+        }
+        let mut queue = VecDeque::new();
+        for (id, slot) in out.iter_mut().enumerate() {
+            if self.own_evidence(id).any(|e| e.strong || !strong_only) {
+                *slot = Some(Reach {
+                    depth: 0,
+                    next: None,
+                });
+                queue.push_back(id);
+            }
+        }
+        while let Some(v) = queue.pop_front() {
+            let d = out[v].expect("queued with a reach").depth;
+            if d >= MAX_DEPTH {
+                continue;
+            }
+            for &(caller, edge) in &rev[v] {
+                if out[caller].is_none() {
+                    out[caller] = Some(Reach {
+                        depth: d + 1,
+                        next: Some(edge),
+                    });
+                    queue.push_back(caller);
+                }
+            }
+        }
+        out
+    }
+
+    /// The write a function reaches within `depth` calls: the evidence and the chain of
+    /// functions leading to it.
+    pub fn write_path(
+        &self,
+        id: FnId,
+        strong_only: bool,
+        depth: u32,
+    ) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
+        let table = if strong_only { &self.strong } else { &self.any };
+        let reach = table[id]?;
+        if reach.depth > depth {
+            return None;
+        }
+        let mut chain = Vec::new();
+        let mut cur = id;
+        while let Some(Reach {
+            next: Some(edge), ..
+        }) = table[cur]
+        {
+            chain.push(edge.callee);
+            cur = edge.callee;
+        }
+        let ev = self.own_evidence(cur).find(|e| e.strong || !strong_only)?;
+        Some((ev, cur, chain))
+    }
+
+    /// Functions reachable from `root` within `depth` calls, with their distance, in
+    /// breadth-first order.
+    pub fn reachable(&self, root: FnId, depth: u32) -> Vec<(FnId, u32)> {
+        let mut seen = vec![root];
+        let mut out = vec![(root, 0)];
+        let mut i = 0;
+        while i < out.len() {
+            let (v, d) = out[i];
+            i += 1;
+            if d >= depth {
+                continue;
+            }
+            for e in &self.edges[v] {
+                if !seen.contains(&e.callee) {
+                    seen.push(e.callee);
+                    out.push((e.callee, d + 1));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether a call of `caller` reaches a write within `depth` calls; the write if so.
+    pub fn call_writes(
+        &self,
+        caller: FnId,
+        call: usize,
+        depth: u32,
+    ) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
+        self.edges[caller]
+            .iter()
+            .filter(|e| e.call == call)
+            .find_map(|e| {
+                self.write_path(e.callee, false, depth)
+                    .map(|(ev, at, mut chain)| {
+                        chain.insert(0, e.callee);
+                        (ev, at, chain)
+                    })
+            })
+    }
+
+    /// Resolve a call written in a contract attribute (`verify = path`) from a tool function.
+    pub fn resolve_from(&self, caller: FnId, call: &Call) -> Vec<FnId> {
+        self.resolve(caller, &call.target)
+    }
+}

@@ -1,0 +1,109 @@
+//! `--message-format human`: miette graphical diagnostics, with the source snippet, the
+//! primary label on the exact token, the help text, the code and its documentation link,
+//! then the summary line.
+
+use std::fmt;
+
+use idemcheck_spec::model::Finding;
+use idemcheck_spec::rules;
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
+};
+
+use crate::analysis::Analysis;
+
+#[derive(Debug)]
+struct FindingDiagnostic {
+    message: String,
+    code: String,
+    url: String,
+    help: Option<String>,
+    severity: miette::Severity,
+    source: NamedSource<String>,
+    label: LabeledSpan,
+}
+
+impl fmt::Display for FindingDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FindingDiagnostic {}
+
+impl Diagnostic for FindingDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.url))
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(self.label.clone())))
+    }
+}
+
+fn diagnostic(analysis: &Analysis, f: &Finding) -> FindingDiagnostic {
+    let info = rules::info(f.code);
+    let text = analysis.sources.get(&f.file).cloned().unwrap_or_default();
+    let (start, end) = super::byte_range(&text, f.line, f.column, f.end_line, f.end_column);
+    let label = if f.tool.is_empty() {
+        info.name.to_string()
+    } else {
+        format!("{} (tool `{}`)", info.name, f.tool)
+    };
+    FindingDiagnostic {
+        message: f.message.clone(),
+        code: info.code.to_string(),
+        url: info.docs_url(),
+        help: f.help.clone(),
+        severity: match f.severity {
+            idemcheck_spec::Severity::Error => miette::Severity::Error,
+            idemcheck_spec::Severity::Warning => miette::Severity::Warning,
+            idemcheck_spec::Severity::Note => miette::Severity::Advice,
+        },
+        source: NamedSource::new(&f.file, text),
+        label: LabeledSpan::new_primary_with_span(Some(label), (start, end - start)),
+    }
+}
+
+/// Render.
+pub fn render(analysis: &Analysis, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_links(false)
+        .with_width(100);
+    let mut out = String::new();
+    for f in analysis
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.suppressed.is_none())
+    {
+        let d = diagnostic(analysis, f);
+        let mut s = String::new();
+        if handler.render_report(&mut s, &d).is_err() {
+            s = format!("{}:{}:{}: {}\n", f.file, f.line, f.column, f.message);
+        }
+        out.push_str(&s);
+        out.push('\n');
+    }
+    out.push_str(&super::summary_line(analysis));
+    out.push('\n');
+    out
+}

@@ -1,0 +1,254 @@
+//! The lint's rules, one module per rule (clippy style). Each turns the facts of the
+//! workspace ([`crate::index::Index`]) into located findings ([`Hit`]s). Rules decidable from
+//! a `#[side_effect]` attribute are not re-implemented here: their findings were computed by
+//! `idemcheck_spec::check::check_contract` in the per-file pass and are passed through by
+//! [`contract`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use idemcheck_spec::config::Config;
+use idemcheck_spec::{RuleCode, Severity};
+
+use crate::facts::{Evidence, Loc, LocFinding, ToolBody, ToolFacts};
+use crate::index::{FnId, Index, MAX_DEPTH};
+
+pub mod contract;
+pub mod idem003_missing_retry_cap;
+pub mod idem004_unstable_key;
+pub mod idem006_verify_writes;
+pub mod idem007_annotation_mismatch;
+pub mod idem008_unguarded_retry;
+pub mod idem010_unused_suppression;
+pub mod idem012_unparsable_file;
+
+/// A finding at a place in a file, for a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// Index of the file in [`Index::files`].
+    pub file: usize,
+    /// The finding.
+    pub finding: LocFinding,
+    /// Public name of the tool ("" outside any tool).
+    pub tool: String,
+    /// Rust path of the tool function (or of the function the finding is in).
+    pub function: String,
+}
+
+/// Why a tool is judged a write tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteReason {
+    /// Its contract or hints say so.
+    Declared,
+    /// Its body, or a workspace function it calls, writes.
+    Evidence {
+        /// The write, described with where it is.
+        description: String,
+        /// Whether the evidence is strong.
+        strong: bool,
+    },
+}
+
+/// One tool under judgement.
+#[derive(Debug)]
+pub struct ToolCx<'a> {
+    /// The file it is defined in.
+    pub file: usize,
+    /// Its facts.
+    pub tool: &'a ToolFacts,
+    /// Its body function, when found.
+    pub body: Option<FnId>,
+    /// Configuration of its crate.
+    pub config: &'a Config,
+    /// `Some` when it is a write tool.
+    pub write: Option<WriteReason>,
+}
+
+impl ToolCx<'_> {
+    /// A finding of a lint-side rule at `loc` in `file`, at the configured severity
+    /// (`None` when the rule is off).
+    pub fn hit(
+        &self,
+        file: usize,
+        code: RuleCode,
+        loc: Loc,
+        message: String,
+        help: impl Into<String>,
+    ) -> Option<Hit> {
+        let severity = self.config.severity(code)?;
+        Some(Hit {
+            file,
+            finding: LocFinding {
+                code,
+                severity,
+                loc,
+                message,
+                help: Some(help.into()),
+                suppressed: None,
+            },
+            tool: self.tool.name.clone(),
+            function: self.tool.function.clone(),
+        })
+    }
+}
+
+/// Describe a write found from a function: what, where, and through which calls.
+pub fn describe_write(index: &Index<'_>, ev: &Evidence, at: FnId, chain: &[FnId]) -> String {
+    let file = &index.file_of(at).rel;
+    let mut s = format!("{} at {}:{}", ev.what, file, ev.loc.line);
+    if !chain.is_empty() {
+        let names: Vec<String> = chain
+            .iter()
+            .map(|id| format!("`{}`", index.func(*id).display))
+            .collect();
+        s.push_str(&format!(" via {}", names.join(" → ")));
+    }
+    s
+}
+
+/// The outcome of a run of the rules.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// All findings, suppressed ones included.
+    pub hits: Vec<Hit>,
+    /// Tools found.
+    pub tools: u32,
+    /// Of which write tools.
+    pub write_tools: u32,
+}
+
+/// Run every rule over the indexed workspace. `configs[k]` is the configuration of crate `k`.
+pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
+    let mut out = Outcome::default();
+    let mut loop_seen: BTreeSet<(usize, Loc, RuleCode)> = BTreeSet::new();
+    let mut claimed_comments: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut http_write_crates: BTreeSet<usize> = BTreeSet::new();
+    for (fi, file) in index.files.iter().enumerate() {
+        out.hits.extend(idem012_unparsable_file::check(fi, file));
+        let config = &configs[file.krate];
+        for tool in &file.tools {
+            let body = match &tool.body {
+                ToolBody::Local(j) => Some(index.id(fi, *j)),
+                ToolBody::Method(ty, names) => names
+                    .iter()
+                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
+                ToolBody::None => None,
+            };
+            let mut cx = ToolCx {
+                file: fi,
+                tool,
+                body,
+                config,
+                write: None,
+            };
+            cx.write = idem007_annotation_mismatch::judge(index, &cx);
+            out.tools += 1;
+            if cx.write.is_some() {
+                out.write_tools += 1;
+                if let Some(b) = body
+                    && let Some((ev, _, _)) = index.write_path(b, true, MAX_DEPTH)
+                    && ev.kind == crate::facts::EvidenceKind::Http
+                {
+                    http_write_crates.insert(file.krate);
+                }
+            }
+            let mut hits = contract::check(index, &cx);
+            hits.extend(idem006_verify_writes::check(index, &cx));
+            hits.extend(idem004_unstable_key::check(index, &cx));
+            for h in idem008_unguarded_retry::check(index, &cx)
+                .into_iter()
+                .chain(idem003_missing_retry_cap::check(index, &cx))
+            {
+                if loop_seen.insert((h.file, h.finding.loc, h.finding.code)) {
+                    hits.push(h);
+                }
+            }
+            for c in &tool.comment_allows {
+                claimed_comments.insert((fi, *c));
+            }
+            idem010_unused_suppression::apply(index, &cx, &mut hits);
+            out.hits.extend(hits);
+        }
+    }
+    out.hits.extend(idem008_unguarded_retry::middleware(
+        index,
+        configs,
+        &http_write_crates,
+    ));
+    out.hits.extend(idem010_unused_suppression::unattached(
+        index,
+        configs,
+        &claimed_comments,
+    ));
+    out
+}
+
+/// Sort hits by file, position, code and message; drop exact duplicates.
+pub fn sort_hits(index: &Index<'_>, hits: &mut Vec<Hit>) {
+    let key = |h: &Hit| {
+        (
+            index.files[h.file].rel.clone(),
+            h.finding.loc,
+            h.finding.code,
+            h.finding.message.clone(),
+            h.tool.clone(),
+        )
+    };
+    let mut keyed: BTreeMap<_, Hit> = BTreeMap::new();
+    for h in hits.drain(..) {
+        keyed.entry(key(&h)).or_insert(h);
+    }
+    hits.extend(keyed.into_values());
+}
+
+/// Severity counts helper.
+pub fn counts(hits: &[Hit]) -> (u32, u32, u32, u32) {
+    let (mut e, mut w, mut n, mut s) = (0, 0, 0, 0);
+    for h in hits {
+        if h.finding.suppressed.is_some() {
+            s += 1;
+            continue;
+        }
+        match h.finding.severity {
+            Severity::Error => e += 1,
+            Severity::Warning => w += 1,
+            Severity::Note => n += 1,
+        }
+    }
+    (e, w, n, s)
+}
+
+/// Count tools and write tools in the files `keep` accepts.
+pub fn run_counts(
+    index: &Index<'_>,
+    configs: &[Arc<Config>],
+    keep: impl Fn(usize) -> bool,
+) -> (u32, u32) {
+    let (mut tools, mut writes) = (0, 0);
+    for (fi, file) in index.files.iter().enumerate() {
+        if !keep(fi) {
+            continue;
+        }
+        for tool in &file.tools {
+            let body = match &tool.body {
+                ToolBody::Local(j) => Some(index.id(fi, *j)),
+                ToolBody::Method(ty, names) => names
+                    .iter()
+                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
+                ToolBody::None => None,
+            };
+            let cx = ToolCx {
+                file: fi,
+                tool,
+                body,
+                config: &configs[file.krate],
+                write: None,
+            };
+            tools += 1;
+            if idem007_annotation_mismatch::judge(index, &cx).is_some() {
+                writes += 1;
+            }
+        }
+    }
+    (tools, writes)
+}
