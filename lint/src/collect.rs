@@ -372,10 +372,18 @@ fn lit_str(e: &Expr) -> Option<String> {
 
 fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
     for t in tokens {
-        if let TokenTree::Literal(l) = t
-            && let Ok(s) = syn::parse2::<syn::LitStr>(TokenTree::Literal(l).into())
-        {
-            return Some(s.value());
+        match t {
+            TokenTree::Literal(l) => {
+                if let Ok(s) = syn::parse2::<syn::LitStr>(TokenTree::Literal(l).into()) {
+                    return Some(s.value());
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(s) = first_lit_in_tokens(g.stream()) {
+                    return Some(s);
+                }
+            }
+            _ => {}
         }
     }
     None
@@ -925,6 +933,14 @@ impl<'a> Collector<'a> {
             }
             None => {
                 let attr = SideEffectAttr::default();
+                // The contract check names the tool by its hints: give them the public name.
+                let mut hints = hints;
+                if let Some(n) = &name_override {
+                    let h = hints.get_or_insert_with(ToolHints::default);
+                    if h.name_text.is_none() {
+                        h.name_text = Some(n.clone());
+                    }
+                }
                 let verdict = check::check_contract(CheckInput {
                     attr: &attr,
                     sig,
@@ -1158,18 +1174,29 @@ impl<'a> Collector<'a> {
             }
             if let Some(spec) = &mut proc {
                 match name.as_str() {
-                    "arg" => spec.args.extend(mc.args.first().and_then(lit_str)),
+                    "arg" => spec.args.push(
+                        mc.args
+                            .first()
+                            .and_then(lit_str)
+                            .unwrap_or_else(|| "…".to_string()),
+                    ),
                     "args" => {
                         if let Some(arr) = mc.args.first() {
                             match strip(arr) {
-                                Expr::Array(a) => {
-                                    spec.args.extend(a.elems.iter().filter_map(lit_str))
-                                }
+                                Expr::Array(a) => spec.args.extend(
+                                    a.elems
+                                        .iter()
+                                        .map(|e| lit_str(e).unwrap_or_else(|| "…".to_string())),
+                                ),
                                 Expr::Macro(mm) => {
                                     if let Ok(items) = mm.mac.parse_body_with(
                                         Punctuated::<Expr, Token![,]>::parse_terminated,
                                     ) {
-                                        spec.args.extend(items.iter().filter_map(lit_str));
+                                        spec.args.extend(
+                                            items
+                                                .iter()
+                                                .map(|e| lit_str(e).unwrap_or_else(|| "…".into())),
+                                        );
                                     }
                                 }
                                 _ => {}
@@ -1459,6 +1486,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         fn_idx
                             .get("name")
                             .and_then(|(_, nf)| first_lit_in_tokens(nf.block.to_token_stream()))
+                            .or_else(|| Some(self_ty.clone()))
                     });
                     let style = if is_rig {
                         ToolStyle::RigTrait

@@ -47,7 +47,7 @@ pub fn retried_writes<'a>(
 
 fn shape_text(shape: &RetryShape) -> String {
     match shape {
-        RetryShape::Loop(k) => format!("`{k}` loop"),
+        RetryShape::Loop(k) => format!("hand-written `{k}` retry loop"),
         RetryShape::Combinator(n) => format!("retry combinator {n}"),
         RetryShape::Middleware => "reqwest-middleware retry layer".into(),
     }

@@ -1,0 +1,475 @@
+//! End-to-end tests: every fixture workspace against an insta snapshot of its findings, the
+//! JSON output against `specs/findings.schema.json`, and the command line (exit codes,
+//! output formats, package and path selection, configuration errors).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use cargo_idemcheck::discover::{Selection, plan};
+use cargo_idemcheck::{analysis, report};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn manifest(name: &str) -> PathBuf {
+    fixture(name).join("Cargo.toml")
+}
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("cargo-idemcheck").expect("binary built");
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// A compact, reviewable rendering of a fixture's findings.
+fn findings_text(name: &str) -> String {
+    let sel = Selection {
+        manifest_path: Some(manifest(name)),
+        ..Selection::default()
+    };
+    let a = analysis::analyze(&plan(&sel).expect("plan"));
+    let mut out = String::new();
+    for f in &a.report.findings {
+        out.push_str(&format!(
+            "{}:{}:{}-{}:{} {} {} tool={:?} fn={:?}\n    {}\n",
+            f.file,
+            f.line,
+            f.column,
+            f.end_line,
+            f.end_column,
+            f.severity.as_str(),
+            f.code,
+            f.tool,
+            f.function,
+            f.message
+        ));
+        if let Some(reason) = &f.suppressed {
+            out.push_str(&format!("    suppressed: {reason}\n"));
+        }
+    }
+    out.push_str(&report::summary_line(&a));
+    out.push('\n');
+    out
+}
+
+macro_rules! fixture_snapshot {
+    ($name:ident) => {
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(findings_text(stringify!($name)));
+        }
+    };
+}
+
+fixture_snapshot!(rmcp_server);
+fixture_snapshot!(rmcp_legacy);
+fixture_snapshot!(rig_tools);
+fixture_snapshot!(mcp_sdk);
+fixture_snapshot!(contracts);
+fixture_snapshot!(helpers_reads);
+fixture_snapshot!(configured);
+fixture_snapshot!(unparsable);
+fixture_snapshot!(retries);
+fixture_snapshot!(clean);
+
+const FIXTURES: &[&str] = &[
+    "rmcp_server",
+    "rmcp_legacy",
+    "rig_tools",
+    "mcp_sdk",
+    "contracts",
+    "helpers_reads",
+    "configured",
+    "unparsable",
+    "retries",
+    "clean",
+];
+
+#[test]
+fn every_rule_fires_somewhere_and_every_fixture_has_a_non_firing_tool() {
+    let mut fired = std::collections::BTreeSet::new();
+    for name in FIXTURES {
+        let sel = Selection {
+            manifest_path: Some(manifest(name)),
+            ..Selection::default()
+        };
+        let a = analysis::analyze(&plan(&sel).unwrap());
+        for f in &a.report.findings {
+            fired.insert(f.code.as_str());
+        }
+        // Each fixture has at least one tool without findings (the non-firing case).
+        let flagged: std::collections::BTreeSet<&str> = a
+            .report
+            .findings
+            .iter()
+            .filter(|f| !f.tool.is_empty())
+            .map(|f| f.tool.as_str())
+            .collect();
+        if *name != "unparsable" {
+            assert!(
+                (flagged.len() as u32) < a.report.summary.tools,
+                "{name}: every tool has findings"
+            );
+        }
+    }
+    for code in idemcheck_spec::RuleCode::ALL {
+        assert!(fired.contains(code.as_str()), "{code} never fires");
+    }
+}
+
+fn schema() -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/findings.schema.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn json_output_validates_against_the_schema() {
+    let validator = jsonschema::validator_for(&schema()).expect("schema compiles");
+    for name in FIXTURES {
+        let out = bin()
+            .args(["idemcheck", "--message-format", "json", "--manifest-path"])
+            .arg(manifest(name))
+            .output()
+            .unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON document");
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        assert_eq!(doc["version"], 1);
+        // It is exactly a serialized Report.
+        let report: idemcheck_spec::Report = serde_json::from_value(doc.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&report).unwrap(), doc);
+    }
+    // A document that violates the schema is caught (the validator is not vacuous).
+    let bad = serde_json::json!({"version": 1, "findings": [{"code": "IDEM999"}], "summary": {}});
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn exit_codes() {
+    bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .assert()
+        .code(0);
+    bin()
+        .arg("--manifest-path")
+        .arg(manifest("rmcp_server"))
+        .assert()
+        .code(1);
+    // Bad arguments, unreadable manifest, unknown package, unknown rule.
+    bin().args(["--message-format", "xml"]).assert().code(2);
+    bin()
+        .args(["--manifest-path", "/nonexistent/Cargo.toml"])
+        .assert()
+        .code(2);
+    bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .args(["-p", "no-such-package"])
+        .assert()
+        .code(2);
+    bin().args(["--explain", "IDEM999"]).assert().code(2);
+    bin().arg("--help").assert().code(0);
+    // Only warnings: 0.
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 warning"));
+}
+
+#[test]
+fn cargo_and_direct_invocation_and_check_subcommand_agree() {
+    let run = |args: &[&str]| {
+        let out = bin()
+            .args(args)
+            .arg("--message-format=short")
+            .arg("--manifest-path")
+            .arg(manifest("rig_tools"))
+            .output()
+            .unwrap();
+        (out.status.code(), out.stdout)
+    };
+    let direct = run(&[]);
+    assert_eq!(direct.0, Some(1));
+    assert_eq!(run(&["idemcheck"]), direct);
+    assert_eq!(run(&["idemcheck", "check"]), direct);
+    assert_eq!(run(&["check"]), direct);
+}
+
+#[test]
+fn human_format_shows_snippet_label_help_code_link_and_summary() {
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("rig_tools"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.contains(
+            "IDEM004 (https://github.com/idemcheck/idemcheck/blob/main/docs/rules.md#idem004)"
+        ),
+        "{s}"
+    );
+    // The primary label sits on the exact token: the `Uuid::new_v4` call.
+    let block = s
+        .split("\n\n")
+        .skip_while(|b| !b.contains("comes from `Uuid::new_v4()`"))
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    assert!(
+        block.contains("let key = Uuid::new_v4().to_string();"),
+        "{block}"
+    );
+    assert!(block.contains("──────┬─────"), "{block}");
+    assert!(s.contains("help: derive the key"), "{s}");
+    assert!(
+        s.trim_end().ends_with(
+            "idemcheck: 5 tools (3 write) in 1 file: 12 errors, 0 warnings, 0 notes, 0 suppressed"
+        ),
+        "{s}"
+    );
+}
+
+#[test]
+fn short_and_github_formats() {
+    let out = bin()
+        .args(["--message-format", "short", "--manifest-path"])
+        .arg(manifest("unparsable"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("src/broken.rs:5:1: error[IDEM012]: cannot parse `src/broken.rs`: unexpected end of input, expected an expression"), "{s}");
+    assert!(
+        s.contains("src/lib.rs:14:14: error[IDEM001]"),
+        "the run goes on after the broken file: {s}"
+    );
+    let out = bin()
+        .args(["--message-format", "github", "--manifest-path"])
+        .arg(manifest("clean"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.starts_with("::warning file=src/lib.rs,line=43,col=80,endLine=43,endColumn=81,title=IDEM009 unbounded_in_flight::write tool `comment` may retry"),
+        "{s}"
+    );
+    assert!(s.contains("%0Ahelp: "), "newlines are escaped: {s}");
+    assert_eq!(s.lines().count(), 1);
+}
+
+fn sarif(dir: &Path) -> serde_json::Value {
+    let out = bin()
+        .args(["--message-format", "sarif", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn sarif_has_rules_relative_paths_stable_fingerprints_and_suppressions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mcp_sdk");
+    copy_dir(&fixture("mcp_sdk"), &dir);
+    let before = sarif(&dir);
+    assert_eq!(before["version"], "2.1.0");
+    let run = &before["runs"][0];
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 12);
+    let results = run["results"].as_array().unwrap();
+    let loc = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "src/lib.rs");
+    assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    let suppressed: Vec<_> = results
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .collect();
+    assert_eq!(suppressed.len(), 2);
+    assert_eq!(suppressed[0]["suppressions"][0]["kind"], "inSource");
+    // Shift every line down: line numbers change, fingerprints do not.
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("\n\n\n{text}")).unwrap();
+    let after = sarif(&dir);
+    let prints = |doc: &serde_json::Value| -> Vec<(String, String)> {
+        doc["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["ruleId"].as_str().unwrap().to_string(),
+                    r["partialFingerprints"]["idemcheck/v1"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                )
+            })
+            .collect()
+    };
+    let line = |doc: &serde_json::Value| {
+        doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(line(&after), line(&before) + 3);
+    let (mut a, mut b) = (prints(&before), prints(&after));
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn explain_exists_for_every_code_and_name() {
+    for rule in idemcheck_spec::rules::CATALOGUE {
+        for key in [rule.code, rule.name] {
+            let out = bin().args(["--explain", key]).output().unwrap();
+            assert_eq!(out.status.code(), Some(0));
+            let s = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(s, rule.markdown());
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A two-member workspace: `alpha` has a write tool, `beta` a read tool and a write tool.
+fn two_member_workspace() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"alpha\", \"beta\"]\nresolver = \"2\"\n",
+    );
+    for (name, body) in [
+        (
+            "alpha",
+            "pub struct S { http: reqwest::Client }\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool(description = \"charge\")]\n    async fn charge(&self) { self.http.post(\"u\").send().await; }\n}\n",
+        ),
+        (
+            "beta",
+            "pub struct T { http: reqwest::Client }\n#[rmcp::tool_router]\nimpl T {\n    #[rmcp::tool(description = \"read\")]\n    async fn read(&self) { self.http.get(\"u\").send().await; }\n}\n",
+        ),
+    ] {
+        write(
+            &root.join(name).join("Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        );
+        write(&root.join(name).join("src/lib.rs"), body);
+    }
+    write(&root.join("beta/src/extra.rs"), "");
+    tmp
+}
+
+fn short(args: &[&str], cwd: &Path) -> (i32, String) {
+    let out = bin()
+        .current_dir(cwd)
+        .args(args)
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn package_selection_and_manifest_path() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    let (code, s) = short(&["--workspace"], root);
+    assert_eq!(code, 1);
+    assert!(s.contains("alpha/src/lib.rs:5:14: error[IDEM001]"), "{s}");
+    assert!(s.contains("2 tools (1 write) in 2 files"), "{s}");
+    let (code, s) = short(&["-p", "beta"], root);
+    assert_eq!(code, 0, "{s}");
+    assert!(s.contains("1 tool (0 write) in 1 file"), "{s}");
+    // The virtual workspace's default members: all.
+    let (_, s) = short(&[], root);
+    assert!(s.contains("2 tools (1 write)"), "{s}");
+    // From inside a member, only that member.
+    let (code, s) = short(&[], &root.join("beta"));
+    assert_eq!(code, 0, "{s}");
+    let m = root.join("alpha/Cargo.toml");
+    let (code, s) = short(&["--manifest-path", m.to_str().unwrap()], Path::new("/"));
+    assert_eq!(code, 1);
+    assert!(s.contains("1 tool (1 write) in 1 file"), "{s}");
+}
+
+#[test]
+fn explicit_paths() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    // A file inside a package: only its findings.
+    let (code, s) = short(&["beta/src/lib.rs"], root);
+    assert_eq!(code, 0, "{s}");
+    assert!(s.contains("1 tool (0 write) in 1 file"), "{s}");
+    let (code, s) = short(&["alpha"], root);
+    assert_eq!(code, 1, "{s}");
+    // A directory outside any package.
+    let loose = tempfile::tempdir().unwrap();
+    write(
+        &loose.path().join("tools/a.rs"),
+        "use rmcp::tool;\nstruct S;\n#[rmcp::tool_router]\nimpl S {\n    #[tool(description = \"rm\")]\n    async fn wipe(&self) { std::fs::remove_dir_all(\"/tmp/x\").unwrap(); }\n}\n",
+    );
+    let (code, s) = short(&["tools"], loose.path());
+    assert_eq!(code, 1, "{s}");
+    assert!(s.contains("tools/a.rs:6:14: error[IDEM001]: write tool `wipe` has no stable key; it writes: filesystem write `fs::remove_dir_all`"), "{s}");
+    // A path that does not exist.
+    let (code, _) = short(&["nope.rs"], loose.path());
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn config_file_errors_point_into_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("idemcheck.toml");
+    std::fs::write(&cfg, "max_retries = 1\nmax_retry = 2\n").unwrap();
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("unknown field `max_retry`"), "{err}");
+    assert!(err.contains("idemcheck.toml:2:1"), "{err}");
+    assert!(err.contains("2 │ max_retry = 2"), "{err}");
+    // A valid --config replaces the discovered configuration.
+    std::fs::write(&cfg, "[rules]\nunbounded_in_flight = \"error\"\n").unwrap();
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("--message-format=short")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("error[IDEM009]"));
+}
