@@ -111,9 +111,9 @@ fn with_errors(func: &ItemFn, errors: syn::Error) -> TokenStream {
 
 /// A warning on stable Rust: the use of a deprecated constant whose note is the finding.
 fn warning(fn_name: &Ident, v: &Violation) -> TokenStream {
-    let name = format_ident!("{}_{}", fn_name, v.code.as_str());
-    let note = v.compile_message();
     let span = v.span.start;
+    let name = format_ident!("{}_{}", fn_name, v.code.as_str(), span = span);
+    let note = v.compile_message();
     let use_it = quote_spanned! {span=> let _ = #name; };
     quote! {
         const _: () = {

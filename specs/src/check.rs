@@ -82,7 +82,7 @@ impl Violation {
         let info = crate::rules::info(self.code);
         match &self.help {
             Some(help) => format!(
-                "{}[{}]: {}\n  = help: {help}",
+                "{}[{}]: {}\nhelp: {help}",
                 info.code, info.name, self.message
             ),
             None => format!("{}[{}]: {}", info.code, info.name, self.message),

@@ -1,0 +1,39 @@
+use idemcheck::{side_effect, Context, ContextProvider};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{tool, tool_router};
+
+#[derive(Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ChargeArgs {
+    pub customer: String,
+    pub order_id: String,
+}
+
+#[derive(Clone)]
+pub struct Billing {
+    ctx: Context,
+    tool_router: ToolRouter<Self>,
+}
+
+impl ContextProvider for Billing {
+    fn idemcheck_context(&self) -> Context {
+        self.ctx.clone()
+    }
+}
+
+#[tool_router]
+impl Billing {
+    #[side_effect(verify = find_charge, max_retries = 0, allow(missing_key, reason = "keyed by the payment provider"))]
+    #[tool(description = "Charge a card", annotations(idempotent_hint = true))]
+    async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Result<String, String> {
+        Ok(args.order_id)
+    }
+
+    async fn find_charge(&self, _p: &Parameters<ChargeArgs>) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+}
+
+fn main() {
+    let _ = Billing::tool_router;
+}

@@ -1,0 +1,1 @@
+//! Compile-time tests of `#[side_effect]`; see `tests/ui.rs` and `cases/`.
