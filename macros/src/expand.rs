@@ -82,18 +82,16 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Some(receiver) = func.sig.inputs.iter().find_map(|a| match a {
         FnArg::Receiver(r) => Some(r),
         _ => None,
-    }) {
-        if receiver.mutability.is_some()
-            || matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_)))
-        {
-            let e = syn::Error::new_spanned(
-                receiver,
-                "a `#[side_effect]` method takes `&self`: the attempt and the postcondition both borrow the service",
-            );
-            match &mut errors {
-                Some(all) => all.combine(e),
-                None => errors = Some(e),
-            }
+    }) && (receiver.mutability.is_some()
+        || matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_))))
+    {
+        let e = syn::Error::new_spanned(
+            receiver,
+            "a `#[side_effect]` method takes `&self`: the attempt and the postcondition both borrow the service",
+        );
+        match &mut errors {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
         }
     }
     if let Some(e) = errors {
@@ -258,13 +256,13 @@ impl<'a> Expander<'a> {
     fn rebind(&self) -> TokenStream {
         let mut out = TokenStream::new();
         for (param, name) in self.verdict.signature.params.iter().zip(&self.names) {
-            if let (Some(pat), Some(name)) = (&param.pat, name) {
-                if !matches!(pat, Pat::Ident(pi) if pi.subpat.is_none()) {
-                    out.extend(quote! {
-                        #[allow(unused_variables)]
-                        let #pat = &#name;
-                    });
-                }
+            if let (Some(pat), Some(name)) = (&param.pat, name)
+                && !matches!(pat, Pat::Ident(pi) if pi.subpat.is_none())
+            {
+                out.extend(quote! {
+                    #[allow(unused_variables)]
+                    let #pat = &#name;
+                });
             }
         }
         out
@@ -496,7 +494,7 @@ impl<'a> Expander<'a> {
         guarded_sig.asyncness = Some(Default::default());
         for (arg, name) in guarded_sig.inputs.iter_mut().zip(&self.names) {
             if let (FnArg::Typed(pt), Some(name)) = (arg, name) {
-                pt.pat = Box::new(syn::parse_quote!(#name));
+                *pt.pat = syn::parse_quote!(#name);
             }
         }
         let attrs = &func.attrs;
@@ -519,7 +517,7 @@ impl<'a> Expander<'a> {
             }
         } else {
             let err = syn::Error::new_spanned(
-                &func.sig.fn_token,
+                func.sig.fn_token,
                 "a `#[side_effect]` method must be `async fn`: it waits on the ledger",
             )
             .to_compile_error();

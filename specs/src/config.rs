@@ -225,23 +225,22 @@ impl Config {
         let mut cur = Some(dir);
         while let Some(d) = cur {
             chain.push(d.to_path_buf());
-            if let Some(text) = read(&d.join("Cargo.toml")) {
-                if text
+            if let Some(text) = read(&d.join("Cargo.toml"))
+                && text
                     .lines()
                     .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
-                {
-                    break;
-                }
+            {
+                break;
             }
             cur = d.parent();
         }
         let mut config = Config::default();
         let root = chain.last().cloned();
         let mut layers: Vec<(PathBuf, bool)> = Vec::new();
-        if let Some(root) = &root {
-            if root.as_path() != dir {
-                layers.push((root.clone(), true));
-            }
+        if let Some(root) = &root
+            && root.as_path() != dir
+        {
+            layers.push((root.clone(), true));
         }
         layers.push((dir.to_path_buf(), false));
         for (d, is_root) in layers {

@@ -82,21 +82,20 @@ impl ToolHints {
                                 continue;
                             }
                         }
-                        if top && (name == "name" || name == "description") {
-                            if let Some(TokenTree::Literal(lit)) = trees.get(i + 2) {
-                                if let Ok(s) = syn::parse2::<syn::LitStr>(
-                                    TokenTree::Literal(lit.clone()).into(),
-                                ) {
-                                    if name == "name" {
-                                        self.name = Some(Spanned {
-                                            value: (),
-                                            span: lit.span(),
-                                        });
-                                        self.name_text = Some(s.value());
-                                    } else {
-                                        self.description = Some(s.value());
-                                    }
-                                }
+                        if top
+                            && (name == "name" || name == "description")
+                            && let Some(TokenTree::Literal(lit)) = trees.get(i + 2)
+                            && let Ok(s) =
+                                syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into())
+                        {
+                            if name == "name" {
+                                self.name = Some(Spanned {
+                                    value: (),
+                                    span: lit.span(),
+                                });
+                                self.name_text = Some(s.value());
+                            } else {
+                                self.description = Some(s.value());
                             }
                         }
                     }

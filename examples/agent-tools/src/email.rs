@@ -81,11 +81,12 @@ pub async fn send_welcome<M: MailApi>(
     .await
 }
 
-/// Postcondition of `send_welcome`: was a welcome sent to this address?
+/// Postcondition of `send_welcome`: was a welcome sent to this address? (The guard passes
+/// each input by reference; `&String` coerces to `&str`.)
 pub async fn find_welcome<M: MailApi>(
     mail: &M,
-    _customer_id: &String,
-    to: &String,
+    _customer_id: &str,
+    to: &str,
 ) -> Result<Option<MessageId>, MailError> {
     mail.find_sent(to, WELCOME).await
 }

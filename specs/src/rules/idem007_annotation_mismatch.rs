@@ -31,29 +31,33 @@ async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Resul
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let Some(hints) = cx.hints else { return };
-    if cx.kind == ToolKind::Write {
-        if let Some(ro) = &hints.read_only {
-            if ro.value {
-                out.push(cx.violation(
-                    RuleCode::Idem007,
-                    ro.span.into(),
-                    format!("write tool `{}` claims `read_only_hint = true`", cx.tool_name),
-                    "remove the hint or set `read_only_hint = false`; clients retry read-only tools freely",
-                ));
-            }
-        }
+    if cx.kind == ToolKind::Write
+        && let Some(ro) = &hints.read_only
+        && ro.value
+    {
+        out.push(cx.violation(
+            RuleCode::Idem007,
+            ro.span.into(),
+            format!(
+                "write tool `{}` claims `read_only_hint = true`",
+                cx.tool_name
+            ),
+            "remove the hint or set `read_only_hint = false`; clients retry read-only tools freely",
+        ));
     }
-    if let Some(idem) = &hints.idempotent {
-        if idem.value && cx.kind == ToolKind::Write && cx.attr.key.is_none() {
-            out.push(cx.violation(
-                RuleCode::Idem007,
-                idem.span.into(),
-                format!(
-                    "tool `{}` claims `idempotent_hint = true` but has no key that makes it idempotent",
-                    cx.tool_name
-                ),
-                "add `key = [...]` to the contract, or drop the hint",
-            ));
-        }
+    if let Some(idem) = &hints.idempotent
+        && idem.value
+        && cx.kind == ToolKind::Write
+        && cx.attr.key.is_none()
+    {
+        out.push(cx.violation(
+            RuleCode::Idem007,
+            idem.span.into(),
+            format!(
+                "tool `{}` claims `idempotent_hint = true` but has no key that makes it idempotent",
+                cx.tool_name
+            ),
+            "add `key = [...]` to the contract, or drop the hint",
+        ));
     }
 }
