@@ -57,6 +57,10 @@ pub use context::{Context, ContextProvider, current_key};
 pub use contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
 pub use idemcheck_macros::side_effect;
 pub use key::{Fingerprint, Key, KeyError, Scope};
+#[cfg(feature = "postgres")]
+pub use ledger::PostgresLedger;
+#[cfg(feature = "sqlite")]
+pub use ledger::SqliteLedger;
 pub use ledger::{Ledger, LedgerError, MemoryLedger};
 pub use outcome::{
     AttemptError, Classify, ErrorClass, Escalation, Failure, NotCompleted, Outcome, Postcondition,

@@ -143,7 +143,7 @@ impl Ledger for MemoryLedger {
             Resolution::Failed { .. } => RecordState::Failed,
             Resolution::Unknown { .. } => RecordState::Unknown,
         };
-        rec.resolution = Some(resolution.clone());
+        rec.resolution = Some(resolution.sealed().into_owned());
         rec.updated_at = now;
         Ok(())
     }
@@ -198,7 +198,7 @@ impl Ledger for MemoryLedger {
             Decision::Happened { result } => {
                 rec.state = RecordState::Committed;
                 rec.resolution = Some(Resolution::Committed {
-                    result: result.clone(),
+                    result: super::seal(result).into_owned(),
                 });
                 rec.token = next;
                 rec.updated_at = now;

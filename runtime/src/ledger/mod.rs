@@ -30,6 +30,28 @@ use crate::key::{Fingerprint, Key};
 mod memory;
 pub use memory::MemoryLedger;
 
+mod secret;
+pub use secret::{SECRET_MARK, Secret, WITHHELD_MARK, digest_of, seal};
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod codec;
+
+#[cfg(feature = "sqlite")]
+mod sqlite;
+#[cfg(feature = "sqlite")]
+pub use sqlite::{DEFAULT_SQLITE_PATH, SqliteLedger, SqliteOptions, Synchronous};
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresLedger, PostgresOptions};
+
+mod prune;
+pub use prune::prune_periodically;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
 /// A fencing token: proves the holder still owns a record.
 pub type Token = u64;
 

@@ -1,0 +1,63 @@
+//! Background pruning.
+//!
+//! Resolved records (COMMITTED, FAILED) are kept for the contract's `ttl_hours` (default
+//! 24, as Stripe) counted from the claim. After that a `begin` treats the key as new even
+//! if the record is still there, and [`Ledger::prune`] deletes it. Unresolved records
+//! (DECLARED, UNKNOWN) are never pruned: they wait for their owner, a take-over, or a
+//! person ([`Ledger::pending`], [`Ledger::decide`]).
+//!
+//! Pruning is explicit: call `prune` from a job of your own, or run
+//! [`prune_periodically`] beside the agent:
+//!
+//! ```no_run
+//! # #[cfg(feature = "sqlite")] {
+//! use std::{sync::Arc, time::Duration};
+//! use idemcheck::ledger::{prune_periodically, SqliteLedger};
+//! use idemcheck::SystemClock;
+//!
+//! # async fn demo() -> Result<(), idemcheck::LedgerError> {
+//! let ledger = SqliteLedger::open("idemcheck-ledger.sqlite3")?;
+//! let pruner = tokio::spawn(prune_periodically(
+//!     ledger.clone(),
+//!     Arc::new(SystemClock::new()),
+//!     Duration::from_secs(3600),
+//! ));
+//! // ... run the agent with `ledger` ...
+//! pruner.abort(); // stop pruning
+//! # Ok(()) }
+//! # }
+//! ```
+//!
+//! A fleet sharing one PostgreSQL ledger needs one pruner (running one per worker is
+//! harmless: the `DELETE` is idempotent). Without a Rust process, the same statement can
+//! run from cron: `DELETE FROM idemcheck.records WHERE state IN ('committed', 'failed')
+//! AND expires_at <= (extract(epoch from now()) * 1000)::bigint`.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracing::{info, warn};
+
+use super::Ledger;
+use crate::clock::Clock;
+
+/// Prune `ledger` every `every` on `clock`, forever; log what was pruned and any failure
+/// (a failed round is retried at the next tick). Spawn it on your runtime and abort the
+/// task to stop.
+pub async fn prune_periodically(
+    ledger: impl Ledger,
+    clock: Arc<dyn Clock>,
+    every: Duration,
+) -> Infallible {
+    let every = every.max(Duration::from_millis(1));
+    loop {
+        let next = clock.now().after(every);
+        clock.sleep_until(next).await;
+        match ledger.prune().await {
+            Ok(0) => {}
+            Ok(n) => info!(pruned = n, "pruned expired ledger records"),
+            Err(e) => warn!(error = %e, "ledger pruning failed; retrying at the next tick"),
+        }
+    }
+}

@@ -1,0 +1,677 @@
+//! The SQLite store (feature `sqlite`): the embedded default. One file, WAL mode; several
+//! processes may share it.
+//!
+//! - **Atomic claim in one statement.** `begin` is a single upsert — insert a DECLARED
+//!   record, or replace a resolved one whose expiry has passed — whose `RETURNING` says
+//!   whether the caller got the claim; only when it did not is the existing record read.
+//!   There is no read-then-write anywhere: every fenced write (`resolve`, `release`,
+//!   `take_over`) is one `UPDATE`/`DELETE` whose `WHERE` checks the token and the state.
+//! - **Tokens unique across the file.** The next token is read inside the claiming
+//!   statement from `idemcheck_meta`, and triggers on the records table advance it in the
+//!   same statement.
+//! - **Durability.** `synchronous = FULL` by default: every commit is fsynced, so an
+//!   acknowledged claim or commit survives a power cut. [`Synchronous::Normal`] survives a
+//!   crash of the process (SIGKILL) but may lose the last commits on a power cut or kernel
+//!   crash — a lost claim there can mean a repeated effect; use it knowingly.
+//! - **Group commit.** Each handle owns one connection on a writer thread. Calls made
+//!   while a transaction is being written queue up and are applied together in the next
+//!   transaction (`BEGIN IMMEDIATE` … `COMMIT`, one fsync), each with the meaning it would
+//!   have alone; nobody is answered before the commit that holds their write is durable.
+//!   Other processes wait for the file's write lock up to the busy timeout.
+//! - **Clock.** Leases and expiry use the handle's [`Clock`] (by default the system
+//!   clock): processes sharing a file share the machine's clock.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+use super::codec::{decode, encode, millis, signed, state_of, unsigned};
+use super::{Begin, Claim, Decision, Ledger, LedgerError, Record, Resolution, Token};
+use crate::clock::{Clock, Timestamp};
+use crate::key::{Fingerprint, Key};
+
+/// Where the README's quick start keeps its ledger: this file in the working directory.
+pub const DEFAULT_SQLITE_PATH: &str = "idemcheck-ledger.sqlite3";
+
+/// SQLite's `synchronous` setting for the ledger file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Synchronous {
+    /// `FULL` (the default): every commit is fsynced before the call is answered; durable
+    /// across a power cut.
+    #[default]
+    Full,
+    /// `NORMAL`: in WAL mode, durable across a crash of the process but not across a power
+    /// cut or an operating-system crash (the last commits may be lost).
+    Normal,
+}
+
+impl Synchronous {
+    fn pragma(self) -> &'static str {
+        match self {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+        }
+    }
+}
+
+/// How a [`SqliteLedger`] opens its file.
+#[derive(Clone)]
+pub struct SqliteOptions {
+    synchronous: Synchronous,
+    busy_timeout: Duration,
+    max_batch: usize,
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for SqliteOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteOptions")
+            .field("synchronous", &self.synchronous)
+            .field("busy_timeout", &self.busy_timeout)
+            .field("max_batch", &self.max_batch)
+            .field("clock", &self.clock.as_ref().map(|_| "custom"))
+            .finish()
+    }
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        SqliteOptions {
+            synchronous: Synchronous::Full,
+            busy_timeout: Duration::from_secs(10),
+            max_batch: 128,
+            clock: None,
+        }
+    }
+}
+
+impl SqliteOptions {
+    /// The `synchronous` setting (default [`Synchronous::Full`]).
+    pub fn synchronous(mut self, synchronous: Synchronous) -> Self {
+        self.synchronous = synchronous;
+        self
+    }
+
+    /// How long a write waits for another process's lock before failing with
+    /// [`LedgerError::Unavailable`] (default 10 s).
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.busy_timeout = timeout;
+        self
+    }
+
+    /// The most calls applied in one transaction (default 128; 1 disables group commit).
+    pub fn max_batch(mut self, max_batch: usize) -> Self {
+        self.max_batch = max_batch.max(1);
+        self
+    }
+
+    /// The clock for leases and expiry (default: the system clock).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+}
+
+/// A [`Ledger`] in one SQLite file. Cheap to clone (clones share the writer thread); open
+/// the same path again for another connection.
+#[derive(Clone)]
+pub struct SqliteLedger {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    jobs: mpsc::Sender<Job>,
+    path: PathBuf,
+    synchronous: Synchronous,
+}
+
+impl std::fmt::Debug for SqliteLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteLedger")
+            .field("path", &self.inner.path)
+            .field("synchronous", &self.inner.synchronous)
+            .finish()
+    }
+}
+
+/// One call, queued for the writer thread.
+trait Work: Send {
+    /// Run inside the open transaction; return how to answer once its fate is known.
+    fn run(self: Box<Self>, conn: &Connection, now: i64) -> Finish;
+    /// Answer without running (no transaction could be opened).
+    fn fail(self: Box<Self>, error: LedgerError);
+}
+
+type Job = Box<dyn Work>;
+/// Answers the caller: `None` when the transaction committed, else the commit's error.
+type Finish = Box<dyn FnOnce(Option<LedgerError>) + Send>;
+
+struct Op<R, F> {
+    op: F,
+    reply: oneshot::Sender<Result<R, LedgerError>>,
+}
+
+impl<R, F> Work for Op<R, F>
+where
+    R: Send + 'static,
+    F: FnOnce(&Connection, i64) -> Result<R, LedgerError> + Send + 'static,
+{
+    fn run(self: Box<Self>, conn: &Connection, now: i64) -> Finish {
+        let Op { op, reply } = *self;
+        let result = op(conn, now);
+        Box::new(move |commit_error| {
+            let _ = reply.send(match commit_error {
+                Some(e) => Err(e),
+                None => result,
+            });
+        })
+    }
+
+    fn fail(self: Box<Self>, error: LedgerError) {
+        let _ = self.reply.send(Err(error));
+    }
+}
+
+fn unavailable(e: impl std::fmt::Display) -> LedgerError {
+    LedgerError::Unavailable(format!("sqlite: {e}"))
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS idemcheck_records (
+    key         TEXT PRIMARY KEY NOT NULL,
+    tool        TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+    owner       TEXT NOT NULL,
+    token       INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    resolution  TEXT
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idemcheck_records_pending
+    ON idemcheck_records (created_at, key) WHERE state IN ('declared', 'unknown');
+CREATE INDEX IF NOT EXISTS idemcheck_records_expiry
+    ON idemcheck_records (expires_at) WHERE state IN ('committed', 'failed');
+CREATE TABLE IF NOT EXISTS idemcheck_meta (
+    name  TEXT PRIMARY KEY NOT NULL,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO idemcheck_meta (name, value) VALUES ('last_token', 0), ('schema_version', 1);
+CREATE TRIGGER IF NOT EXISTS idemcheck_token_on_insert AFTER INSERT ON idemcheck_records
+BEGIN
+    UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
+END;
+CREATE TRIGGER IF NOT EXISTS idemcheck_token_on_update AFTER UPDATE OF token ON idemcheck_records
+BEGIN
+    UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
+END;
+";
+
+/// The schema version this code writes.
+const SCHEMA_VERSION: i64 = 1;
+
+const COLUMNS: &str = "key, tool, fingerprint, state, owner, token, lease_until, created_at, updated_at, expires_at, resolution";
+
+const NEXT_TOKEN: &str = "(SELECT value + 1 FROM idemcheck_meta WHERE name = 'last_token')";
+
+fn record_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Record, LedgerError>> {
+    let state: String = row.get(3)?;
+    let resolution: Option<String> = row.get(10)?;
+    let decoded = decode(&state, resolution.as_deref());
+    let key: String = row.get(0)?;
+    let tool: String = row.get(1)?;
+    let fingerprint: String = row.get(2)?;
+    let owner: String = row.get(4)?;
+    let token: i64 = row.get(5)?;
+    let lease_until: i64 = row.get(6)?;
+    let created_at: i64 = row.get(7)?;
+    let updated_at: i64 = row.get(8)?;
+    let expires_at: i64 = row.get(9)?;
+    Ok(decoded.map(|(state, resolution)| Record {
+        key: Key::from_stored(key),
+        tool,
+        fingerprint: Fingerprint::from_stored(fingerprint),
+        state,
+        owner,
+        token: unsigned(token),
+        lease_until: Timestamp(unsigned(lease_until)),
+        created_at: Timestamp(unsigned(created_at)),
+        updated_at: Timestamp(unsigned(updated_at)),
+        expires_at: Timestamp(unsigned(expires_at)),
+        resolution,
+    }))
+}
+
+fn load_record(conn: &Connection, key: &str) -> Result<Option<Record>, LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM idemcheck_records WHERE key = ?1"
+        ))
+        .map_err(unavailable)?;
+    stmt.query_row(params![key], record_from_row)
+        .optional()
+        .map_err(unavailable)?
+        .transpose()
+}
+
+fn fenced(key: &str, token: Token) -> LedgerError {
+    LedgerError::Fenced {
+        key: Key::from_stored(key),
+        token,
+    }
+}
+
+struct OwnedClaim {
+    key: String,
+    fingerprint: String,
+    tool: String,
+    owner: String,
+    lease: i64,
+    ttl: i64,
+}
+
+impl OwnedClaim {
+    fn of(claim: &Claim<'_>) -> Self {
+        OwnedClaim {
+            key: claim.key.as_str().to_string(),
+            fingerprint: claim.fingerprint.as_str().to_string(),
+            tool: claim.tool.to_string(),
+            owner: claim.owner.to_string(),
+            lease: millis(claim.lease),
+            ttl: millis(claim.ttl),
+        }
+    }
+}
+
+fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, LedgerError> {
+    // One statement: insert, or take the place of a resolved record past its expiry.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "INSERT INTO idemcheck_records ({COLUMNS})
+             VALUES (?1, ?2, ?3, 'declared', ?4, {NEXT_TOKEN}, ?5, ?6, ?6, ?7, NULL)
+             ON CONFLICT (key) DO UPDATE SET
+                tool = excluded.tool, fingerprint = excluded.fingerprint, state = 'declared',
+                owner = excluded.owner, token = excluded.token,
+                lease_until = excluded.lease_until, created_at = excluded.created_at,
+                updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+                resolution = NULL
+             WHERE idemcheck_records.state IN ('committed', 'failed')
+               AND idemcheck_records.expires_at <= excluded.created_at
+             RETURNING token"
+        ))
+        .map_err(unavailable)?;
+    let claimed: Option<i64> = stmt
+        .query_row(
+            params![
+                c.key,
+                c.tool,
+                c.fingerprint,
+                c.owner,
+                now.saturating_add(c.lease),
+                now,
+                now.saturating_add(c.ttl)
+            ],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(unavailable)?;
+    if let Some(token) = claimed {
+        return Ok(Begin::Claimed {
+            token: unsigned(token),
+        });
+    }
+    match load_record(conn, &c.key)? {
+        Some(record) => Ok(Begin::Existing(record)),
+        None => Err(LedgerError::Corrupt(format!(
+            "claim of {} neither inserted nor found a record",
+            c.key
+        ))),
+    }
+}
+
+fn take_over_in(
+    conn: &Connection,
+    now: i64,
+    c: &OwnedClaim,
+    token: Token,
+) -> Result<Option<Token>, LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "UPDATE idemcheck_records SET
+                state = 'declared', owner = ?3, token = {NEXT_TOKEN},
+                lease_until = ?4, updated_at = ?5, resolution = NULL
+             WHERE key = ?1 AND token = ?2 AND state IN ('declared', 'unknown')
+               AND lease_until <= ?5
+             RETURNING token"
+        ))
+        .map_err(unavailable)?;
+    let token: Option<i64> = stmt
+        .query_row(
+            params![
+                c.key,
+                signed(token),
+                c.owner,
+                now.saturating_add(c.lease),
+                now
+            ],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(unavailable)?;
+    Ok(token.map(unsigned))
+}
+
+fn resolve_in(
+    conn: &Connection,
+    now: i64,
+    key: &str,
+    token: Token,
+    state: &str,
+    text: &str,
+) -> Result<(), LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "UPDATE idemcheck_records SET state = ?3, resolution = ?4, updated_at = ?5
+             WHERE key = ?1 AND token = ?2 AND state IN ('declared', 'unknown')",
+        )
+        .map_err(unavailable)?;
+    match stmt
+        .execute(params![key, signed(token), state, text, now])
+        .map_err(unavailable)?
+    {
+        1 => Ok(()),
+        _ => Err(fenced(key, token)),
+    }
+}
+
+fn release_in(conn: &Connection, key: &str, token: Token) -> Result<(), LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "DELETE FROM idemcheck_records WHERE key = ?1 AND token = ?2 AND state = 'declared'",
+        )
+        .map_err(unavailable)?;
+    match stmt
+        .execute(params![key, signed(token)])
+        .map_err(unavailable)?
+    {
+        1 => Ok(()),
+        _ => Err(fenced(key, token)),
+    }
+}
+
+fn prune_in(conn: &Connection, now: i64) -> Result<u64, LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "DELETE FROM idemcheck_records
+             WHERE state IN ('committed', 'failed') AND expires_at <= ?1",
+        )
+        .map_err(unavailable)?;
+    let n = stmt.execute(params![now]).map_err(unavailable)?;
+    Ok(n as u64)
+}
+
+fn pending_in(conn: &Connection) -> Result<Vec<Record>, LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM idemcheck_records
+             WHERE state IN ('declared', 'unknown') ORDER BY created_at, key"
+        ))
+        .map_err(unavailable)?;
+    let rows = stmt
+        .query_map([], record_from_row)
+        .map_err(unavailable)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(unavailable)?;
+    rows.into_iter().collect()
+}
+
+fn decide_in(
+    conn: &Connection,
+    now: i64,
+    key: &str,
+    decision: Option<&str>,
+) -> Result<(), LedgerError> {
+    let n = match decision {
+        Some(text) => conn
+            .prepare_cached(&format!(
+                "UPDATE idemcheck_records SET state = 'committed', resolution = ?2,
+                    token = {NEXT_TOKEN}, updated_at = ?3
+                 WHERE key = ?1 AND state IN ('declared', 'unknown')"
+            ))
+            .and_then(|mut s| s.execute(params![key, text, now])),
+        None => conn
+            .prepare_cached(
+                "DELETE FROM idemcheck_records WHERE key = ?1 AND state IN ('declared', 'unknown')",
+            )
+            .and_then(|mut s| s.execute(params![key])),
+    }
+    .map_err(unavailable)?;
+    match n {
+        1 => Ok(()),
+        _ => Err(LedgerError::NotFound(Key::from_stored(key))),
+    }
+}
+
+fn configure(conn: &Connection, options: &SqliteOptions) -> Result<(), LedgerError> {
+    conn.busy_timeout(options.busy_timeout)
+        .map_err(unavailable)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .map_err(unavailable)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(unavailable(format!(
+            "the file cannot be put in WAL mode (journal_mode = {mode})"
+        )));
+    }
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {};",
+        options.synchronous.pragma()
+    ))
+    .map_err(unavailable)?;
+    Ok(())
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), LedgerError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(unavailable)?;
+    tx.execute_batch(SCHEMA).map_err(unavailable)?;
+    let version: i64 = tx
+        .query_row(
+            "SELECT value FROM idemcheck_meta WHERE name = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(unavailable)?;
+    if version > SCHEMA_VERSION {
+        return Err(LedgerError::Corrupt(format!(
+            "the ledger file has schema version {version}; this idemcheck writes version {SCHEMA_VERSION}"
+        )));
+    }
+    tx.commit().map_err(unavailable)
+}
+
+/// The writer thread: take every queued job, apply them in one transaction, commit, answer.
+fn writer(conn: Connection, jobs: mpsc::Receiver<Job>, clock: Arc<dyn Clock>, max_batch: usize) {
+    let mut batch: Vec<Job> = Vec::with_capacity(max_batch);
+    while let Ok(first) = jobs.recv() {
+        batch.push(first);
+        while batch.len() < max_batch {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            let e = unavailable(e);
+            // Nothing runs outside a transaction: answer without running.
+            for job in batch.drain(..) {
+                job.fail(e.clone());
+            }
+            continue;
+        }
+        let mut finishes: Vec<Finish> = Vec::with_capacity(batch.len());
+        let mut aborted: Option<LedgerError> = None;
+        for job in batch.drain(..) {
+            if let Some(e) = &aborted {
+                job.fail(e.clone());
+                continue;
+            }
+            let now = signed(clock.now().0);
+            finishes.push(job.run(&conn, now));
+            if conn.is_autocommit() {
+                // SQLite rolled the whole transaction back (I/O error, disk full, ...):
+                // nothing of this batch is written, and nothing more may run.
+                aborted = Some(unavailable("the transaction was rolled back by SQLite"));
+            }
+        }
+        let outcome = match aborted {
+            Some(e) => Some(e),
+            None => match conn.execute_batch("COMMIT") {
+                Ok(()) => None,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    Some(unavailable(format!("commit failed: {e}")))
+                }
+            },
+        };
+        for finish in finishes {
+            finish(outcome.clone());
+        }
+    }
+}
+
+impl SqliteLedger {
+    /// Open (creating if needed) the ledger in `path` with the default options: WAL,
+    /// `synchronous = FULL`, the system clock.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteLedger, LedgerError> {
+        SqliteLedger::open_with(path, SqliteOptions::default())
+    }
+
+    /// Open [`DEFAULT_SQLITE_PATH`] in the working directory: the quick start's ledger.
+    pub fn open_default() -> Result<SqliteLedger, LedgerError> {
+        SqliteLedger::open(DEFAULT_SQLITE_PATH)
+    }
+
+    /// Open (creating if needed) the ledger in `path`.
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        options: SqliteOptions,
+    ) -> Result<SqliteLedger, LedgerError> {
+        let path = path.as_ref().to_path_buf();
+        let mut conn = Connection::open(&path).map_err(unavailable)?;
+        configure(&conn, &options)?;
+        migrate(&mut conn)?;
+        let clock: Arc<dyn Clock> = match options.clock.clone() {
+            Some(c) => c,
+            None => Arc::new(crate::clock::SystemClock::new()),
+        };
+        let (tx, rx) = mpsc::channel::<Job>();
+        let max_batch = options.max_batch;
+        std::thread::Builder::new()
+            .name("idemcheck-sqlite".into())
+            .spawn(move || writer(conn, rx, clock, max_batch))
+            .map_err(unavailable)?;
+        Ok(SqliteLedger {
+            inner: Arc::new(Inner {
+                jobs: tx,
+                path,
+                synchronous: options.synchronous,
+            }),
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The `synchronous` setting in force.
+    pub fn synchronous(&self) -> Synchronous {
+        self.inner.synchronous
+    }
+
+    async fn call<R, F>(&self, op: F) -> Result<R, LedgerError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Connection, i64) -> Result<R, LedgerError> + Send + 'static,
+    {
+        let (reply, rx) = oneshot::channel::<Result<R, LedgerError>>();
+        let job: Job = Box::new(Op { op, reply });
+        self.inner
+            .jobs
+            .send(job)
+            .map_err(|_| unavailable("the writer thread has stopped"))?;
+        rx.await
+            .unwrap_or_else(|_| Err(unavailable("the writer thread stopped")))
+    }
+}
+
+#[async_trait]
+impl Ledger for SqliteLedger {
+    async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
+        let c = OwnedClaim::of(claim);
+        self.call(move |conn, now| begin_in(conn, now, &c)).await
+    }
+
+    async fn take_over(
+        &self,
+        claim: &Claim<'_>,
+        token: Token,
+    ) -> Result<Option<Token>, LedgerError> {
+        let c = OwnedClaim::of(claim);
+        self.call(move |conn, now| take_over_in(conn, now, &c, token))
+            .await
+    }
+
+    async fn resolve(
+        &self,
+        key: &Key,
+        token: Token,
+        resolution: &Resolution,
+    ) -> Result<(), LedgerError> {
+        let key = key.as_str().to_string();
+        let state = state_of(resolution).as_str();
+        let text = encode(resolution)?;
+        self.call(move |conn, now| resolve_in(conn, now, &key, token, state, &text))
+            .await
+    }
+
+    async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError> {
+        let key = key.as_str().to_string();
+        self.call(move |conn, _| release_in(conn, &key, token))
+            .await
+    }
+
+    async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
+        let key = key.as_str().to_string();
+        self.call(move |conn, _| load_record(conn, &key)).await
+    }
+
+    async fn prune(&self) -> Result<u64, LedgerError> {
+        self.call(prune_in).await
+    }
+
+    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
+        self.call(|conn, _| pending_in(conn)).await
+    }
+
+    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+        let key = key.as_str().to_string();
+        let text = match decision {
+            Decision::Happened { result } => Some(encode(&Resolution::Committed {
+                result: result.clone(),
+            })?),
+            Decision::DidNotHappen => None,
+        };
+        self.call(move |conn, now| decide_in(conn, now, &key, text.as_deref()))
+            .await
+    }
+}

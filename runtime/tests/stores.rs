@@ -1,0 +1,689 @@
+//! The ledger stores: the one conformance suite against memory, SQLite and PostgreSQL;
+//! 16 racing worker threads over 1,000 keys on one SQLite file and on PostgreSQL; restarts,
+//! secrets at rest, migrations, background pruning, and a store that fails mid-call.
+//!
+//! PostgreSQL cases read `IDEMCHECK_PG_URL`. Without it they are skipped with a message —
+//! unless `CI` or `IDEMCHECK_REQUIRE_PG=1` is set, where a missing URL fails the test.
+//! `.ci/run` starts a throwaway server and sets both.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use idemcheck::ledger::conformance::{self, Harness, Store};
+use idemcheck::ledger::{
+    Begin, Claim, Ledger, PostgresLedger, PostgresOptions, RecordState, Resolution, Secret,
+    SqliteLedger, SqliteOptions, Synchronous, prune_periodically,
+};
+use idemcheck::{
+    Context, Failure, Fingerprint, Key, LedgerError, MemoryLedger, NotCompleted, Outcome, Scope,
+    SystemClock, VirtualClock, side_effect,
+};
+use serde::{Deserialize, Serialize};
+
+// ------------------------------------------------------------------------------ plumbing
+
+/// Whether this run must exercise PostgreSQL (CI, or asked for).
+fn pg_required() -> bool {
+    let set = |name: &str| {
+        std::env::var(name)
+            .map(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+            .unwrap_or(false)
+    };
+    set("CI") || set("IDEMCHECK_REQUIRE_PG")
+}
+
+/// The PostgreSQL URL, or `None` (with a clear message) when the cases are skipped.
+fn pg_url(test: &str) -> Option<String> {
+    match std::env::var("IDEMCHECK_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                !pg_required(),
+                "{test}: IDEMCHECK_PG_URL is not set, but this run requires the PostgreSQL cases \
+                 (CI or IDEMCHECK_REQUIRE_PG=1); .ci/run starts a throwaway server and sets it"
+            );
+            eprintln!(
+                "SKIPPED {test}: the PostgreSQL cases did not run — set IDEMCHECK_PG_URL \
+                 (e.g. postgres://postgres@127.0.0.1:5432/postgres) to run them"
+            );
+            None
+        }
+    }
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{prefix}_{}_{nanos:x}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(prefix: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(unique(prefix));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Drop the schemas a test created (a local server is left as it was found).
+async fn drop_schemas(url: &str, schemas: &[String]) {
+    let Ok((client, conn)) = tokio_postgres::connect(url, tokio_postgres::NoTls).await else {
+        return;
+    };
+    let task = tokio::spawn(conn);
+    for s in schemas {
+        let _ = client
+            .batch_execute(&format!("DROP SCHEMA IF EXISTS {s} CASCADE"))
+            .await;
+    }
+    drop(client);
+    let _ = task.await;
+}
+
+// --------------------------------------------------------------------- conformance suite
+
+struct MemoryHarness;
+
+#[async_trait]
+impl Harness for MemoryHarness {
+    fn name(&self) -> String {
+        "memory".into()
+    }
+
+    async fn open(&self, handles: usize) -> Result<Store, String> {
+        let clock = VirtualClock::starting_at(idemcheck::Timestamp(1_700_000_000_000));
+        let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()));
+        let handles = (0..handles)
+            .map(|_| Arc::new(ledger.clone()) as Arc<dyn Ledger>)
+            .collect();
+        Ok(Store::virtual_time(handles, clock))
+    }
+}
+
+struct SqliteHarness {
+    dir: TempDir,
+    synchronous: Synchronous,
+}
+
+#[async_trait]
+impl Harness for SqliteHarness {
+    fn name(&self) -> String {
+        format!("sqlite (synchronous = {:?})", self.synchronous)
+    }
+
+    async fn open(&self, handles: usize) -> Result<Store, String> {
+        let clock = VirtualClock::starting_at(idemcheck::Timestamp(1_700_000_000_000));
+        let path = self.dir.file(&format!("{}.sqlite3", unique("case")));
+        let options = SqliteOptions::default()
+            .synchronous(self.synchronous)
+            .clock(Arc::new(clock.clone()));
+        // Each handle is its own connection on its own writer thread, as a separate
+        // process would have.
+        let handles = (0..handles)
+            .map(|_| {
+                SqliteLedger::open_with(&path, options.clone())
+                    .map(|l| Arc::new(l) as Arc<dyn Ledger>)
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Store::virtual_time(handles, clock))
+    }
+}
+
+struct PostgresHarness {
+    url: String,
+    schemas: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Harness for PostgresHarness {
+    fn name(&self) -> String {
+        "postgres".into()
+    }
+
+    async fn open(&self, handles: usize) -> Result<Store, String> {
+        let schema = unique("conformance");
+        self.schemas.lock().unwrap().push(schema.clone());
+        let mut ledgers: Vec<Arc<dyn Ledger>> = Vec::new();
+        for _ in 0..handles {
+            // Each handle is its own pool, as a separate worker would have.
+            let l = PostgresLedger::connect_with(
+                &self.url,
+                PostgresOptions::default()
+                    .schema(schema.clone())
+                    .pool_size(4),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            ledgers.push(Arc::new(l));
+        }
+        // The database's clock decides leases: time passes for real.
+        Ok(Store::real_time(ledgers))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_passes_the_conformance_suite() {
+    conformance::run(&MemoryHarness).await.assert_passed();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_passes_the_conformance_suite() {
+    for synchronous in [Synchronous::Full, Synchronous::Normal] {
+        let harness = SqliteHarness {
+            dir: TempDir::new("idemcheck-conformance"),
+            synchronous,
+        };
+        conformance::run(&harness).await.assert_passed();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_passes_the_conformance_suite() {
+    let Some(url) = pg_url("postgres_passes_the_conformance_suite") else {
+        return;
+    };
+    let harness = PostgresHarness {
+        url: url.clone(),
+        schemas: Mutex::default(),
+    };
+    let report = conformance::run(&harness).await;
+    let schemas = harness.schemas.lock().unwrap().clone();
+    drop_schemas(&url, &schemas).await;
+    report.assert_passed();
+    assert_eq!(report.passed.len(), conformance::CASES.len());
+}
+
+#[tokio::test]
+async fn every_store_runs_every_case() {
+    // Nobody skips anything: the three reports list every case as passed (checked above);
+    // here the suite's own table is checked to be non-trivial.
+    assert!(conformance::CASES.len() >= 25, "{:?}", conformance::CASES);
+}
+
+// -------------------------------------------------------------------- a guarded test tool
+
+/// The system of record of the race tests: how many times each operation took effect.
+#[derive(Default)]
+struct Effects {
+    counts: Mutex<HashMap<u32, u32>>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct ApplyArgs {
+    id: u32,
+}
+
+#[side_effect(key = [id], verify = find_effect, max_retries = 0, timeout_ms = 30_000)]
+async fn apply(effects: &Effects, args: ApplyArgs) -> Result<String, String> {
+    let mut counts = effects.counts.lock().unwrap();
+    *counts.entry(args.id).or_default() += 1;
+    Ok(format!("effect-{}", args.id))
+}
+
+async fn find_effect(effects: &Effects, args: &ApplyArgs) -> Result<Option<String>, String> {
+    let counts = effects.counts.lock().unwrap();
+    Ok(counts
+        .get(&args.id)
+        .filter(|n| **n > 0)
+        .map(|_| format!("effect-{}", args.id)))
+}
+
+const RACE_WORKERS: usize = 16;
+const RACE_KEYS: u32 = 1_000;
+
+/// 16 OS threads, each with its own runtime and its own ledger handle, wait on a barrier
+/// and then call the same 1,000 operations in the same order. A worker that finds another
+/// in flight gets Unknown (no waiting) and asks again after its pass.
+fn race(open: Arc<dyn Fn() -> Arc<dyn Ledger> + Send + Sync>) -> (Arc<Effects>, Duration) {
+    let effects = Arc::new(Effects::default());
+    let barrier = Arc::new(Barrier::new(RACE_WORKERS));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..RACE_WORKERS)
+        .map(|w| {
+            let (effects, barrier, open) = (effects.clone(), barrier.clone(), open.clone());
+            std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async move {
+                    let ctx = Context::new(open(), Scope::run("race"))
+                        .with_owner(format!("thread-{w}"))
+                        .with_max_wait(Duration::ZERO);
+                    barrier.wait();
+                    let mut later = Vec::new();
+                    for id in 0..RACE_KEYS {
+                        match apply::call(&ctx, &effects, ApplyArgs { id }).await {
+                            Outcome::Completed(r) => assert_eq!(r, format!("effect-{id}")),
+                            Outcome::Unknown(_) => later.push(id),
+                            other => panic!("worker {w}, op {id}: {other:?}"),
+                        }
+                    }
+                    for id in later {
+                        let mut tries = 0;
+                        loop {
+                            match apply::call(&ctx, &effects, ApplyArgs { id }).await {
+                                Outcome::Completed(r) => {
+                                    assert_eq!(r, format!("effect-{id}"));
+                                    break;
+                                }
+                                Outcome::Unknown(_) if tries < 1_000 => {
+                                    tries += 1;
+                                    tokio::time::sleep(Duration::from_millis(5)).await;
+                                }
+                                other => panic!("worker {w}, op {id} after the race: {other:?}"),
+                            }
+                        }
+                    }
+                })
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("a race worker panicked");
+    }
+    (effects, started.elapsed())
+}
+
+fn assert_exactly_once(effects: &Effects, store: &str, took: Duration) {
+    let counts = effects.counts.lock().unwrap();
+    let executed: u32 = counts.values().sum();
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "{store}: executed more than once: {twice:?}"
+    );
+    assert_eq!(counts.len() as u32, RACE_KEYS, "{store}: keys missing");
+    assert_eq!(executed, RACE_KEYS);
+    eprintln!(
+        "{store}: {RACE_WORKERS} threads x {RACE_KEYS} keys -> {executed} executions, \
+         each key exactly once ({} ms)",
+        took.as_millis()
+    );
+}
+
+#[test]
+fn sqlite_race_16_threads_over_1000_keys_executes_each_once() {
+    let dir = TempDir::new("idemcheck-race");
+    let path = dir.file("ledger.sqlite3");
+    let (effects, took) = race(Arc::new(move || {
+        Arc::new(SqliteLedger::open(&path).expect("open")) as Arc<dyn Ledger>
+    }));
+    assert_exactly_once(&effects, "sqlite", took);
+}
+
+#[test]
+fn postgres_race_16_threads_over_1000_keys_executes_each_once() {
+    let Some(url) = pg_url("postgres_race_16_threads_over_1000_keys_executes_each_once") else {
+        return;
+    };
+    let schema = unique("race");
+    let open_url = url.clone();
+    let open_schema = schema.clone();
+    let (effects, took) = race(Arc::new(move || {
+        let (url, schema) = (open_url.clone(), open_schema.clone());
+        // Each worker its own pool; connected on a helper runtime so `open` stays sync.
+        let ledger = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(PostgresLedger::connect_with(
+                    &url,
+                    PostgresOptions::default().schema(schema).pool_size(2),
+                ))
+        })
+        .join()
+        .unwrap()
+        .expect("connect");
+        Arc::new(ledger) as Arc<dyn Ledger>
+    }));
+    assert_exactly_once(&effects, "postgres", took);
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(drop_schemas(&url, &[schema]));
+}
+
+// --------------------------------------------------------------------- store specifics
+
+fn test_claim<'a>(key: &'a Key, fp: &'a Fingerprint, owner: &'a str) -> Claim<'a> {
+    Claim {
+        key,
+        fingerprint: fp,
+        tool: "t",
+        owner,
+        lease: Duration::from_secs(60),
+        ttl: Duration::from_secs(3600),
+    }
+}
+
+#[tokio::test]
+async fn sqlite_records_survive_a_restart_and_quick_start_needs_no_setup() {
+    let dir = TempDir::new("idemcheck-restart");
+    let path = dir.file("nested-not-needed.sqlite3");
+    let key = Key::from_stored("k".repeat(64));
+    let fp = Fingerprint::from_stored("f".repeat(64));
+    {
+        let ledger = SqliteLedger::open(&path).expect("a new file needs no setup");
+        assert_eq!(
+            ledger.synchronous(),
+            Synchronous::Full,
+            "durable by default"
+        );
+        let Begin::Claimed { token } = ledger.begin(&test_claim(&key, &fp, "a")).await.unwrap()
+        else {
+            panic!("claim")
+        };
+        ledger
+            .resolve(
+                &key,
+                token,
+                &Resolution::Committed {
+                    result: serde_json::json!({"ok": true}),
+                },
+            )
+            .await
+            .unwrap();
+    }
+    // Another "process" (a new handle, new connection) after the first is gone.
+    let reopened = SqliteLedger::open(&path).unwrap();
+    let Begin::Existing(r) = reopened.begin(&test_claim(&key, &fp, "b")).await.unwrap() else {
+        panic!("the record did not survive")
+    };
+    assert_eq!(r.state, RecordState::Committed);
+    // The quick start's guarded call, through the macro, on a file ledger.
+    let effects = Effects::default();
+    let ctx = Context::new(reopened, Scope::run("quick-start"));
+    let first = apply::call(&ctx, &effects, ApplyArgs { id: 7 }).await;
+    let again = apply::call(&ctx, &effects, ApplyArgs { id: 7 }).await;
+    assert_eq!(first, Outcome::Completed("effect-7".to_string()));
+    assert_eq!(again, first);
+    assert_eq!(effects.counts.lock().unwrap()[&7], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_opens_concurrently_and_migrates_once() {
+    let dir = TempDir::new("idemcheck-migrate");
+    let path = dir.file("ledger.sqlite3");
+    let opens: Vec<_> = (0..8)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || SqliteLedger::open(&path).map(|_| ()))
+        })
+        .collect();
+    for o in opens {
+        o.join().unwrap().expect("concurrent open");
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let version: i64 = conn
+        .query_row(
+            "SELECT value FROM idemcheck_meta WHERE name = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, 1);
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct IssueArgs {
+    account: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ApiKey {
+    id: String,
+    secret: Secret<String>,
+}
+
+const CLEAR_SECRET: &str = "sk_live_51HnotStoredInClearText9f8e7d";
+
+#[side_effect(key = [account], verify = find_key, max_retries = 0)]
+async fn issue_key(issued: &Mutex<Vec<String>>, args: IssueArgs) -> Result<ApiKey, String> {
+    issued.lock().unwrap().push(args.account.clone());
+    Ok(ApiKey {
+        id: format!("key_{}", args.account),
+        secret: Secret::new(CLEAR_SECRET.to_string()),
+    })
+}
+
+async fn find_key(
+    _issued: &Mutex<Vec<String>>,
+    _args: &IssueArgs,
+) -> Result<Option<ApiKey>, String> {
+    Err("the key service has no lookup".into())
+}
+
+async fn issue_twice(ledger: impl Ledger) -> (ApiKey, ApiKey) {
+    let issued = Mutex::new(Vec::new());
+    let ctx = Context::new(ledger, Scope::run("secrets"));
+    let args = IssueArgs {
+        account: "acme".into(),
+    };
+    let first = issue_key::call(&ctx, &issued, args.clone())
+        .await
+        .completed()
+        .unwrap();
+    let replay = issue_key::call(&ctx, &issued, args)
+        .await
+        .completed()
+        .unwrap();
+    assert_eq!(issued.lock().unwrap().len(), 1);
+    assert_eq!(first.secret.revealed().unwrap(), CLEAR_SECRET);
+    assert!(replay.secret.is_withheld(), "{replay:?}");
+    assert!(replay.secret.matches(&CLEAR_SECRET.to_string()));
+    assert_eq!(replay.id, first.id);
+    (first, replay)
+}
+
+#[tokio::test]
+async fn sqlite_keeps_no_secret_in_clear_on_disk() {
+    let dir = TempDir::new("idemcheck-secret");
+    let path = dir.file("ledger.sqlite3");
+    issue_twice(SqliteLedger::open(&path).unwrap()).await;
+    // Every byte SQLite wrote: the database, its WAL, anything beside it.
+    for entry in std::fs::read_dir(&dir.0).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let hay = String::from_utf8_lossy(&bytes);
+        assert!(!hay.contains(CLEAR_SECRET), "secret on disk");
+        assert!(!hay.contains("sk_live_51H"), "part of the secret on disk");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_keeps_no_secret_in_clear_and_migrates_idempotently() {
+    let Some(url) = pg_url("postgres_keeps_no_secret_in_clear_and_migrates_idempotently") else {
+        return;
+    };
+    let schema = unique("secrets");
+    // 16 workers starting at once on a new schema: one migration, no error.
+    let mut connects = Vec::new();
+    for _ in 0..16 {
+        let (url, schema) = (url.clone(), schema.clone());
+        connects.push(tokio::spawn(async move {
+            PostgresLedger::connect_with(&url, PostgresOptions::default().schema(schema)).await
+        }));
+    }
+    let mut ledgers = Vec::new();
+    for c in connects {
+        ledgers.push(c.await.unwrap().expect("concurrent migration"));
+    }
+    issue_twice(ledgers.pop().unwrap()).await;
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let rows = client
+        .query(&format!("SELECT resolution FROM {schema}.records"), &[])
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    let stored: String = rows[0].get(0);
+    assert!(!stored.contains(CLEAR_SECRET), "secret stored: {stored}");
+    assert!(stored.contains("$idemcheck_withheld"), "{stored}");
+    let versions: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM {schema}.schema_version"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(versions, 1);
+    // Migrating again (a restart) changes nothing.
+    PostgresLedger::connect_with(&url, PostgresOptions::default().schema(schema.clone()))
+        .await
+        .expect("second migration");
+    drop(client);
+    drop_schemas(&url, &[schema]).await;
+}
+
+#[tokio::test]
+async fn postgres_rejects_a_bad_schema_name_and_an_unreachable_server() {
+    let bad = PostgresLedger::connect_with(
+        "postgres://nobody@127.0.0.1:1/none",
+        PostgresOptions::default().schema("Robert'); DROP TABLE students;--"),
+    )
+    .await;
+    assert!(
+        matches!(&bad, Err(LedgerError::Unavailable(m)) if m.contains("schema name")),
+        "{bad:?}"
+    );
+    // Nothing listens on port 1: a clear error, quickly.
+    let started = Instant::now();
+    let down = PostgresLedger::connect_with(
+        "postgres://nobody@127.0.0.1:1/none",
+        PostgresOptions::default().connect_timeout(Duration::from_secs(2)),
+    )
+    .await;
+    assert!(matches!(down, Err(LedgerError::Unavailable(_))), "{down:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_pruning_deletes_expired_records_only() {
+    let dir = TempDir::new("idemcheck-prune");
+    let ledger = SqliteLedger::open(dir.file("ledger.sqlite3")).unwrap();
+    let fp = Fingerprint::from_stored("f".repeat(64));
+    let (done, open) = (
+        Key::from_stored("d".repeat(64)),
+        Key::from_stored("o".repeat(64)),
+    );
+    let short = |key| Claim {
+        ttl: Duration::from_millis(50),
+        ..test_claim(key, &fp, "a")
+    };
+    let Begin::Claimed { token } = ledger.begin(&short(&done)).await.unwrap() else {
+        panic!()
+    };
+    ledger
+        .resolve(
+            &done,
+            token,
+            &Resolution::Committed {
+                result: serde_json::json!(1),
+            },
+        )
+        .await
+        .unwrap();
+    ledger.begin(&short(&open)).await.unwrap();
+    let pruner = tokio::spawn(prune_periodically(
+        ledger.clone(),
+        Arc::new(SystemClock::new()),
+        Duration::from_millis(20),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ledger.load(&done).await.unwrap().is_some() {
+        assert!(Instant::now() < deadline, "the pruner never pruned");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    pruner.abort();
+    let kept = ledger.load(&open).await.unwrap().expect("unresolved kept");
+    assert_eq!(kept.state, RecordState::Declared);
+    assert_eq!(ledger.pending().await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_locked_by_another_process_fails_closed() {
+    let dir = TempDir::new("idemcheck-locked");
+    let path = dir.file("ledger.sqlite3");
+    let ledger = SqliteLedger::open_with(
+        &path,
+        SqliteOptions::default().busy_timeout(Duration::from_millis(300)),
+    )
+    .unwrap();
+    // Another writer holds the file's write lock (as a wedged process would).
+    let (hold, release) = std::sync::mpsc::channel::<()>();
+    let (held, wait_held) = std::sync::mpsc::channel::<()>();
+    let lock_path = path.clone();
+    let holder = std::thread::spawn(move || {
+        let other = SqliteLedger::open(&lock_path).unwrap();
+        drop(other);
+        let conn = sqlite_exclusive(&lock_path);
+        held.send(()).unwrap();
+        let _ = release.recv();
+        drop(conn);
+    });
+    wait_held.recv().unwrap();
+    let effects = Effects::default();
+    let ctx = Context::new(ledger.clone(), Scope::run("locked"));
+    let out = apply::call(&ctx, &effects, ApplyArgs { id: 1 }).await;
+    assert!(
+        matches!(
+            &out,
+            Outcome::NotCompleted(NotCompleted {
+                reason: Failure::Ledger(LedgerError::Unavailable(_)),
+                attempts: 0,
+                ..
+            })
+        ),
+        "{out:?}"
+    );
+    assert!(
+        effects.counts.lock().unwrap().is_empty(),
+        "executed without a claim"
+    );
+    eprintln!("locked ledger: {}", out.status());
+    hold.send(()).unwrap();
+    holder.join().unwrap();
+    // The lock is gone: the same call goes through, once.
+    let out = apply::call(&ctx, &effects, ApplyArgs { id: 1 }).await;
+    assert_eq!(out, Outcome::Completed("effect-1".into()));
+}
+
+/// Hold SQLite's write lock on `path` from a raw connection, the way a second process
+/// in the middle of a long transaction would.
+fn sqlite_exclusive(path: &std::path::Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    conn
+}
