@@ -49,6 +49,8 @@ pub mod executor;
 pub mod key;
 pub mod ledger;
 pub mod outcome;
+#[cfg(feature = "sim")]
+pub mod sim;
 
 #[cfg(feature = "tokio")]
 pub use clock::SystemClock;

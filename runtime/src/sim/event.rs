@@ -1,0 +1,369 @@
+//! The episode's event log: every dispatch, delivery, effect, ack, loss, crash, ledger
+//! transition, postcondition answer and report, in virtual-time order. Serialised as JSON
+//! Lines by hand (fast, and byte-stable: it is what the determinism check compares).
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// One event at virtual time `t` (milliseconds since the episode started).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Virtual time, ms.
+    pub t: u64,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// The agent invokes the tool (`variant` 0: the intended arguments, 1: changed ones).
+    Call {
+        /// Call number in the episode.
+        call: u32,
+        /// Process.
+        pid: u32,
+        /// Argument variant.
+        variant: u32,
+    },
+    /// A write request leaves a process.
+    Dispatch {
+        /// Request number.
+        req: u32,
+        /// Process.
+        pid: u32,
+        /// The operation's business id in the system of record.
+        intent: Arc<str>,
+        /// The idempotency key sent with it, if any.
+        key: Option<Arc<str>>,
+    },
+    /// The request takes effect: a new real effect.
+    Effect {
+        /// Request number.
+        req: u32,
+        /// Effect id.
+        effect: u64,
+        /// Delivered from the pipe after a delay, or as a wire duplicate.
+        late: bool,
+    },
+    /// The system of record replays the stored result for a known key.
+    Replay {
+        /// Request number.
+        req: u32,
+        /// Effect id replayed.
+        effect: u64,
+    },
+    /// The system of record refuses the request (key reuse with other parameters, or
+    /// invalid parameters, which are not stored).
+    Refused {
+        /// Request number.
+        req: u32,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The response reaches the client.
+    Ack {
+        /// Request number.
+        req: u32,
+    },
+    /// The response is lost.
+    AckLost {
+        /// Request number.
+        req: u32,
+    },
+    /// The request is lost before delivery.
+    Dropped {
+        /// Request number.
+        req: u32,
+    },
+    /// The request is held in the pipe.
+    Held {
+        /// Request number.
+        req: u32,
+        /// Latest landing time.
+        until: u64,
+    },
+    /// The transport gives up waiting for a response.
+    Timeout {
+        /// Request number.
+        req: u32,
+    },
+    /// The client stops waiting (its own deadline) before the transport answered.
+    Abandoned {
+        /// Request number.
+        req: u32,
+    },
+    /// A process dies.
+    Crash {
+        /// Process.
+        pid: u32,
+    },
+    /// A ledger operation and its result.
+    Ledger {
+        /// Process.
+        pid: u32,
+        /// `begin`, `take_over`, `resolve`, `release`.
+        op: &'static str,
+        /// What it answered or wrote.
+        result: &'static str,
+    },
+    /// A postcondition read and its answer.
+    Read {
+        /// Process.
+        pid: u32,
+        /// Business id read.
+        intent: Arc<str>,
+        /// The effect found, if any.
+        found: Option<u64>,
+    },
+    /// The answer a call gave the agent.
+    Report {
+        /// Call number.
+        call: u32,
+        /// `completed`, `not_completed`, `unknown`, `stuck`.
+        status: &'static str,
+        /// Short explanation.
+        detail: String,
+    },
+}
+
+impl EventKind {
+    /// The `ev` tag.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Call { .. } => "call",
+            EventKind::Dispatch { .. } => "dispatch",
+            EventKind::Effect { .. } => "effect",
+            EventKind::Replay { .. } => "replay",
+            EventKind::Refused { .. } => "refused",
+            EventKind::Ack { .. } => "ack",
+            EventKind::AckLost { .. } => "ack_lost",
+            EventKind::Dropped { .. } => "dropped",
+            EventKind::Held { .. } => "held",
+            EventKind::Timeout { .. } => "timeout",
+            EventKind::Abandoned { .. } => "abandoned",
+            EventKind::Crash { .. } => "crash",
+            EventKind::Ledger { .. } => "ledger",
+            EventKind::Read { .. } => "read",
+            EventKind::Report { .. } => "report",
+        }
+    }
+}
+
+fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+impl Event {
+    /// Append this event as one JSON line (with the newline).
+    pub fn write_jsonl(&self, out: &mut String) {
+        let _ = write!(out, "{{\"t\":{},\"ev\":\"{}\"", self.t, self.kind.name());
+        match &self.kind {
+            EventKind::Call { call, pid, variant } => {
+                let _ = write!(out, ",\"call\":{call},\"pid\":{pid},\"variant\":{variant}");
+            }
+            EventKind::Dispatch {
+                req,
+                pid,
+                intent,
+                key,
+            } => {
+                let _ = write!(out, ",\"req\":{req},\"pid\":{pid},\"intent\":");
+                json_str(intent, out);
+                if let Some(key) = key {
+                    out.push_str(",\"key\":");
+                    json_str(key, out);
+                }
+            }
+            EventKind::Effect { req, effect, late } => {
+                let _ = write!(out, ",\"req\":{req},\"effect\":{effect},\"late\":{late}");
+            }
+            EventKind::Replay { req, effect } => {
+                let _ = write!(out, ",\"req\":{req},\"effect\":{effect}");
+            }
+            EventKind::Refused { req, reason } => {
+                let _ = write!(out, ",\"req\":{req},\"reason\":");
+                json_str(reason, out);
+            }
+            EventKind::Ack { req }
+            | EventKind::AckLost { req }
+            | EventKind::Dropped { req }
+            | EventKind::Timeout { req }
+            | EventKind::Abandoned { req } => {
+                let _ = write!(out, ",\"req\":{req}");
+            }
+            EventKind::Held { req, until } => {
+                let _ = write!(out, ",\"req\":{req},\"until\":{until}");
+            }
+            EventKind::Crash { pid } => {
+                let _ = write!(out, ",\"pid\":{pid}");
+            }
+            EventKind::Ledger { pid, op, result } => {
+                let _ = write!(out, ",\"pid\":{pid},\"op\":\"{op}\",\"result\":");
+                json_str(result, out);
+            }
+            EventKind::Read { pid, intent, found } => {
+                let _ = write!(out, ",\"pid\":{pid},\"intent\":");
+                json_str(intent, out);
+                match found {
+                    Some(e) => {
+                        let _ = write!(out, ",\"found\":{e}");
+                    }
+                    None => out.push_str(",\"found\":null"),
+                }
+            }
+            EventKind::Report {
+                call,
+                status,
+                detail,
+            } => {
+                let _ = write!(out, ",\"call\":{call},\"status\":\"{status}\",\"detail\":");
+                json_str(detail, out);
+            }
+        }
+        out.push_str("}\n");
+    }
+
+    /// One line for a person (the timeline of a counterexample).
+    pub fn describe(&self) -> String {
+        let who = |pid: &u32| format!("p{pid}");
+        let text = match &self.kind {
+            EventKind::Call { call, pid, variant } => format!(
+                "{} agent calls the tool (call #{call}, {})",
+                who(pid),
+                if *variant == 0 {
+                    "intended arguments"
+                } else {
+                    "CHANGED arguments"
+                }
+            ),
+            EventKind::Dispatch {
+                req,
+                pid,
+                intent,
+                key,
+            } => format!(
+                "{} sends request {req} for {intent}{}",
+                who(pid),
+                match key {
+                    Some(k) => format!(" with key {}", &k[..k.len().min(12)]),
+                    None => " without a key".to_string(),
+                }
+            ),
+            EventKind::Effect { req, effect, late } => format!(
+                "   system of record: request {req} takes effect -> effect #{effect}{}",
+                if *late {
+                    " (delivered late / again)"
+                } else {
+                    ""
+                }
+            ),
+            EventKind::Replay { req, effect } => {
+                format!("   system of record: request {req} replays effect #{effect} (known key)")
+            }
+            EventKind::Refused { req, reason } => {
+                format!("   system of record: request {req} refused: {reason}")
+            }
+            EventKind::Ack { req } => format!("   response to request {req} arrives"),
+            EventKind::AckLost { req } => format!("   response to request {req} is LOST"),
+            EventKind::Dropped { req } => format!("   request {req} is lost on the way"),
+            EventKind::Held { req, until } => format!(
+                "   request {req} is stuck in the pipe (until t={} at most)",
+                seconds(*until)
+            ),
+            EventKind::Timeout { req } => format!("   request {req} times out"),
+            EventKind::Abandoned { req } => {
+                format!("   the client stops waiting for request {req}")
+            }
+            EventKind::Crash { pid } => format!("{} CRASHES", who(pid)),
+            EventKind::Ledger { pid, op, result } => {
+                format!("{} ledger {op} -> {result}", who(pid))
+            }
+            EventKind::Read { pid, intent, found } => format!(
+                "{} postcondition read for {intent} -> {}",
+                who(pid),
+                match found {
+                    Some(e) => format!("found effect #{e}"),
+                    None => "not found".to_string(),
+                }
+            ),
+            EventKind::Report {
+                call,
+                status,
+                detail,
+            } => format!("agent is told (call #{call}): {status}: {detail}"),
+        };
+        format!("t={:>9}  {text}", seconds(self.t))
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}s", ms / 1000, ms % 1000)
+}
+
+/// Serialise a whole log as JSON Lines.
+pub fn to_jsonl(events: &[Event]) -> String {
+    let mut out = String::with_capacity(events.len() * 64);
+    for e in events {
+        e.write_jsonl(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_json() {
+        let events = [
+            Event {
+                t: 5,
+                kind: EventKind::Dispatch {
+                    req: 0,
+                    pid: 1,
+                    intent: "o-\"1\"".into(),
+                    key: Some("abc".into()),
+                },
+            },
+            Event {
+                t: 6,
+                kind: EventKind::Report {
+                    call: 0,
+                    status: "completed",
+                    detail: "ch_1\n".into(),
+                },
+            },
+            Event {
+                t: 7,
+                kind: EventKind::Read {
+                    pid: 1,
+                    intent: "x".into(),
+                    found: None,
+                },
+            },
+        ];
+        let text = to_jsonl(&events);
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["t"].is_u64() && v["ev"].is_string(), "{line}");
+        }
+        assert!(text.starts_with(
+            "{\"t\":5,\"ev\":\"dispatch\",\"req\":0,\"pid\":1,\"intent\":\"o-\\\"1\\\"\",\"key\":\"abc\"}\n"
+        ));
+    }
+}

@@ -1,0 +1,1 @@
+//! Reproductions of the references (filled in below).

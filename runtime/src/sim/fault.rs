@@ -1,0 +1,423 @@
+//! Fault classes, fault levels and schedules: the simulator's input besides the seed.
+
+use serde::{Deserialize, Serialize};
+
+use super::rng::SplitMix64;
+
+/// The six fault classes of DESIGN.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultClass {
+    /// The effect commits, the response is lost: the client sees a timeout.
+    LostAck,
+    /// The request is still in the pipe when the client gives up; it lands later.
+    LateCommit,
+    /// The same call is delivered twice: by the agent's transport to the wrapper (the ledger
+    /// deduplicates), or by the wire to the system of record (only server-side dedup can).
+    Redelivery,
+    /// A retry overtakes the original: the original is held until the next request of the
+    /// same operation has been delivered.
+    Reorder,
+    /// The process dies between the effect and its ledger write; a new process resumes from
+    /// the ledger.
+    Crash,
+    /// The agent calls again with changed arguments.
+    DivergentPayload,
+}
+
+impl FaultClass {
+    /// All six, in DESIGN's order.
+    pub const ALL: [FaultClass; 6] = [
+        FaultClass::LostAck,
+        FaultClass::LateCommit,
+        FaultClass::Redelivery,
+        FaultClass::Reorder,
+        FaultClass::Crash,
+        FaultClass::DivergentPayload,
+    ];
+
+    /// `lost_ack`, `late_commit`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultClass::LostAck => "lost_ack",
+            FaultClass::LateCommit => "late_commit",
+            FaultClass::Redelivery => "redelivery",
+            FaultClass::Reorder => "reorder",
+            FaultClass::Crash => "crash",
+            FaultClass::DivergentPayload => "divergent_payload",
+        }
+    }
+
+    /// The dangerous window this class must open for its episodes to count as having
+    /// "bitten".
+    pub fn window(self) -> &'static str {
+        match self {
+            FaultClass::LostAck => "an effect committed while its response was lost",
+            FaultClass::LateCommit => "a request landed after its client had given up on it",
+            FaultClass::Redelivery => {
+                "a duplicate delivery arrived while the first was unresolved, or the wire delivered a request twice"
+            }
+            FaultClass::Reorder => {
+                "a request was still in the pipe when its client gave up, so any earlier retry overtakes it"
+            }
+            FaultClass::Crash => "the process died after the effect and before its ledger write",
+            FaultClass::DivergentPayload => {
+                "a call with changed arguments arrived after the operation had been dispatched"
+            }
+        }
+    }
+
+    pub(crate) fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+impl std::fmt::Display for FaultClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One injected fault. Wire faults name a write request by its dispatch number in the
+/// episode (0 = the first request any process sends); agent faults name a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "fault", rename_all = "snake_case")]
+pub enum Fault {
+    /// The request is delivered and takes effect; its response is lost.
+    LostAck {
+        /// Request number.
+        request: u32,
+    },
+    /// The request is lost before it reaches the system of record.
+    Drop {
+        /// Request number.
+        request: u32,
+    },
+    /// The request is held in the pipe for `delay_ms`, then delivered; no response ever
+    /// reaches the client.
+    LateCommit {
+        /// Request number.
+        request: u32,
+        /// Time in the pipe.
+        delay_ms: u64,
+    },
+    /// The request is held until the next request of the same operation has been delivered
+    /// (or `delay_ms` at most), then delivered; no response reaches the client.
+    Reorder {
+        /// Request number.
+        request: u32,
+        /// Longest time in the pipe.
+        delay_ms: u64,
+    },
+    /// The wire delivers the request twice (`gap_ms` apart); the client sees one response.
+    WireRedelivery {
+        /// Request number.
+        request: u32,
+        /// Time between the deliveries.
+        gap_ms: u64,
+    },
+    /// The request takes effect and is answered, but the process that sent it dies before
+    /// it can write the ledger; the agent reruns the call in a new process `restart_ms`
+    /// later, on the same ledger.
+    Crash {
+        /// Request number.
+        request: u32,
+        /// Time to restart.
+        restart_ms: u64,
+    },
+    /// The effect of the request becomes visible to reads only `delay_ms` after it lands.
+    Invisible {
+        /// Request number.
+        request: u32,
+        /// Visibility delay.
+        delay_ms: u64,
+    },
+    /// The agent's transport delivers the tool call to the wrapper again at `at_ms`.
+    Redeliver {
+        /// When.
+        at_ms: u64,
+    },
+    /// The agent calls the tool again at `at_ms` with changed arguments.
+    Diverge {
+        /// When.
+        at_ms: u64,
+    },
+}
+
+impl Fault {
+    /// The request a wire fault applies to.
+    pub fn request(&self) -> Option<u32> {
+        match *self {
+            Fault::LostAck { request }
+            | Fault::Drop { request }
+            | Fault::LateCommit { request, .. }
+            | Fault::Reorder { request, .. }
+            | Fault::WireRedelivery { request, .. }
+            | Fault::Crash { request, .. } => Some(request),
+            Fault::Invisible { .. } | Fault::Redeliver { .. } | Fault::Diverge { .. } => None,
+        }
+    }
+
+    /// Simpler variants of this fault, simplest first (for the shrinker).
+    pub(crate) fn simpler(&self) -> Vec<Fault> {
+        let mut out = Vec::new();
+        let halve = |v: u64| if v > 1 { Some(v / 2) } else { None };
+        let req = |r: u32| r.checked_sub(1);
+        match *self {
+            Fault::LostAck { request } => {
+                out.extend(req(request).map(|request| Fault::LostAck { request }))
+            }
+            Fault::Drop { request } => {
+                out.extend(req(request).map(|request| Fault::Drop { request }))
+            }
+            Fault::LateCommit { request, delay_ms } => {
+                out.extend(req(request).map(|request| Fault::LateCommit { request, delay_ms }));
+                out.extend(halve(delay_ms).map(|delay_ms| Fault::LateCommit { request, delay_ms }));
+            }
+            Fault::Reorder { request, delay_ms } => {
+                out.extend(req(request).map(|request| Fault::Reorder { request, delay_ms }));
+                out.extend(halve(delay_ms).map(|delay_ms| Fault::Reorder { request, delay_ms }));
+            }
+            Fault::WireRedelivery { request, gap_ms } => {
+                out.extend(req(request).map(|request| Fault::WireRedelivery { request, gap_ms }));
+                out.extend(halve(gap_ms).map(|gap_ms| Fault::WireRedelivery { request, gap_ms }));
+                if gap_ms == 1 {
+                    out.push(Fault::WireRedelivery { request, gap_ms: 0 });
+                }
+            }
+            Fault::Crash {
+                request,
+                restart_ms,
+            } => {
+                out.extend(req(request).map(|request| Fault::Crash {
+                    request,
+                    restart_ms,
+                }));
+                out.extend(halve(restart_ms).map(|restart_ms| Fault::Crash {
+                    request,
+                    restart_ms,
+                }));
+            }
+            Fault::Invisible { request, delay_ms } => {
+                out.extend(req(request).map(|request| Fault::Invisible { request, delay_ms }));
+                out.extend(halve(delay_ms).map(|delay_ms| Fault::Invisible { request, delay_ms }));
+            }
+            Fault::Redeliver { at_ms } => {
+                if at_ms > 0 {
+                    out.push(Fault::Redeliver { at_ms: 0 });
+                }
+                out.extend(halve(at_ms).map(|at_ms| Fault::Redeliver { at_ms }));
+            }
+            Fault::Diverge { at_ms } => {
+                if at_ms > 0 {
+                    out.push(Fault::Diverge { at_ms: 0 });
+                }
+                out.extend(halve(at_ms).map(|at_ms| Fault::Diverge { at_ms }));
+            }
+        }
+        out.dedup();
+        out.retain(|f| f != self);
+        out
+    }
+
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        match *self {
+            Fault::LostAck { request } => format!("lost_ack on request {request}"),
+            Fault::Drop { request } => format!("request {request} dropped"),
+            Fault::LateCommit { request, delay_ms } => {
+                format!(
+                    "late_commit: request {request} lands {} later",
+                    secs(delay_ms)
+                )
+            }
+            Fault::Reorder { request, delay_ms } => format!(
+                "reorder: request {request} held until the next one lands (at most {})",
+                secs(delay_ms)
+            ),
+            Fault::WireRedelivery { request, gap_ms } => format!(
+                "redelivery on the wire: request {request} delivered twice, {} apart",
+                secs(gap_ms)
+            ),
+            Fault::Crash {
+                request,
+                restart_ms,
+            } => format!(
+                "crash after request {request} took effect, before the ledger write; restart {} later",
+                secs(restart_ms)
+            ),
+            Fault::Invisible { request, delay_ms } => format!(
+                "effect of request {request} visible to reads only {} after it lands",
+                secs(delay_ms)
+            ),
+            Fault::Redeliver { at_ms } => {
+                format!(
+                    "redelivery by the agent: the call arrives again at t={}",
+                    secs(at_ms)
+                )
+            }
+            Fault::Diverge { at_ms } => format!(
+                "divergent_payload: the agent calls again at t={} with changed arguments",
+                secs(at_ms)
+            ),
+        }
+    }
+}
+
+pub(crate) fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+    }
+}
+
+/// The faults of one episode.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// The faults, in the order they were drawn (order matters only between two wire
+    /// faults on the same request: the first wins).
+    pub faults: Vec<Fault>,
+}
+
+impl Schedule {
+    /// No faults.
+    pub fn none() -> Schedule {
+        Schedule::default()
+    }
+
+    /// These faults.
+    pub fn of(faults: impl IntoIterator<Item = Fault>) -> Schedule {
+        Schedule {
+            faults: faults.into_iter().collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.faults.is_empty() {
+            return f.write_str("no faults");
+        }
+        for (i, fault) in self.faults.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(&fault.describe())?;
+        }
+        Ok(())
+    }
+}
+
+/// Fault levels: probabilities per call, after the re-implementations of
+/// arXiv:2608.02645 (timeouts .05 / .20 / .35, delayed visibility .05 / .15 / .25).
+///
+/// | level | timeout per write | of which: lost ack / late commit / dropped | delayed visibility | wire redelivery |
+/// |---|---|---|---|---|
+/// | low | 5 % | 40 / 30 / 30 % | 5 % | 1 % |
+/// | medium | 20 % | 40 / 30 / 30 % | 15 % | 2 % |
+/// | high | 35 % | 40 / 30 / 30 % | 25 % | 3 % |
+///
+/// A late commit lands between the client's timeout and the environment's in-flight bound;
+/// a delayed effect becomes visible within what is left of that bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultLevel {
+    /// 5 % timeouts, 5 % delayed visibility.
+    Low,
+    /// 20 % timeouts, 15 % delayed visibility.
+    Medium,
+    /// 35 % timeouts, 25 % delayed visibility.
+    High,
+}
+
+impl FaultLevel {
+    /// Low, medium, high.
+    pub const ALL: [FaultLevel; 3] = [FaultLevel::Low, FaultLevel::Medium, FaultLevel::High];
+
+    /// `low`, `medium`, `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultLevel::Low => "low",
+            FaultLevel::Medium => "medium",
+            FaultLevel::High => "high",
+        }
+    }
+
+    /// Probability (per mille) that a write times out.
+    pub fn timeout_permille(self) -> u32 {
+        match self {
+            FaultLevel::Low => 50,
+            FaultLevel::Medium => 200,
+            FaultLevel::High => 350,
+        }
+    }
+
+    /// Probability (per mille) that an effect becomes visible late.
+    pub fn invisible_permille(self) -> u32 {
+        match self {
+            FaultLevel::Low => 50,
+            FaultLevel::Medium => 150,
+            FaultLevel::High => 250,
+        }
+    }
+
+    /// Probability (per mille) that the wire delivers a write twice.
+    pub fn redelivery_permille(self) -> u32 {
+        match self {
+            FaultLevel::Low => 10,
+            FaultLevel::Medium => 20,
+            FaultLevel::High => 30,
+        }
+    }
+
+    /// Draw the wire faults of the first `requests` writes of an episode at this level.
+    /// `timeout_ms` is the client's timeout, `bound_ms` the environment's in-flight bound
+    /// (in-flight time plus visibility delay never exceed it); `wire_redelivery` says
+    /// whether duplicate deliveries on the wire are drawn.
+    pub fn draw(
+        self,
+        rng: &mut SplitMix64,
+        requests: u32,
+        timeout_ms: u64,
+        bound_ms: u64,
+        wire_redelivery: bool,
+    ) -> Schedule {
+        let mut faults = Vec::new();
+        for request in 0..requests {
+            let mut in_flight = 0;
+            if rng.chance(self.timeout_permille()) {
+                let kind = rng.below(10);
+                if kind < 4 {
+                    faults.push(Fault::LostAck { request });
+                } else if kind < 7 && bound_ms > timeout_ms {
+                    in_flight = rng.between(timeout_ms + 1, bound_ms);
+                    faults.push(Fault::LateCommit {
+                        request,
+                        delay_ms: in_flight,
+                    });
+                } else {
+                    faults.push(Fault::Drop { request });
+                }
+            } else if wire_redelivery && rng.chance(self.redelivery_permille()) {
+                faults.push(Fault::WireRedelivery {
+                    request,
+                    gap_ms: rng.between(0, bound_ms),
+                });
+            }
+            if rng.chance(self.invisible_permille()) && bound_ms > in_flight {
+                faults.push(Fault::Invisible {
+                    request,
+                    delay_ms: rng.between(1, bound_ms - in_flight),
+                });
+            }
+        }
+        Schedule { faults }
+    }
+}
+
+impl std::fmt::Display for FaultLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

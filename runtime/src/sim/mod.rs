@@ -1,0 +1,91 @@
+//! The deterministic fault simulator and property harness (feature `sim`).
+//!
+//! An episode is a pure function of (seed, fault schedule) → event log: one
+//! [`VirtualClock`](crate::VirtualClock) (no sleeps, no threads, no wall clock), one
+//! in-crate [`SplitMix64`] generator pinned by a golden test, ordered maps only.
+//!
+//! - [`Net`]: the world below the wrapper — a fake **system of record** counting real
+//!   effects, optionally honouring idempotency keys like Stripe (same key and parameters →
+//!   the first result replayed; same key, other parameters → refused; invalid parameters
+//!   not stored; keys pruned after a TTL), answering postcondition reads with an optional
+//!   visibility delay; and the **transport** to it, injecting the wire faults.
+//! - [`Proof`]: the harness. Give it a `#[side_effect]` tool's contract, a factory for a
+//!   fresh simulated world, the arguments, the guarded call and an effect counter; it runs
+//!   DESIGN's acceptance run (200 episodes × 6 classes × 3 seeds, every seed twice),
+//!   checks I1–I4 on every episode, counts per class how often the dangerous window was
+//!   hit (a class that never bit fails), enumerates every small schedule, and shrinks and
+//!   saves any counterexample as JSON that [`Proof::replay_file`] replays in one line.
+//! - [`billing`]: the simulator's own billing tool and the control strategies that must
+//!   fail; [`experiments`]: reference 000's retry matrix and the paper's fault levels.
+//!
+//! ```ignore
+//! #[test]
+//! fn create_charge_survives_every_fault() {
+//!     idemcheck::sim::Proof { contract: create_charge::CONTRACT, world: SimBilling::new,
+//!         intent: ChargeArgs::episode, call: create_charge::call, effects: SimBilling::count }
+//!         .prove();
+//! }
+//! ```
+//!
+//! # Fault classes
+//!
+//! | class | injected as | dangerous window ("sometimes" count) |
+//! |---|---|---|
+//! | `lost_ack` | request 0 takes effect, its response is lost (sometimes visible late; sometimes request 1 too) | an effect committed while its response was lost |
+//! | `late_commit` | request 0 is held past the client's timeout, up to the environment bound, then lands | it landed after its client gave up |
+//! | `reorder` | request 0 is held until the next request of the same operation lands (or the bound) | it was still in the pipe when its client gave up, so any retry overtakes it |
+//! | `redelivery` | the agent's transport delivers the tool call again (at a random instant); with `server_dedup`, half the episodes instead have the wire deliver a request twice | a duplicate arrived while the first call was unresolved, or the wire delivered twice |
+//! | `crash` | request 0 takes effect and is answered, and its process dies before the ledger write; the agent reruns the call in a new process on the same ledger | the process died between the effect and the ledger write |
+//! | `divergent_payload` | the agent calls again with changed arguments (sometimes after a lost ack) | the changed call arrived after the operation had been dispatched |
+//!
+//! # What each contract can and cannot defend
+//!
+//! Redelivery has two places. Between the agent and the wrapper, the **ledger**
+//! deduplicates: the second delivery finds the record (replayed when COMMITTED, verified
+//! when DECLARED, refused when the arguments differ). Between the wrapper and the system of
+//! record, a request the wire delivers twice reaches the system of record twice, and only
+//! the system of record can tell: a contract with `server_dedup = true` (the tool passes
+//! [`current_key`](crate::current_key) on) is safe; a contract without it is not, whatever
+//! the client does — the harness injects wire duplicates only with `server_dedup`, says so
+//! in its report, and the test suite shows the duplicate happening without it.
+//!
+//! The settle window is taken at its word: the harness's environment never holds a request
+//! (plus its visibility delay) longer than `settle_ms`. A contract with neither
+//! `settle_ms` nor `server_dedup` is tested against the reference's 90 s late commit and
+//! fails (IDEM009). Widen [`Env::bound_ms`] beyond the settle window to see the duplicate a
+//! wrong settle window lets through.
+//!
+//! # Invariants
+//!
+//! - **I1 at-most-once**: at most one real effect per logical operation (intended and
+//!   changed arguments together), once everything in flight has landed.
+//! - **I2 at-least-once**: the last thing the agent was told about each argument variant
+//!   holds once everything has landed — completed → the effect exists; not completed → it
+//!   does not — and every call answers (an unknown is an honest escalation).
+//! - **I3 determinism**: each seed is run twice; the JSON Lines logs must be identical.
+//! - **I4 no orphan intent**: never "completed" unless an effect with the call's own
+//!   arguments exists at that moment.
+//!
+//! # Fault levels
+//!
+//! See [`FaultLevel`]: per write, a timeout with probability 5 / 20 / 35 % (lost ack 40 %,
+//! late commit 30 %, dropped 30 % of them), a delayed visibility with 5 / 15 / 25 %, a wire
+//! duplicate with 1 / 2 / 3 %.
+
+pub mod billing;
+mod event;
+pub mod experiments;
+mod fault;
+mod harness;
+mod ledger;
+mod net;
+mod rng;
+
+pub use event::{Event, EventKind, to_jsonl};
+pub use fault::{Fault, FaultClass, FaultLevel, Schedule};
+pub use harness::{
+    CallReport, ClassStats, Config, Counterexample, Env, Episode, Invariant, Proof, Replayed,
+    Report, Violation,
+};
+pub use net::{Effect, KEY_REUSED, Net, NetConfig, SimError};
+pub use rng::SplitMix64;

@@ -1,0 +1,643 @@
+//! The simulated world below the wrapper: a fake **system of record** that counts real
+//! effects, optionally honours idempotency keys the way Stripe does, and answers reads with
+//! an optional visibility delay; and the **transport** to it, which injects the wire faults
+//! of the episode's [`Schedule`].
+//!
+//! A tool under test reaches the system of record only through a [`Net`] handle: its
+//! simulated service calls [`Net::write`] for the effect and [`Net::read`] for the
+//! postcondition. Everything runs on the episode's [`VirtualClock`]; a request "in the
+//! pipe" lands lazily, stamped with its landing time, before any later event is recorded,
+//! so the log is in time order without a background task.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::event::{Event, EventKind};
+use super::fault::{Fault, FaultClass, Schedule};
+use crate::clock::{Clock, Timestamp, VirtualClock};
+use crate::outcome::{Classify, ErrorClass};
+
+/// Stripe's wording for a key reused with other parameters.
+pub const KEY_REUSED: &str = "idempotency key reused with different parameters";
+
+/// How the system of record and the transport behave (besides the faults).
+#[derive(Debug, Clone, Copy)]
+pub struct NetConfig {
+    /// Honour idempotency keys like Stripe: same key and parameters replay the first
+    /// result, same key and other parameters are refused, invalid requests are not stored,
+    /// keys are forgotten after `key_ttl_ms`.
+    pub server_keys: bool,
+    /// The transport's own timeout: a request without a response fails with
+    /// [`SimError::Timeout`] this long after it was sent.
+    pub transport_timeout_ms: u64,
+    /// How long the system of record keeps a key (Stripe: at least 24 h).
+    pub key_ttl_ms: u64,
+    /// Parameters the system of record rejects as invalid (not stored, as Stripe).
+    pub validate: Option<fn(&Value) -> bool>,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            server_keys: false,
+            transport_timeout_ms: 30_000,
+            key_ttl_ms: 24 * 3600 * 1000,
+            validate: None,
+        }
+    }
+}
+
+/// What the transport or the system of record answered instead of a result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// No response within the transport's timeout: the effect may or may not have happened.
+    #[error("timed out waiting for the system of record")]
+    Timeout,
+    /// The key was used before with other parameters (nothing done).
+    #[error("{KEY_REUSED}")]
+    KeyReused,
+    /// The parameters were rejected (nothing done, nothing stored).
+    #[error("invalid parameters")]
+    Invalid,
+}
+
+impl Classify for SimError {
+    fn class(&self) -> ErrorClass {
+        match self {
+            SimError::Timeout => ErrorClass::Ambiguous,
+            SimError::KeyReused => ErrorClass::Definite,
+            SimError::Invalid => ErrorClass::Invalid,
+        }
+    }
+}
+
+/// A real effect in the system of record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effect {
+    /// Effect id, 1, 2, ... in the order effects happen.
+    pub id: u64,
+    /// Business id of the operation it belongs to (an order id, a customer id).
+    pub intent: Arc<str>,
+    /// The parameters it was made with.
+    pub payload: Value,
+    /// When it landed.
+    pub at: u64,
+    /// When reads start to see it.
+    pub visible_at: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Held {
+    until: u64,
+    seq: u64,
+    req: u32,
+    intent: Arc<str>,
+    payload: Value,
+    key: Option<Arc<str>>,
+    /// A reorder: land right after the next fresh request for this operation.
+    overtake: bool,
+    /// A wire duplicate (the original was already delivered).
+    duplicate: bool,
+}
+
+#[derive(Debug, Clone)]
+struct KeyEntry {
+    payload: Value,
+    effect: u64,
+    at: u64,
+}
+
+#[derive(Debug, Default)]
+struct ReqState {
+    gave_up: bool,
+    landed: bool,
+    reorder: bool,
+}
+
+/// Per-request wire fault, looked up by request number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Wire {
+    Clean,
+    LostAck,
+    Drop,
+    Late(u64),
+    Reorder(u64),
+    Twice(u64),
+    Crash,
+}
+
+#[derive(Debug)]
+struct State {
+    cfg: NetConfig,
+    wire: Vec<Wire>,
+    invisible: Vec<u64>,
+    next_req: u32,
+    reqs: Vec<ReqState>,
+    active: u32,
+    dead: u64,
+    log: Vec<Event>,
+    effects: Vec<Effect>,
+    keys: BTreeMap<Arc<str>, KeyEntry>,
+    held: Vec<Held>,
+    seq: u64,
+    hits: u8,
+}
+
+/// The simulated world below the wrapper (cheap to clone; one per episode).
+#[derive(Clone)]
+pub struct Net {
+    state: Arc<Mutex<State>>,
+    clock: VirtualClock,
+}
+
+impl std::fmt::Debug for Net {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Net").finish_non_exhaustive()
+    }
+}
+
+/// The answer of one delivery to the system of record.
+enum Delivered {
+    Done(Effect),
+    Refused(SimError),
+    /// Only from the crash path of [`Net::write`].
+    Crashed,
+}
+
+impl State {
+    fn push(&mut self, t: u64, kind: EventKind) {
+        self.land_due(t);
+        self.log.push(Event { t, kind });
+    }
+
+    fn land_due(&mut self, now: u64) {
+        loop {
+            let Some(i) = self
+                .held
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.until <= now)
+                .min_by_key(|(_, h)| (h.until, h.seq))
+                .map(|(i, _)| i)
+            else {
+                return;
+            };
+            let h = self.held.remove(i);
+            self.land(h);
+        }
+    }
+
+    fn land(&mut self, h: Held) {
+        let late_after_give_up = self.reqs[h.req as usize].gave_up;
+        if h.duplicate {
+            self.hits |= FaultClass::Redelivery.bit();
+        } else if late_after_give_up {
+            self.hits |= if self.reqs[h.req as usize].reorder {
+                FaultClass::Reorder.bit()
+            } else {
+                FaultClass::LateCommit.bit()
+            };
+        }
+        let _ = self.deliver(h.until, h.req, &h.intent, &h.payload, h.key.as_ref(), true);
+    }
+
+    fn req(&mut self, req: u32) -> &mut ReqState {
+        &mut self.reqs[req as usize]
+    }
+
+    /// One delivery to the system of record at time `t`.
+    fn deliver(
+        &mut self,
+        t: u64,
+        req: u32,
+        intent: &Arc<str>,
+        payload: &Value,
+        key: Option<&Arc<str>>,
+        late: bool,
+    ) -> Delivered {
+        self.req(req).landed = true;
+        let ttl = self.cfg.key_ttl_ms;
+        if let (true, Some(key)) = (self.cfg.server_keys, key) {
+            self.keys.retain(|_, e| e.at.saturating_add(ttl) > t);
+            if let Some(entry) = self.keys.get(key) {
+                if &entry.payload != payload {
+                    self.log.push(Event {
+                        t,
+                        kind: EventKind::Refused {
+                            req,
+                            reason: KEY_REUSED,
+                        },
+                    });
+                    return Delivered::Refused(SimError::KeyReused);
+                }
+                let effect = entry.effect;
+                self.log.push(Event {
+                    t,
+                    kind: EventKind::Replay { req, effect },
+                });
+                return Delivered::Done(self.effects[effect as usize - 1].clone());
+            }
+        }
+        if let Some(valid) = self.cfg.validate
+            && !valid(payload)
+        {
+            self.log.push(Event {
+                t,
+                kind: EventKind::Refused {
+                    req,
+                    reason: "invalid parameters (not stored)",
+                },
+            });
+            return Delivered::Refused(SimError::Invalid);
+        }
+        let id = self.effects.len() as u64 + 1;
+        let effect = Effect {
+            id,
+            intent: intent.clone(),
+            payload: payload.clone(),
+            at: t,
+            visible_at: t + self.invisible.get(req as usize).copied().unwrap_or(0),
+        };
+        self.effects.push(effect.clone());
+        if let (true, Some(key)) = (self.cfg.server_keys, key) {
+            self.keys.insert(
+                key.clone(),
+                KeyEntry {
+                    payload: payload.clone(),
+                    effect: id,
+                    at: t,
+                },
+            );
+        }
+        self.log.push(Event {
+            t,
+            kind: EventKind::Effect {
+                req,
+                effect: id,
+                late,
+            },
+        });
+        if !late {
+            // A reorder: requests held for this operation land right behind this one.
+            let mut behind: Vec<Held> = Vec::new();
+            self.held.retain(|h| {
+                if h.overtake && &h.intent == intent {
+                    behind.push(h.clone());
+                    false
+                } else {
+                    true
+                }
+            });
+            behind.sort_by_key(|h| h.seq);
+            for mut h in behind {
+                h.until = t;
+                self.land(h);
+            }
+        }
+        Delivered::Done(effect)
+    }
+}
+
+impl Net {
+    /// A world for one episode: the system of record empty, the faults of `schedule`
+    /// armed. Agent-level faults in the schedule are the harness's business and ignored
+    /// here.
+    pub fn new(clock: VirtualClock, cfg: NetConfig, schedule: &Schedule) -> Net {
+        let mut wire: Vec<Wire> = Vec::new();
+        let mut invisible: Vec<u64> = Vec::new();
+        for fault in &schedule.faults {
+            let set = |wire: &mut Vec<Wire>, r: u32, w: Wire| {
+                let r = r as usize;
+                if wire.len() <= r {
+                    wire.resize(r + 1, Wire::Clean);
+                }
+                if wire[r] == Wire::Clean {
+                    wire[r] = w;
+                }
+            };
+            match *fault {
+                Fault::LostAck { request } => set(&mut wire, request, Wire::LostAck),
+                Fault::Drop { request } => set(&mut wire, request, Wire::Drop),
+                Fault::LateCommit { request, delay_ms } => {
+                    set(&mut wire, request, Wire::Late(delay_ms))
+                }
+                Fault::Reorder { request, delay_ms } => {
+                    set(&mut wire, request, Wire::Reorder(delay_ms))
+                }
+                Fault::WireRedelivery { request, gap_ms } => {
+                    set(&mut wire, request, Wire::Twice(gap_ms))
+                }
+                Fault::Crash { request, .. } => set(&mut wire, request, Wire::Crash),
+                Fault::Invisible { request, delay_ms } => {
+                    let r = request as usize;
+                    if invisible.len() <= r {
+                        invisible.resize(r + 1, 0);
+                    }
+                    invisible[r] = invisible[r].max(delay_ms);
+                }
+                Fault::Redeliver { .. } | Fault::Diverge { .. } => {}
+            }
+        }
+        Net {
+            state: Arc::new(Mutex::new(State {
+                cfg,
+                wire,
+                invisible,
+                next_req: 0,
+                reqs: Vec::new(),
+                active: 1,
+                dead: 0,
+                log: Vec::with_capacity(32),
+                effects: Vec::new(),
+                keys: BTreeMap::new(),
+                held: Vec::new(),
+                seq: 0,
+                hits: 0,
+            })),
+            clock,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn now(&self) -> u64 {
+        self.clock.now().0
+    }
+
+    /// The episode's clock.
+    pub fn clock(&self) -> &VirtualClock {
+        &self.clock
+    }
+
+    /// Whether the system of record honours idempotency keys.
+    pub fn server_keys(&self) -> bool {
+        self.lock().cfg.server_keys
+    }
+
+    /// Send a write for the operation `intent` (its business id) with these parameters and,
+    /// if the caller has one, an idempotency key (pass [`crate::current_key`] from a tool
+    /// with `server_dedup = true`). Returns the effect — new, or replayed for a known key —
+    /// or the error the transport or the system of record answered.
+    pub async fn write<P: Serialize + ?Sized>(
+        &self,
+        intent: &str,
+        params: &P,
+        key: Option<&str>,
+    ) -> Result<Effect, SimError> {
+        let payload = serde_json::to_value(params).map_err(|_| SimError::Invalid)?;
+        let intent: Arc<str> = Arc::from(intent);
+        let key: Option<Arc<str>> = key.map(Arc::from);
+        let now = self.now();
+        let (req, wire, timeout) = {
+            let mut s = self.lock();
+            let req = s.next_req;
+            s.next_req += 1;
+            s.reqs.push(ReqState::default());
+            let pid = s.active;
+            s.push(
+                now,
+                EventKind::Dispatch {
+                    req,
+                    pid,
+                    intent: intent.clone(),
+                    key: key.clone(),
+                },
+            );
+            let wire = s.wire.get(req as usize).copied().unwrap_or(Wire::Clean);
+            (req, wire, s.cfg.transport_timeout_ms)
+        };
+        let answered = {
+            let mut s = self.lock();
+            match wire {
+                Wire::Clean => Some(s.deliver(now, req, &intent, &payload, key.as_ref(), false)),
+                Wire::LostAck => {
+                    if let Delivered::Done(_) =
+                        s.deliver(now, req, &intent, &payload, key.as_ref(), false)
+                    {
+                        s.hits |= FaultClass::LostAck.bit();
+                    }
+                    s.push(now, EventKind::AckLost { req });
+                    None
+                }
+                Wire::Drop => {
+                    s.push(now, EventKind::Dropped { req });
+                    None
+                }
+                Wire::Late(delay) | Wire::Reorder(delay) => {
+                    let until = now + delay;
+                    let seq = s.seq;
+                    s.seq += 1;
+                    let overtake = matches!(wire, Wire::Reorder(_));
+                    s.req(req).reorder = overtake;
+                    s.held.push(Held {
+                        until,
+                        seq,
+                        req,
+                        intent: intent.clone(),
+                        payload: payload.clone(),
+                        key: key.clone(),
+                        overtake,
+                        duplicate: false,
+                    });
+                    s.push(now, EventKind::Held { req, until });
+                    None
+                }
+                Wire::Twice(gap) => {
+                    let first = s.deliver(now, req, &intent, &payload, key.as_ref(), false);
+                    let seq = s.seq;
+                    s.seq += 1;
+                    s.held.push(Held {
+                        until: now + gap,
+                        seq,
+                        req,
+                        intent: intent.clone(),
+                        payload: payload.clone(),
+                        key: key.clone(),
+                        overtake: false,
+                        duplicate: true,
+                    });
+                    // A zero gap lands the duplicate before the response travels back.
+                    s.land_due(now);
+                    Some(first)
+                }
+                Wire::Crash => {
+                    let delivered = s.deliver(now, req, &intent, &payload, key.as_ref(), false);
+                    let pid = s.active;
+                    if matches!(delivered, Delivered::Done(_)) {
+                        s.hits |= FaultClass::Crash.bit();
+                    }
+                    s.push(now, EventKind::Crash { pid });
+                    if pid < 64 {
+                        s.dead |= 1 << pid;
+                    }
+                    Some(Delivered::Crashed)
+                }
+            }
+        };
+        match answered {
+            Some(Delivered::Crashed) => {
+                // The process is gone: this future never completes; the harness drops it.
+                std::future::pending().await
+            }
+            Some(Delivered::Done(effect)) => {
+                self.lock().push(now, EventKind::Ack { req });
+                Ok(effect)
+            }
+            Some(Delivered::Refused(e)) => {
+                self.lock().push(now, EventKind::Ack { req });
+                Err(e)
+            }
+            None => {
+                let mut guard = GiveUp {
+                    net: self,
+                    req,
+                    armed: true,
+                };
+                self.clock
+                    .sleep_until(Timestamp(now).after(std::time::Duration::from_millis(timeout)))
+                    .await;
+                guard.armed = false;
+                let t = self.now();
+                let mut s = self.lock();
+                s.land_due(t);
+                s.req(req).gave_up = true;
+                if s.reqs[req as usize].reorder && !s.reqs[req as usize].landed {
+                    s.hits |= FaultClass::Reorder.bit();
+                }
+                s.push(t, EventKind::Timeout { req });
+                Err(SimError::Timeout)
+            }
+        }
+    }
+
+    /// The postcondition read: the effects of the operation `intent` that reads can see
+    /// now, oldest first.
+    pub async fn read(&self, intent: &str) -> Vec<Effect> {
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let found: Vec<Effect> = s
+            .effects
+            .iter()
+            .filter(|e| &*e.intent == intent && e.visible_at <= now)
+            .cloned()
+            .collect();
+        let pid = s.active;
+        s.push(
+            now,
+            EventKind::Read {
+                pid,
+                intent: Arc::from(intent),
+                found: found.first().map(|e| e.id),
+            },
+        );
+        found
+    }
+
+    /// Ground truth: every real effect of `intent` that has landed by now, visible or not.
+    pub fn effects(&self, intent: &str) -> Vec<Effect> {
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        s.effects
+            .iter()
+            .filter(|e| &*e.intent == intent)
+            .cloned()
+            .collect()
+    }
+
+    /// How many real effects of `intent` carry exactly these parameters.
+    pub fn count<P: Serialize + ?Sized>(&self, intent: &str, params: &P) -> usize {
+        let Ok(payload) = serde_json::to_value(params) else {
+            return 0;
+        };
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        s.effects
+            .iter()
+            .filter(|e| &*e.intent == intent && e.payload == payload)
+            .count()
+    }
+
+    /// Every real effect so far.
+    pub fn all_effects(&self) -> Vec<Effect> {
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        s.effects.clone()
+    }
+
+    /// Land everything still in the pipe (advancing the clock past the last landing).
+    pub fn drain(&self) {
+        let last = self.lock().held.iter().map(|h| h.until).max();
+        if let Some(last) = last {
+            self.clock.advance_to(Timestamp(last));
+            let mut s = self.lock();
+            s.land_due(last);
+        }
+    }
+
+    // ---- for the harness ----
+
+    pub(crate) fn set_active(&self, pid: u32) {
+        self.lock().active = pid;
+    }
+
+    pub(crate) fn is_dead(&self, pid: u32) -> bool {
+        pid < 64 && self.lock().dead & (1 << pid) != 0
+    }
+
+    pub(crate) fn requests_sent(&self) -> u32 {
+        self.lock().next_req
+    }
+
+    pub(crate) fn hit(&self, class: FaultClass) {
+        self.lock().hits |= class.bit();
+    }
+
+    pub(crate) fn hits(&self) -> u8 {
+        self.lock().hits
+    }
+
+    pub(crate) fn log_event(&self, kind: EventKind) {
+        let now = self.now();
+        self.lock().push(now, kind);
+    }
+
+    pub(crate) fn take_log(&self) -> Vec<Event> {
+        std::mem::take(&mut self.lock().log)
+    }
+}
+
+/// Logs that the client stopped waiting when the write future is dropped early.
+struct GiveUp<'a> {
+    net: &'a Net,
+    req: u32,
+    armed: bool,
+}
+
+impl Drop for GiveUp<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let t = self.net.now();
+            let mut s = self.net.lock();
+            let req = self.req;
+            s.land_due(t);
+            s.req(req).gave_up = true;
+            if s.reqs[req as usize].reorder && !s.reqs[req as usize].landed {
+                s.hits |= FaultClass::Reorder.bit();
+            }
+            let pid = s.active;
+            if pid < 64 && s.dead & (1 << pid) != 0 {
+                return;
+            }
+            s.push(t, EventKind::Abandoned { req });
+        }
+    }
+}
