@@ -1,3 +1,374 @@
-//! Benchmark placeholder (filled in below).
+//! Speed benchmark (not a timed test): generates synthetic workspaces of 10k, 100k and 1M
+//! lines (one tool per 50 lines, in rotating styles: rmcp `#[tool]`, rig `impl Tool`,
+//! rust-mcp-sdk `#[mcp_tool]`, `#[side_effect]`, `#[rig_tool]`), then measures in separate
+//! child processes, best of three:
+//!
+//! - `lint`: the whole analysis (parallel parse + collect, index, rules, report);
+//! - `parse`: a bare parallel `syn::parse_file` of the same files;
+//! - `cli`: the `cargo-idemcheck` binary end to end (including `cargo metadata`);
+//!
+//! and prints times, the lint/parse ratio and each child's peak memory (VmHWM).
+//!
+//! Run: `cargo bench -p cargo-idemcheck --bench speed` (or with `-- 10000 100000` for sizes).
 
-fn main() {}
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+const LINES_PER_FILE: usize = 500;
+const LINES_PER_TOOL: usize = 50;
+
+fn unit(i: usize) -> String {
+    let body = match i % 5 {
+        0 => format!(
+            r#"pub struct Server{i} {{ http: reqwest::Client, url: String }}
+
+#[rmcp::tool_router]
+impl Server{i} {{
+    #[rmcp::tool(description = "Create order {i}", annotations(destructive_hint = false))]
+    async fn create_order_{i}(&self, Parameters(args): Parameters<OrderArgs>) -> Result<String, String> {{
+        let body = serde_json::json!({{ "id": args.order_id, "n": {i} }});
+        self.send_{i}(&body).await
+    }}
+
+    async fn send_{i}(&self, body: &serde_json::Value) -> Result<String, String> {{
+        let r = self.http.post(format!("{{}}/orders", self.url)).json(body).send().await;
+        r.map(|r| r.status().to_string()).map_err(|e| e.to_string())
+    }}
+}}
+"#
+        ),
+        1 => format!(
+            r#"pub struct Lookup{i} {{ client: reqwest::Client }}
+
+impl Tool for Lookup{i} {{
+    const NAME: &'static str = "lookup_{i}";
+    type Error = ToolError;
+    type Args = LookupArgs;
+    type Output = String;
+
+    async fn call(&self, args: Self::Args) -> Result<String, ToolError> {{
+        let mut tries = 0;
+        loop {{
+            tries += 1;
+            match self.client.get(&args.url).send().await {{
+                Ok(r) => return r.text().await.map_err(|_| ToolError),
+                Err(_) if tries < 3 => continue,
+                Err(_) => return Err(ToolError),
+            }}
+        }}
+    }}
+}}
+"#
+        ),
+        2 => format!(
+            r#"#[mcp_tool(name = "notify_{i}", description = "Notify", read_only_hint = true)]
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Notify{i} {{ pub to: String, pub text: String }}
+
+impl Notify{i} {{
+    pub async fn call_tool(&self, db: &sqlx::PgPool) -> Result<CallToolResult, CallToolError> {{
+        sqlx::query("INSERT INTO outbox (to_addr, body) VALUES ($1, $2)")
+            .bind(&self.to)
+            .bind(&self.text)
+            .execute(db)
+            .await
+            .map_err(CallToolError::new)?;
+        Ok(CallToolResult::text_content(vec![]))
+    }}
+}}
+"#
+        ),
+        3 => format!(
+            r#"#[side_effect(key = [customer, order_id], verify = find_charge_{i}, max_retries = 1, settle_ms = 30_000)]
+pub async fn charge_{i}(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> {{
+    billing.http.post(format!("{{}}/charges", billing.url)).json(&args).send().await?.json().await
+}}
+
+pub async fn find_charge_{i}(billing: &Billing, args: &ChargeArgs) -> Result<Option<Charge>, BillingError> {{
+    let url = format!("{{}}/charges?order={{}}", billing.url, args.order_id);
+    let r = billing.http.get(url).send().await?;
+    if r.status() == 404 {{ return Ok(None); }}
+    Ok(Some(r.json().await?))
+}}
+"#
+        ),
+        _ => format!(
+            r#"#[rig_tool(description = "Status {i}", params(service = "name"))]
+async fn status_{i}(service: String) -> Result<String, ToolError> {{
+    let out = std::process::Command::new("git").args(["status", "--porcelain"]).arg(&service).output();
+    match out {{
+        Ok(o) => Ok(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Err(e) => Err(ToolError::from(e)),
+    }}
+}}
+"#
+        ),
+    };
+    // Pad with an ordinary helper to LINES_PER_TOOL lines.
+    let mut s = body;
+    let used = s.lines().count();
+    s.push_str(&format!(
+        "\nfn helper_{i}(values: &[u64]) -> u64 {{\n    let mut acc = 0u64;\n"
+    ));
+    let pad = LINES_PER_TOOL.saturating_sub(used + 5);
+    // Ordinary code: statements, comments and blank lines, as in real files.
+    for k in 0..pad {
+        let line = match k % 4 {
+            0 => format!("    // step {k}: fold the next value into the accumulator"),
+            1 => format!("    let x{k} = values.len() as u64 + {k};"),
+            2 => String::new(),
+            _ => format!("    acc = acc.wrapping_add(x{});", k - 2),
+        };
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str("    acc\n}\n");
+    s
+}
+
+const HEADER: &str = "use rmcp::handler::server::wrapper::Parameters;\nuse rig::tool::Tool;\nuse idemcheck::side_effect;\nuse serde::Deserialize;\n\n";
+
+/// Generate a workspace of about `lines` lines; returns its directory and the file list.
+fn generate(dir: &Path, lines: usize) -> Vec<PathBuf> {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"synthetic\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    let files = lines.div_ceil(LINES_PER_FILE);
+    let tools_per_file = LINES_PER_FILE / LINES_PER_TOOL;
+    let mut lib = String::from("//! Synthetic.\n");
+    let mut paths = vec![src.join("lib.rs")];
+    for f in 0..files {
+        lib.push_str(&format!("mod m{f};\n"));
+        let mut text = String::from(HEADER);
+        for t in 0..tools_per_file {
+            text.push_str(&unit(f * tools_per_file + t));
+        }
+        let p = src.join(format!("m{f}.rs"));
+        std::fs::write(&p, text).unwrap();
+        paths.push(p);
+    }
+    std::fs::write(src.join("lib.rs"), lib).unwrap();
+    paths
+}
+
+/// User + system CPU time of this process, in milliseconds (from /proc/self/stat).
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields
+        .get(11)
+        .and_then(|f| f.parse::<f64>().ok())
+        .unwrap_or(0.0)
+        + fields
+            .get(12)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0);
+    ticks * 10.0 // USER_HZ is 100 on Linux
+}
+
+fn peak_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn child(mode: &str, dir: &Path) {
+    let start = Instant::now();
+    let detail = match mode {
+        "lint" => {
+            let sel = cargo_idemcheck::discover::Selection::default();
+            let _ = sel;
+            let root = dir.to_path_buf();
+            let job = cargo_idemcheck::collect::FileJob {
+                path: dir.join("src/lib.rs"),
+                rel: "src/lib.rs".into(),
+                krate: 0,
+                module: Vec::new(),
+                mod_rs: true,
+            };
+            let plan = cargo_idemcheck::discover::Plan {
+                root,
+                crates: vec![cargo_idemcheck::discover::CratePlan {
+                    name: "synthetic".into(),
+                    config: Default::default(),
+                    roots: vec![job],
+                    follow_mods: true,
+                }],
+                only: None,
+            };
+            let t0 = Instant::now();
+            let files = cargo_idemcheck::analysis::collect_all(&plan);
+            let t1 = Instant::now();
+            let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
+            let t2 = Instant::now();
+            let json = cargo_idemcheck::report::json::render(&a);
+            let s = &a.report.summary;
+            format!(
+                "collect={:.0}ms rules={:.0}ms files={} tools={} write={} findings={} json_bytes={}",
+                (t1 - t0).as_secs_f64() * 1000.0,
+                (t2 - t1).as_secs_f64() * 1000.0,
+                s.files,
+                s.tools,
+                s.write_tools,
+                a.report.findings.len(),
+                json.len()
+            )
+        }
+        "parse" => {
+            let files = cargo_idemcheck::discover::walk_rs(dir);
+            let ok: usize = files
+                .par_iter()
+                .map(|p| {
+                    let text = std::fs::read_to_string(p).unwrap();
+                    let parsed = syn::parse_file(&text).is_ok();
+                    proc_macro2::extra::invalidate_current_thread_spans();
+                    usize::from(parsed)
+                })
+                .sum();
+            format!("files={ok}")
+        }
+        _ => unreachable!(),
+    };
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    println!("{ms:.1} {} {:.0} {detail}", peak_kb(), cpu_ms());
+}
+
+/// One measurement: wall time, CPU time, peak memory, details.
+struct Sample {
+    ms: f64,
+    cpu: f64,
+    kb: u64,
+    detail: String,
+}
+
+fn measure(mode: &str, dir: &Path) -> Sample {
+    let mut best: Option<Sample> = None;
+    for _ in 0..3 {
+        let sample = if mode == "cli" {
+            let start = Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
+                .args(["idemcheck", "--message-format", "json", "--manifest-path"])
+                .arg(dir.join("Cargo.toml"))
+                .output()
+                .unwrap();
+            Sample {
+                ms: start.elapsed().as_secs_f64() * 1000.0,
+                cpu: f64::NAN,
+                kb: 0,
+                detail: format!("exit={:?} bytes={}", out.status.code(), out.stdout.len()),
+            }
+        } else {
+            let out = Command::new(std::env::current_exe().unwrap())
+                .args(["--child", mode])
+                .arg(dir)
+                .output()
+                .unwrap();
+            let s = String::from_utf8_lossy(&out.stdout);
+            let mut parts = s.trim().splitn(4, ' ');
+            let mut num = || {
+                parts
+                    .next()
+                    .unwrap_or("")
+                    .parse::<f64>()
+                    .unwrap_or(f64::NAN)
+            };
+            let (ms, kb, cpu) = (num(), num(), num());
+            Sample {
+                ms,
+                cpu,
+                kb: kb as u64,
+                detail: parts.next().unwrap_or("").to_string(),
+            }
+        };
+        if best.as_ref().is_none_or(|b| sample.ms < b.ms) {
+            best = Some(sample);
+        }
+    }
+    best.expect("three runs")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--generate") {
+        generate(
+            Path::new(&args[i + 1]),
+            args[i + 2].parse().expect("a line count"),
+        );
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        child(&args[i + 1], Path::new(&args[i + 2]));
+        return;
+    }
+    let sizes: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() {
+        vec![10_000, 100_000, 1_000_000]
+    } else {
+        sizes
+    };
+    println!(
+        "threads: {}; one tool per {LINES_PER_TOOL} lines, {LINES_PER_FILE} lines per file",
+        rayon::current_num_threads()
+    );
+    println!(
+        "{:>9} {:>6} {:>7} | {:>8} {:>8} {:>6} | {:>8} {:>8} {:>6} | {:>8} | {:>9} {:>10}",
+        "lines",
+        "files",
+        "tools",
+        "lint ms",
+        "parse ms",
+        "ratio",
+        "lint cpu",
+        "parse cpu",
+        "ratio",
+        "cli ms",
+        "lint peak",
+        "parse peak"
+    );
+    for lines in sizes {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = generate(tmp.path(), lines);
+        let real_lines: usize = files
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap().lines().count())
+            .sum();
+        let lint = measure("lint", tmp.path());
+        let parse = measure("parse", tmp.path());
+        let cli = measure("cli", tmp.path());
+        let tools = lint
+            .detail
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("tools="))
+            .unwrap_or("?")
+            .to_string();
+        println!(
+            "{:>9} {:>6} {:>7} | {:>8.1} {:>8.1} {:>6.2} | {:>8.0} {:>9.0} {:>6.2} | {:>8.1} | {:>6} MB {:>7} MB",
+            real_lines,
+            files.len(),
+            tools,
+            lint.ms,
+            parse.ms,
+            lint.ms / parse.ms,
+            lint.cpu,
+            parse.cpu,
+            lint.cpu / parse.cpu,
+            cli.ms,
+            lint.kb / 1024,
+            parse.kb / 1024
+        );
+        println!("          lint: {}; cli: {}", lint.detail, cli.detail);
+    }
+}

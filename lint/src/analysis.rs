@@ -21,7 +21,10 @@ pub struct Analysis {
     pub report: Report,
     /// Workspace root; finding paths are relative to it.
     pub root: PathBuf,
-    /// Text of every file that has a finding, by relative path (for snippets).
+    /// Files that have findings, by relative path (their text is read only by the human
+    /// reporter, for snippets).
+    pub paths: BTreeMap<String, PathBuf>,
+    /// Texts supplied in memory ([`analyze_sources`]), by relative path.
     pub sources: BTreeMap<String, String>,
 }
 
@@ -29,6 +32,17 @@ impl Analysis {
     /// Whether any unsuppressed error finding exists (exit code 1).
     pub fn has_errors(&self) -> bool {
         self.report.summary.errors > 0
+    }
+
+    /// The text of a file with findings (empty when it cannot be read any more).
+    pub fn source(&self, rel: &str) -> String {
+        if let Some(text) = self.sources.get(rel) {
+            return text.clone();
+        }
+        self.paths
+            .get(rel)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -106,15 +120,10 @@ pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
         write_tools = scoped.1;
     }
     let findings: Vec<Finding> = hits.iter().map(|h| to_finding(files, h)).collect();
-    let mut sources = BTreeMap::new();
-    for h in &hits {
-        let f = &files[h.file];
-        if !sources.contains_key(&f.rel)
-            && let Ok(text) = std::fs::read_to_string(&f.path)
-        {
-            sources.insert(f.rel.clone(), text);
-        }
-    }
+    let paths: BTreeMap<String, PathBuf> = hits
+        .iter()
+        .map(|h| (files[h.file].rel.clone(), files[h.file].path.clone()))
+        .collect();
     Analysis {
         report: Report {
             version: 1,
@@ -130,7 +139,8 @@ pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
             },
         },
         root: plan.root.clone(),
-        sources,
+        paths,
+        sources: BTreeMap::new(),
     }
 }
 
@@ -156,5 +166,266 @@ fn to_finding(files: &[FileFacts], h: &Hit) -> Finding {
         message: f.message.clone(),
         help: f.help.clone(),
         suppressed: f.suppressed.clone(),
+    }
+}
+
+/// Analyze source texts without touching the disk (unit tests, editors). Each entry is a
+/// workspace-relative path and its text; `lib.rs`/`main.rs` are at the crate root and any
+/// other file `a/b.rs` is module `a::b`. `mod` declarations are not followed.
+pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
+    let config = Arc::new(config);
+    let files: Vec<FileFacts> = sources
+        .iter()
+        .map(|(rel, text)| {
+            let module: Vec<String> = rel
+                .trim_start_matches("src/")
+                .trim_end_matches(".rs")
+                .split('/')
+                .filter(|s| !matches!(*s, "lib" | "main" | "mod" | ""))
+                .map(str::to_string)
+                .collect();
+            let job = FileJob {
+                path: PathBuf::from(rel),
+                rel: rel.to_string(),
+                krate: 0,
+                module,
+                mod_rs: true,
+            };
+            crate::collect::collect_source(&job, text, &config).0
+        })
+        .collect();
+    let plan = Plan {
+        root: PathBuf::new(),
+        crates: vec![crate::discover::CratePlan {
+            name: "test".into(),
+            config,
+            roots: Vec::new(),
+            follow_mods: false,
+        }],
+        only: None,
+    };
+    let mut analysis = analyze_files(&plan, &files);
+    analysis.sources = sources
+        .iter()
+        .map(|(r, t)| (r.to_string(), t.to_string()))
+        .collect();
+    analysis
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemcheck_spec::check::{CheckInput, check_contract};
+
+    fn codes(src: &str) -> Vec<String> {
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        a.report
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_none())
+            .map(|f| format!("{}@{}:{} {}", f.code, f.line, f.column, f.tool))
+            .collect()
+    }
+
+    #[test]
+    fn side_effect_findings_are_the_macro_verdict() {
+        let src = "use idemcheck::side_effect;\n#[side_effect(key = [customer], max_retries = 4, name = \"charge\")]\nasync fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<(), E> { billing.http.post(\"u\").send().await }\n";
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let lint: Vec<(String, u32, u32, String)> = a
+            .report
+            .findings
+            .iter()
+            .map(|f| (f.code.to_string(), f.line, f.column, f.message.clone()))
+            .collect();
+        // The same attribute judged directly by the shared implementation.
+        let file = syn::parse_file(src).unwrap();
+        let syn::Item::Fn(func) = &file.items[1] else {
+            panic!()
+        };
+        let attr = idemcheck_spec::attr::SideEffectAttr::from_attribute(&func.attrs[0]).unwrap();
+        let verdict = check_contract(CheckInput {
+            attr: &attr,
+            sig: &func.sig,
+            hints: None,
+            config: &Config::default(),
+        });
+        let mut direct: Vec<(String, u32, u32, String)> = verdict
+            .violations
+            .iter()
+            .map(|v| {
+                let s = v.span.start.start();
+                (
+                    v.code.to_string(),
+                    s.line as u32,
+                    s.column as u32 + 1,
+                    v.message.clone(),
+                )
+            })
+            .collect();
+        direct.sort();
+        let mut lint = lint;
+        lint.sort();
+        assert_eq!(lint, direct);
+        assert!(
+            !direct.is_empty(),
+            "the example must have findings to compare"
+        );
+    }
+
+    #[test]
+    fn helpers_that_write_are_not_tools() {
+        assert!(
+            codes("fn save(p: &str) { std::fs::write(p, b\"x\").unwrap(); }\nasync fn post(c: &Client) { c.post(\"u\").send().await; }").is_empty()
+        );
+    }
+
+    #[test]
+    fn read_only_processes_are_reads_and_names_never_flag() {
+        let src = r#"use rmcp::tool;
+struct S;
+#[rmcp::tool_router]
+impl S {
+    #[tool(description = "status")]
+    async fn delete_everything(&self) { std::process::Command::new("git").arg("status").output(); }
+    #[tool(description = "ls")]
+    async fn purge(&self) { let mut c = std::process::Command::new("ls"); c.arg("-la"); c.output(); }
+    #[tool(description = "push")]
+    async fn list(&self) { std::process::Command::new("git").args(["push", "--force"]).status(); }
+}
+"#;
+        assert_eq!(
+            codes(src),
+            [
+                "IDEM001@10:14 list",
+                "IDEM002@10:14 list",
+                "IDEM003@10:14 list"
+            ]
+        );
+    }
+
+    #[test]
+    fn read_only_hint_is_trusted_against_weak_evidence_only() {
+        let weak = r#"struct S { sdk: Sdk }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool(annotations(read_only_hint = true))]
+    async fn a(&self) { self.sdk.create_session().await; }
+    #[rmcp::tool]
+    async fn b(&self) { self.sdk.create_session().await; }
+    #[rmcp::tool(annotations(read_only_hint = true))]
+    async fn c(&self) { self.sdk.http.delete("u").send().await; }
+}
+"#;
+        let got = codes(weak);
+        assert!(!got.iter().any(|c| c.ends_with(" a")), "{got:?}");
+        assert!(got.contains(&"IDEM001@7:14 b".to_string()), "{got:?}");
+        assert!(got.contains(&"IDEM007@8:47 c".to_string()), "{got:?}");
+    }
+
+    #[test]
+    fn batch_loops_and_worker_loops_are_not_retries() {
+        let src = r#"struct S { http: Client }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool]
+    async fn notify_all(&self, items: Vec<String>) {
+        for item in items {
+            if let Err(e) = self.http.post(&item).send().await { log(e); continue; }
+        }
+        while let Some(m) = next().await {
+            self.http.post(&m).send().await;
+        }
+    }
+}
+"#;
+        let got = codes(src);
+        assert!(!got.iter().any(|c| c.starts_with("IDEM008")), "{got:?}");
+        assert!(got.iter().any(|c| c.starts_with("IDEM001")), "{got:?}");
+    }
+
+    #[test]
+    fn unstable_keys_through_variables() {
+        let src = r#"struct S { http: Client }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool]
+    async fn pay(&self) {
+        let id = uuid::Uuid::new_v4();
+        let t = chrono::Utc::now();
+        self.http.post("u").header("Idempotency-Key", id.to_string()).send().await;
+    }
+}
+"#;
+        let got = codes(src);
+        assert!(got.contains(&"IDEM004@8:55 pay".to_string()), "{got:?}");
+        // The clock read is not a key: not reported.
+        assert_eq!(got.iter().filter(|c| c.starts_with("IDEM004")).count(), 1);
+    }
+
+    #[test]
+    fn suppression_comments() {
+        let src = r#"struct S { http: Client }
+#[rmcp::tool_router]
+impl S {
+    // idemcheck: allow(IDEM001, IDEM002, IDEM003, reason = "legacy endpoint, deduplicated upstream")
+    #[rmcp::tool]
+    async fn a(&self) { self.http.post("u").send().await; }
+    // idemcheck: allow(IDEM005, reason = "no cap here")
+    #[rmcp::tool]
+    async fn b(&self) { self.http.get("u").send().await; }
+    // idemcheck: allow(IDEM001)
+    #[rmcp::tool]
+    async fn c(&self) { self.http.get("u").send().await; }
+}
+// idemcheck: allow(IDEM002, reason = "floating")
+"#;
+        let got = codes(src);
+        assert_eq!(
+            got,
+            ["IDEM010@7:5 b", "IDEM011@10:5 ", "IDEM010@14:1 ",],
+            "{got:?}"
+        );
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        assert_eq!(a.report.summary.suppressed, 3);
+    }
+
+    #[test]
+    fn configured_levels_apply_to_lint_side_rules() {
+        let src = "struct S { http: Client }\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool]\n    async fn a(&self) { loop { if self.http.post(\"u\").send().await.is_ok() { break; } } }\n}\n";
+        let mut config = Config::default();
+        config.rules.insert(
+            idemcheck_spec::RuleCode::Idem008,
+            idemcheck_spec::config::Level::Allow,
+        );
+        let a = analyze_sources(&[("src/lib.rs", src)], config);
+        assert!(
+            !a.report
+                .findings
+                .iter()
+                .any(|f| f.code == idemcheck_spec::RuleCode::Idem008)
+        );
+        let b = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        assert!(
+            b.report
+                .findings
+                .iter()
+                .any(|f| f.code == idemcheck_spec::RuleCode::Idem008)
+        );
+    }
+
+    #[test]
+    fn unparsable_source_is_reported_with_position() {
+        let a = analyze_sources(
+            &[
+                ("src/lib.rs", "fn ok() {}\nfn bad( {\n"),
+                ("src/b.rs", "fn b() {}"),
+            ],
+            Config::default(),
+        );
+        let f = &a.report.findings[0];
+        assert_eq!(f.code, idemcheck_spec::RuleCode::Idem012);
+        assert_eq!(f.file, "src/lib.rs");
+        assert!(f.line >= 1);
+        assert_eq!(a.report.summary.files, 2);
     }
 }

@@ -229,8 +229,8 @@ struct FnState {
     facts: FnFacts,
     frames: Vec<Frame>,
     key_depth: u32,
-    chain_inner: HashSet<usize>,
-    key_exprs: HashSet<usize>,
+    chain_inner: Vec<usize>,
+    key_exprs: Vec<usize>,
     unstable_lets: HashMap<String, (String, Loc)>,
     proc_vars: HashMap<String, ProcSpec>,
     pending_proc: Option<ProcSpec>,
@@ -295,20 +295,26 @@ struct Collector<'a> {
     const_names: HashMap<String, String>,
     mcp_structs: Vec<McpStruct>,
     local_methods: HashMap<(String, String), usize>,
+    /// Last segments of configured tool attributes.
+    config_lasts: Vec<String>,
 }
 
 fn has_cfg_test(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {
-        let last = a.path().segments.last().map(|s| s.ident.to_string());
-        match last.as_deref() {
-            Some("test") => true,
-            Some("cfg") => match &a.meta {
-                Meta::List(l) => {
-                    let t = l.tokens.to_string();
-                    t == "test" || t.starts_with("all (test") || t.starts_with("test ,")
-                }
-                _ => false,
-            },
+        let Some(last) = a.path().segments.last().map(|s| &s.ident) else {
+            return false;
+        };
+        if last == "test" {
+            return true;
+        }
+        if last != "cfg" {
+            return false;
+        }
+        match &a.meta {
+            Meta::List(l) => {
+                let t = l.tokens.to_string();
+                t == "test" || t.starts_with("all (test") || t.starts_with("test ,")
+            }
             _ => false,
         }
     })
@@ -346,6 +352,31 @@ fn first_line(attrs: &[Attribute], fallback: Span) -> u32 {
         .map(|a| a.pound_token.span.start().line as u32)
         .min()
         .unwrap_or(fallback.start().line as u32)
+}
+
+/// Remove `ptr` from `v`; whether it was there.
+fn take_ptr(v: &mut Vec<usize>, ptr: usize) -> bool {
+    match v.iter().position(|p| *p == ptr) {
+        Some(i) => {
+            v.swap_remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether an identifier is a key field name the model typically supplies.
+fn is_model_key(ident: &syn::Ident) -> bool {
+    MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
+}
+
+/// The location of a path, from its first to its last segment (cheaper than collecting
+/// its tokens).
+fn path_loc(path: &syn::Path) -> Loc {
+    match (path.segments.first(), path.segments.last()) {
+        (Some(a), Some(b)) => Loc::of_spans(a.ident.span(), b.ident.span()),
+        _ => Loc::of_tokens(path),
+    }
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -496,6 +527,11 @@ impl<'a> Collector<'a> {
             const_names: HashMap::new(),
             mcp_structs: Vec::new(),
             local_methods: HashMap::new(),
+            config_lasts: config
+                .tool_attributes
+                .iter()
+                .filter_map(|a| a.rsplit("::").next().map(str::to_string))
+                .collect(),
         }
     }
 
@@ -547,11 +583,11 @@ impl<'a> Collector<'a> {
         segs
     }
 
-    fn call_target(&self, resolved: &[String]) -> Option<CallTarget> {
+    fn call_target(&self, mut resolved: Vec<String>) -> Option<CallTarget> {
         let n = resolved.len();
-        let last = resolved.last()?.clone();
+        let last = resolved.last()?;
         if n >= 2 && resolved[0] == "Self" {
-            return Some(CallTarget::SelfMethod(last));
+            return resolved.pop().map(CallTarget::SelfMethod);
         }
         if resolved[0] != "crate" && ev::EXTERNAL_ROOTS.contains(&resolved[0].as_str()) {
             return None;
@@ -562,21 +598,24 @@ impl<'a> Collector<'a> {
                 if ev::LOCAL_TYPES.contains(&ty.as_str()) {
                     return None;
                 }
-                return Some(CallTarget::TypeFn(ty.clone(), last));
+                let name = resolved.pop()?;
+                let ty = resolved.pop()?;
+                return Some(CallTarget::TypeFn(ty, name));
             }
         }
         if n == 1 && last.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
             return None; // tuple struct / variant constructor
         }
         if resolved[0] == "crate" {
+            resolved.remove(0);
             return Some(CallTarget::Path {
                 absolute: true,
-                segments: resolved[1..].to_vec(),
+                segments: resolved,
             });
         }
         Some(CallTarget::Path {
             absolute: false,
-            segments: resolved.to_vec(),
+            segments: resolved,
         })
     }
 
@@ -692,16 +731,17 @@ impl<'a> Collector<'a> {
 
     fn begin_fn(&mut self, name: &syn::Ident, self_ty: Option<String>) {
         let n = name.to_string();
+        let module = self.module.join("::");
         let display = match &self_ty {
             Some(t) => format!("{t}::{n}"),
-            None if self.module.is_empty() => n.clone(),
-            None => format!("{}::{n}", self.module.join("::")),
+            None if module.is_empty() => n.clone(),
+            None => format!("{module}::{n}"),
         };
         self.fn_stack.push(FnState {
             facts: FnFacts {
                 name: n,
                 self_ty,
-                module: self.module.join("::"),
+                module,
                 display,
                 loc: Loc::of_span(name.span()),
                 ..FnFacts::default()
@@ -755,7 +795,31 @@ impl<'a> Collector<'a> {
     ) -> (Option<Attribute>, Option<(ToolStyle, Attribute)>) {
         let mut se = None;
         let mut fw = None;
-        for a in expand_attrs(attrs) {
+        // Only attributes that can mark a tool are looked at closely (no clone of doc
+        // comments and the like).
+        let candidates: Vec<Attribute> = attrs
+            .iter()
+            .filter(|a| {
+                let path = a.path();
+                let Some(last) = path.segments.last().map(|s| &s.ident) else {
+                    return false;
+                };
+                if last == "doc" || last == "allow" || last == "cfg" || last == "derive" {
+                    return false;
+                }
+                last == "cfg_attr"
+                    || last == "side_effect"
+                    || last == "rig_tool"
+                    || last == "tool"
+                    || self.config_lasts.iter().any(|c| last == c)
+                    || (path.segments.len() == 1 && {
+                        let name = last.to_string();
+                        self.scopes.iter().any(|s| s.names.contains_key(&name))
+                    })
+            })
+            .cloned()
+            .collect();
+        for a in expand_attrs(&candidates) {
             let resolved = self.resolve(a.path());
             let Some(last) = resolved.last() else {
                 continue;
@@ -1039,7 +1103,8 @@ impl<'a> Collector<'a> {
 
     fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
         // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
-        let mut chain: Vec<&syn::ExprMethodCall> = vec![m];
+        let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
+        chain.push(m);
         let mut root = strip(&m.receiver);
         while let Expr::MethodCall(inner) = root {
             chain.push(inner);
@@ -1049,18 +1114,14 @@ impl<'a> Collector<'a> {
         {
             let Some(f) = self.cur() else { return };
             for inner in &chain[..chain.len() - 1] {
-                f.chain_inner.insert(*inner as *const _ as usize);
+                f.chain_inner.push(*inner as *const _ as usize);
             }
         }
-        let root_name = receiver_name(root);
         // Calls on self / self.field.
         let mut first_call = None;
         if is_self(root) {
             let name = chain[0].method.to_string();
-            first_call = self.call(
-                CallTarget::SelfMethod(name),
-                Loc::of_span(chain[0].method.span()),
-            );
+            first_call = self.call(CallTarget::SelfMethod(name), Loc::default());
             // Evidence of `self.post(..)` comes from following the method.
             if chain.len() == 1 {
                 return;
@@ -1071,7 +1132,7 @@ impl<'a> Collector<'a> {
         {
             first_call = self.call(
                 CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
-                Loc::of_span(chain[0].method.span()),
+                Loc::default(),
             );
         }
         // Root: Command::new / OpenOptions::new / a command variable.
@@ -1083,7 +1144,7 @@ impl<'a> Collector<'a> {
                 let n = segs.len();
                 if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "Command" {
                     if let Some(f) = self.cur() {
-                        f.chain_inner.insert(call as *const _ as usize);
+                        f.chain_inner.push(call as *const _ as usize);
                     }
                     proc = Some(ProcSpec {
                         program: call.args.first().and_then(lit_str),
@@ -1138,7 +1199,9 @@ impl<'a> Collector<'a> {
             if ev::MESSAGE_METHODS.contains(&name.as_str())
                 || (name == "send"
                     && mc.args.len() == 1
-                    && root_name.as_deref().is_some_and(ev::message_receiver))
+                    && receiver_name(root)
+                        .as_deref()
+                        .is_some_and(ev::message_receiver))
             {
                 self.evidence(
                     EvidenceKind::Message,
@@ -1536,7 +1599,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr(&mut self, e: &'ast Expr) {
         let key = self.fn_stack.last_mut().is_some_and(|f| {
-            !f.key_exprs.is_empty() && f.key_exprs.remove(&(e as *const _ as usize))
+            !f.key_exprs.is_empty() && take_ptr(&mut f.key_exprs, e as *const _ as usize)
         });
         if key {
             self.fn_stack.last_mut().unwrap().key_depth += 1;
@@ -1552,38 +1615,41 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             return visit::visit_expr_method_call(self, m);
         }
         let ptr = m as *const _ as usize;
-        let inner = self.fn_stack.last_mut().unwrap().chain_inner.remove(&ptr);
+        let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
         if !inner {
             self.analyze_chain(m);
         }
-        let name = m.method.to_string();
-        match name.as_str() {
-            "header" | "insert" if m.args.len() == 2 => {
-                let is_key = match strip(&m.args[0]) {
-                    Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),
-                    Expr::Path(p) => p
-                        .path
-                        .segments
-                        .last()
-                        .is_some_and(|s| ev::key_header(&s.ident.to_string())),
-                    _ => false,
-                };
-                if is_key {
-                    let f = self.fn_stack.last_mut().unwrap();
-                    f.key_exprs.insert(&m.args[1] as *const _ as usize);
-                }
+        let meth = &m.method;
+        if (meth == "header" || meth == "insert") && m.args.len() == 2 {
+            let is_key = match strip(&m.args[0]) {
+                Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),
+                Expr::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| ev::key_header(&s.ident.to_string())),
+                _ => false,
+            };
+            if is_key {
+                let f = self.fn_stack.last_mut().unwrap();
+                f.key_exprs.push(&m.args[1] as *const _ as usize);
             }
-            "idempotency_key" | "with_idempotency_key" | "idempotent" | "set_idempotency_key" => {
-                if let Some(a) = m.args.first() {
-                    let f = self.fn_stack.last_mut().unwrap();
-                    f.key_exprs.insert(a as *const _ as usize);
-                }
+        } else if meth == "idempotency_key"
+            || meth == "with_idempotency_key"
+            || meth == "idempotent"
+            || meth == "set_idempotency_key"
+        {
+            if let Some(a) = m.args.first() {
+                let f = self.fn_stack.last_mut().unwrap();
+                f.key_exprs.push(a as *const _ as usize);
             }
-            "take" => self.fn_stack.last_mut().unwrap().saw_take = true,
-            "is_err" | "is_ok" => self.mark(|f| f.m_err = true),
-            _ => {}
+        } else if meth == "take" {
+            self.fn_stack.last_mut().unwrap().saw_take = true;
+        } else if meth == "is_err" || meth == "is_ok" {
+            self.mark(|f| f.m_err = true);
         }
-        if name == "retry" || name == "retry_notify" {
+        if meth == "retry" || meth == "retry_notify" {
+            let name = meth.to_string();
             let text = m.to_token_stream().to_string();
             let bounded = !text.contains("without_max_times");
             if let Expr::Path(p) = strip(&m.receiver) {
@@ -1597,8 +1663,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     Loc::of_span(m.method.span()),
                 );
                 self.with_frame(frame, |c| {
-                    if let Some(t) = c.call_target(&resolved) {
-                        c.call(t, Loc::of_tokens(&p.path));
+                    if let Some(t) = c.call_target(resolved) {
+                        c.call(t, Loc::default());
                     }
                     visit::visit_expr_method_call(c, m);
                 });
@@ -1624,14 +1690,20 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let Expr::Path(p) = strip(&c.func) else {
             return visit::visit_expr_call(self, c);
         };
+        if p.path.segments.len() == 1 {
+            let id = &p.path.segments[0].ident;
+            if id == "Ok" || id == "Some" || id == "Err" {
+                return visit::visit_expr_call(self, c);
+            }
+        }
         let ptr = c as *const _ as usize;
-        let inner = self.fn_stack.last_mut().unwrap().chain_inner.remove(&ptr);
+        let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
         let segs = self.resolve(&p.path);
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();
-        let loc = Loc::of_tokens(&p.path);
+        let loc = || path_loc(&p.path);
         if let Some(what) = ev::fs_write(&segs) {
-            self.evidence(EvidenceKind::Fs, true, what, loc, None);
+            self.evidence(EvidenceKind::Fs, true, what, loc(), None);
         }
         if !inner && n >= 2 && last == "new" && segs[n - 2] == "Command" {
             let spec = ProcSpec {
@@ -1642,7 +1714,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.fn_stack.last_mut().unwrap().pending_proc = Some(spec);
         }
         if let Some(what) = ev::unstable_source(&segs) {
-            self.unstable(what, loc);
+            self.unstable(what, loc());
         }
         if last == "sleep" {
             self.mark(|f| f.m_sleep = true);
@@ -1658,7 +1730,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 EvidenceKind::Sql,
                 true,
                 format!("SQL {kw} (`{last}(..)`)"),
-                loc,
+                loc(),
                 None,
             );
         }
@@ -1671,7 +1743,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 EvidenceKind::Sql,
                 true,
                 format!("SQL write (`diesel::{last}`)"),
-                loc,
+                loc(),
                 None,
             );
         }
@@ -1681,31 +1753,33 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             f.facts.retries.push(RetryLoop {
                 shape: RetryShape::Middleware,
-                loc,
+                loc: loc(),
                 bounded: true,
                 evidence: Vec::new(),
                 calls: Vec::new(),
             });
         }
-        let target = self.call_target(&segs);
-        let call_idx = target.and_then(|t| self.call(t, loc));
-        if n >= 2 && ev::SDK_TYPE_FNS.contains(&last.as_str()) {
+        let sdk = if n >= 2 && ev::SDK_TYPE_FNS.contains(&last.as_str()) {
             let ty = &segs[n - 2];
-            if ty.chars().next().is_some_and(|ch| ch.is_ascii_uppercase())
+            (ty.chars().next().is_some_and(|ch| ch.is_ascii_uppercase())
                 && !ev::LOCAL_TYPES.contains(&ty.as_str())
-                && !c.args.is_empty()
-            {
-                let strong = segs.iter().any(|s| ev::SDK_CRATES.contains(&s.as_str()));
-                self.evidence(
-                    EvidenceKind::Sdk,
-                    strong,
+                && !c.args.is_empty())
+            .then(|| {
+                (
+                    segs.iter().any(|s| ev::SDK_CRATES.contains(&s.as_str())),
                     format!("SDK call `{ty}::{last}(..)`"),
-                    loc,
-                    call_idx,
-                );
-            }
+                )
+            })
+        } else {
+            None
+        };
+        let combinator = ev::retry_combinator_fn(&segs);
+        let target = self.call_target(segs);
+        let call_idx = target.and_then(|t| self.call(t, Loc::default()));
+        if let Some((strong, what)) = sdk {
+            self.evidence(EvidenceKind::Sdk, strong, what, loc(), call_idx);
         }
-        if let Some(name) = ev::retry_combinator_fn(&segs) {
+        if let Some(name) = combinator {
             let bounded = !name.starts_with("tokio-retry")
                 || c.args.first().is_some_and(|a| {
                     let t = a.to_token_stream().to_string();
@@ -1718,7 +1792,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     name: name.to_string(),
                     bounded,
                 },
-                loc,
+                loc(),
             );
             self.with_frame(frame, |col| visit::visit_expr_call(col, c));
             return;
@@ -1739,10 +1813,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     EvidenceKind::Http,
                     true,
                     format!("HTTP {m} (`Method::{m}`)"),
-                    Loc::of_tokens(&p.path),
+                    path_loc(&p.path),
                     None,
                 );
             }
+        }
+        let f = self.fn_stack.last().expect("in a function");
+        if f.frames.is_empty() && f.key_depth == 0 {
+            return;
         }
         if let Some(ident) = p.path.get_ident() {
             let name = ident.to_string();
@@ -1766,9 +1844,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
         if self.in_fn()
             && let syn::Member::Named(m) = &f.member
+            && (is_model_key(m) || {
+                let fr = self.fn_stack.last().expect("in a function");
+                !fr.frames.is_empty() || fr.key_depth > 0
+            })
         {
             let name = m.to_string();
-            if MODEL_SUPPLIED_KEY_NAMES.contains(&name.to_ascii_lowercase().as_str())
+            if is_model_key(m)
                 && let Some(base) = base_ident(&f.base)
             {
                 let loc = Loc::of_tokens(f);
@@ -1794,9 +1876,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        if self.in_fn() {
+        if self.in_fn() && is_model_key(&p.ident) {
             let name = p.ident.to_string();
-            if MODEL_SUPPLIED_KEY_NAMES.contains(&name.to_ascii_lowercase().as_str()) {
+            {
                 self.fn_stack
                     .last_mut()
                     .unwrap()
@@ -1940,7 +2022,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             && ev::key_header(&m.to_string())
         {
             let f = self.fn_stack.last_mut().unwrap();
-            f.key_exprs.insert(&fv.expr as *const _ as usize);
+            f.key_exprs.push(&fv.expr as *const _ as usize);
         }
         visit::visit_field_value(self, fv);
     }
@@ -1952,7 +2034,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             && ev::key_header(&m.to_string())
         {
             let fs = self.fn_stack.last_mut().unwrap();
-            fs.key_exprs.insert(&*a.right as *const _ as usize);
+            fs.key_exprs.push(&*a.right as *const _ as usize);
         }
         visit::visit_expr_assign(self, a);
     }

@@ -111,7 +111,8 @@ pub enum CallTarget {
 pub struct Call {
     /// What is called.
     pub target: CallTarget,
-    /// Where.
+    /// Where: for paths written in an attribute (`verify = path`); calls in bodies leave it
+    /// empty (messages point at the write, and computing positions is not free).
     pub loc: Loc,
 }
 

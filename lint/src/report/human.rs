@@ -56,7 +56,7 @@ impl Diagnostic for FindingDiagnostic {
 
 fn diagnostic(analysis: &Analysis, f: &Finding) -> FindingDiagnostic {
     let info = rules::info(f.code);
-    let text = analysis.sources.get(&f.file).cloned().unwrap_or_default();
+    let text = analysis.source(&f.file);
     let (start, end) = super::byte_range(&text, f.line, f.column, f.end_line, f.end_column);
     let label = if f.tool.is_empty() {
         info.name.to_string()
