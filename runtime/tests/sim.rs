@@ -1,41 +1,608 @@
-//! The simulator and property harness, proving guarded tools under every fault class.
+//! The simulator and property harness: guarded tools proven under every fault class,
+//! control strategies that must fail, the references' experiments reproduced, saved
+//! counterexamples replayed.
 
-use idemcheck::sim::billing::{self, ChargeArgs, SimBilling};
-use idemcheck::sim::{Config, FaultClass, Proof};
+use std::path::PathBuf;
 
+use idemcheck::sim::billing::{self, Charge, ChargeArgs, SimBilling};
+use idemcheck::sim::experiments::{self, Method, Task};
+use idemcheck::sim::{
+    Config, Env, EventKind, Fault, FaultClass, FaultLevel, Invariant, Net, NetConfig, Proof,
+    Schedule, SimError,
+};
+use idemcheck::{Outcome, VirtualClock, current_key, side_effect};
+
+// ------------------------------------------------------------------ a user's tool
+
+/// A tool as a user writes it: `#[side_effect]` over the simulated billing service.
+#[side_effect(
+    key = [customer, order_id],
+    verify = find_charge,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000,
+    server_dedup = true
+)]
+async fn create_charge(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    let key = current_key();
+    billing
+        .create_charge(&args, key.as_ref().map(|k| k.as_str()))
+        .await
+}
+
+async fn find_charge(billing: &SimBilling, args: &ChargeArgs) -> Result<Option<Charge>, SimError> {
+    billing.find_charge(args).await
+}
+
+/// The README's five lines.
 #[test]
-fn builtin_create_charge_is_proven() {
-    let report = Proof {
-        contract: billing::CREATE_CHARGE,
+fn prove_your_own_tool_in_five_lines() {
+    idemcheck::sim::Proof {
+        contract: create_charge::CONTRACT,
         world: SimBilling::new,
         intent: ChargeArgs::episode,
-        call: billing::create_charge,
+        call: create_charge::call,
         effects: SimBilling::count,
     }
-    .check(&Config::acceptance_only());
+    .prove();
+}
+
+fn manifest(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+// ------------------------------------------------------------------ acceptance
+
+#[test]
+fn acceptance_run_3600_episodes_every_class_bites_replay_identical() {
+    let proof = Proof {
+        contract: create_charge::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge::call,
+        effects: SimBilling::count,
+    };
+    let report = proof.check(&Config {
+        save_to: None,
+        ..Config::default()
+    });
     println!("{report}");
-    for c in &report.counterexamples {
-        println!("{}", c.timeline());
+    assert_eq!(report.episodes(), 3_600);
+    assert_eq!(report.seeds.len(), 3);
+    assert!(report.replay_identical, "I3");
+    for class in FaultClass::ALL {
+        let s = report.stats(class).unwrap();
+        assert_eq!(s.episodes, 600, "{class}");
+        assert!(s.hits > 0, "{class}: the dangerous window was never hit");
+        assert_eq!(s.violating, 0, "{class}");
     }
+    assert!(report.exhaustive.0 > 1_500, "{:?}", report.exhaustive);
+    assert_eq!(report.exhaustive.1, 0);
     report.assert_proven();
 }
 
 #[test]
-fn naive_retry_fails() {
+fn the_builtin_tool_without_a_server_key_is_proven_too() {
     let report = Proof {
-        contract: billing::NAIVE_RETRY,
+        contract: billing::CREATE_CHARGE_NO_SERVER_KEY,
         world: SimBilling::new,
         intent: ChargeArgs::episode,
-        call: billing::naive_retry,
+        call: billing::create_charge_no_server_key,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        ..Config::default()
+    });
+    println!("{report}");
+    assert!(!report.wire_redelivery, "not injected without server_dedup");
+    assert!(report.to_string().contains("wire redelivery not injected"));
+    report.assert_proven();
+}
+
+#[test]
+fn a_class_that_never_bites_fails_the_run() {
+    // A "tool" that never sends anything: no fault can bite it.
+    let report = Proof {
+        contract: billing::CREATE_CHARGE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: async |_ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            let _ = b;
+            Outcome::<Charge, SimError>::Completed(Charge {
+                id: "none".into(),
+                customer: a.customer,
+                order_id: a.order_id,
+                amount_cents: a.amount_cents,
+            })
+        },
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        episodes: 5,
+        ..Config::acceptance_only()
+    });
+    assert!(!report.never_bit().is_empty());
+    assert!(!report.is_proven());
+    // ...and it lies: I4.
+    assert!(report.stats(FaultClass::LostAck).unwrap().by_invariant[2] > 0);
+}
+
+// ------------------------------------------------------------------ controls must fail
+
+fn control<FC>(contract: idemcheck::Contract, call: FC, must_fail: &[FaultClass])
+where
+    FC: AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError>,
+{
+    let report = Proof {
+        contract,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call,
         effects: SimBilling::count,
     }
     .check(&Config {
         shrink: true,
-        ..Config::acceptance_only()
+        save_to: None,
+        exhaustive: 2,
+        ..Config::default()
     });
     println!("{report}");
     for c in &report.counterexamples {
         println!("{}", c.timeline());
     }
-    assert!(report.violating(FaultClass::LostAck) > 0);
+    assert!(
+        !report.is_proven(),
+        "{}: the harness must catch it",
+        contract.name
+    );
+    for class in must_fail {
+        assert!(
+            report.violating(*class) > 0,
+            "{}: must fail {class}\n{report}",
+            contract.name
+        );
+        let c = report
+            .counterexamples
+            .iter()
+            .find(|c| c.class == Some(*class))
+            .expect("a counterexample per failing class");
+        assert!(c.schedule.faults.len() <= c.original_faults);
+        assert!(!c.violations.is_empty());
+    }
+    assert!(report.exhaustive.1 > 0, "the enumeration finds it too");
+}
+
+#[test]
+fn control_naive_retry_fails_every_class() {
+    control(billing::NAIVE_RETRY, billing::naive_retry, &FaultClass::ALL);
+}
+
+#[test]
+fn control_new_key_per_attempt_fails_lost_ack_late_commit_reorder() {
+    control(
+        billing::NEW_KEY_PER_ATTEMPT,
+        billing::new_key_per_attempt,
+        &[
+            FaultClass::LostAck,
+            FaultClass::LateCommit,
+            FaultClass::Reorder,
+        ],
+    );
+}
+
+#[test]
+fn control_verify_then_retry_without_settle_fails_late_commit_and_reorder() {
+    control(
+        billing::VERIFY_NO_SETTLE,
+        billing::verify_then_retry_no_settle,
+        &[FaultClass::LateCommit, FaultClass::Reorder],
+    );
+}
+
+#[test]
+fn control_key_generated_per_call_fails_redelivery_crash_divergent_payload() {
+    control(
+        billing::KEY_PER_CALL,
+        billing::key_generated_per_call,
+        &[
+            FaultClass::Redelivery,
+            FaultClass::Crash,
+            FaultClass::DivergentPayload,
+        ],
+    );
+}
+
+// ------------------------------------------------------------------ what contracts cannot defend
+
+#[test]
+fn wire_redelivery_duplicates_without_server_dedup_and_not_with_it() {
+    let env = Env {
+        wire_redelivery: true,
+        ..Env::for_contract(&billing::CREATE_CHARGE_NO_SERVER_KEY)
+    };
+    let schedule = Schedule::of([Fault::WireRedelivery {
+        request: 0,
+        gap_ms: 5_000,
+    }]);
+    let no_key = Proof {
+        contract: billing::CREATE_CHARGE_NO_SERVER_KEY,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::create_charge_no_server_key,
+        effects: SimBilling::count,
+    };
+    let ep = no_key.episode(&env, 0, &schedule);
+    assert_eq!(ep.effects[0], 2, "nothing above the wire can stop this");
+    assert_eq!(ep.violations[0].invariant, Invariant::I1AtMostOnce);
+    let with_key = Proof {
+        contract: billing::CREATE_CHARGE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::create_charge,
+        effects: SimBilling::count,
+    };
+    let ep = with_key.episode(&Env::for_contract(&billing::CREATE_CHARGE), 0, &schedule);
+    assert_eq!(ep.effects[0], 1, "the system of record replays the key");
+    assert!(ep.violations.is_empty());
+}
+
+#[test]
+fn a_settle_window_shorter_than_reality_is_caught() {
+    let proof = Proof {
+        contract: billing::CREATE_CHARGE_NO_SERVER_KEY,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::create_charge_no_server_key,
+        effects: SimBilling::count,
+    };
+    let report = proof.check(&Config {
+        classes: vec![FaultClass::LateCommit],
+        env: Some(Env {
+            bound_ms: 400_000,
+            ..Env::for_contract(&billing::CREATE_CHARGE_NO_SERVER_KEY)
+        }),
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    assert!(report.violating(FaultClass::LateCommit) > 0, "{report}");
+}
+
+// ------------------------------------------------------------------ determinism, log, shrinking
+
+#[allow(clippy::type_complexity)]
+fn builtin() -> Proof<
+    fn(&Net) -> SimBilling,
+    fn(u64, u32) -> ChargeArgs,
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError>,
+    fn(&SimBilling, &ChargeArgs) -> usize,
+> {
+    Proof {
+        contract: billing::CREATE_CHARGE,
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: billing::create_charge,
+        effects: SimBilling::count as fn(&SimBilling, &ChargeArgs) -> usize,
+    }
+}
+
+#[test]
+fn same_schedule_same_log_byte_for_byte() {
+    let proof = builtin();
+    let env = Env::for_contract(&billing::CREATE_CHARGE);
+    let mut rng = idemcheck::sim::SplitMix64::new(7);
+    for class in FaultClass::ALL {
+        for i in 0..20 {
+            let s = env.draw(class, &mut rng);
+            let a = proof.episode(&env, i, &s).jsonl();
+            let b = proof.episode(&env, i, &s).jsonl();
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn the_event_log_records_every_kind_of_event_as_json_lines() {
+    let proof = builtin();
+    let env = Env::for_contract(&billing::CREATE_CHARGE);
+    let schedule = Schedule::of([
+        Fault::Crash {
+            request: 0,
+            restart_ms: 2_000,
+        },
+        Fault::LostAck { request: 1 },
+        Fault::Invisible {
+            request: 0,
+            delay_ms: 30_000,
+        },
+        Fault::Diverge { at_ms: 500_000 },
+    ]);
+    let ep = proof.episode(&env, 3, &schedule);
+    assert!(ep.violations.is_empty(), "{:?}", ep.violations);
+    let others = [
+        Schedule::of([
+            Fault::LostAck { request: 0 },
+            Fault::Redeliver { at_ms: 1_000 },
+        ]),
+        Schedule::of([Fault::Drop { request: 0 }]),
+        Schedule::of([Fault::LateCommit {
+            request: 0,
+            delay_ms: 60_000,
+        }]),
+    ];
+    let mut text = ep.jsonl();
+    for s in &others {
+        let e = proof.episode(&env, 4, s);
+        assert!(e.violations.is_empty(), "{:?}", e.violations);
+        text.push_str(&e.jsonl());
+    }
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        kinds.insert(v["ev"].as_str().unwrap().to_string());
+    }
+    for k in [
+        "call", "dispatch", "effect", "ack", "ack_lost", "dropped", "held", "timeout", "crash",
+        "ledger", "read", "report",
+    ] {
+        assert!(kinds.contains(k), "{k} missing from\n{text}");
+    }
+    // The crashed owner's record was adopted by the new process once the effect was
+    // visible: one charge.
+    assert_eq!(ep.effects, [1, 0]);
+    assert!(ep.events.iter().any(|e| matches!(
+        e.kind,
+        EventKind::Ledger {
+            op: "resolve",
+            result: "COMMITTED",
+            pid: 2
+        }
+    )));
+    // Times never go backwards.
+    assert!(ep.events.windows(2).all(|w| w[0].t <= w[1].t));
+}
+
+#[test]
+fn shrinking_finds_the_shortest_failing_schedule() {
+    let proof = Proof {
+        contract: billing::NAIVE_RETRY,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::naive_retry,
+        effects: SimBilling::count,
+    };
+    let env = Env::for_contract(&billing::NAIVE_RETRY);
+    let noisy = Schedule::of([
+        Fault::Invisible {
+            request: 1,
+            delay_ms: 7_000,
+        },
+        Fault::Drop { request: 2 },
+        Fault::LostAck { request: 1 },
+        Fault::Diverge { at_ms: 400_000 },
+        Fault::LostAck { request: 0 },
+    ]);
+    assert!(!proof.episode(&env, 0, &noisy).violations.is_empty());
+    let shrunk = proof.shrink(&env, 0, noisy);
+    assert_eq!(shrunk.faults.len(), 1, "{shrunk}");
+}
+
+// ------------------------------------------------------------------ saved counterexamples
+
+#[test]
+fn saved_counterexample_naive_retry_lost_ack_replays() {
+    control_proof()
+        .replay_file(manifest(
+            "tests/counterexamples/naive_retry-lost_ack-seed1-ep0.json",
+        ))
+        .assert_reproduces();
+}
+
+#[test]
+fn saved_counterexample_verify_without_settle_late_commit_replays() {
+    Proof {
+        contract: billing::VERIFY_NO_SETTLE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::verify_then_retry_no_settle,
+        effects: SimBilling::count,
+    }
+    .replay_file(manifest(
+        "tests/counterexamples/verify_then_retry_no_settle-late_commit-seed1-ep0.json",
+    ))
+    .assert_reproduces();
+}
+
+#[test]
+fn saved_counterexample_replayed_against_the_wrapper_is_fixed() {
+    builtin()
+        .replay_file(manifest(
+            "tests/counterexamples/naive_retry-lost_ack-seed1-ep0.json",
+        ))
+        .assert_fixed();
+}
+
+#[allow(clippy::type_complexity)]
+fn control_proof() -> Proof<
+    fn(&Net) -> SimBilling,
+    fn(u64, u32) -> ChargeArgs,
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError>,
+    fn(&SimBilling, &ChargeArgs) -> usize,
+> {
+    Proof {
+        contract: billing::NAIVE_RETRY,
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: billing::naive_retry,
+        effects: SimBilling::count as fn(&SimBilling, &ChargeArgs) -> usize,
+    }
+}
+
+/// Regenerates the saved counterexamples: `cargo test -p idemcheck --features sim --test
+/// sim -- --ignored bless`.
+#[test]
+#[ignore]
+fn bless_counterexamples() {
+    let dir = manifest("tests/counterexamples");
+    let cfg = Config {
+        classes: vec![FaultClass::LostAck, FaultClass::LateCommit],
+        seeds: vec![1],
+        episodes: 1,
+        save_to: Some(dir),
+        exhaustive: 0,
+        ..Config::default()
+    };
+    let r = control_proof().check(&cfg);
+    println!("{r}");
+    let r = Proof {
+        contract: billing::VERIFY_NO_SETTLE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::verify_then_retry_no_settle,
+        effects: SimBilling::count,
+    }
+    .check(&cfg);
+    println!("{r}");
+}
+
+// ------------------------------------------------------------------ the system of record
+
+#[test]
+fn system_of_record_follows_stripe_key_rules() {
+    let clock = VirtualClock::new();
+    let net = Net::new(
+        clock.clone(),
+        NetConfig {
+            server_keys: true,
+            validate: Some(|v| v["amount_cents"].as_u64() != Some(0)),
+            key_ttl_ms: 24 * 3600 * 1000,
+            ..NetConfig::default()
+        },
+        &Schedule::of([Fault::Invisible {
+            request: 0,
+            delay_ms: 5_000,
+        }]),
+    );
+    let b = SimBilling::new(&net);
+    let a = ChargeArgs::episode(1, 0);
+    let zero = ChargeArgs {
+        amount_cents: 0,
+        ..a.clone()
+    };
+    clock
+        .block_on(async {
+            let first = b.create_charge(&a, Some("k1")).await.unwrap();
+            // Not visible to reads yet; ground truth has it.
+            assert_eq!(b.find_charge(&a).await.unwrap(), None);
+            assert_eq!(b.count(&a), 1);
+            // Same key, same parameters: the first result, no new effect.
+            assert_eq!(b.create_charge(&a, Some("k1")).await.unwrap(), first);
+            // Same key, other parameters: refused.
+            let other = ChargeArgs {
+                amount_cents: 9900,
+                ..a.clone()
+            };
+            assert_eq!(
+                b.create_charge(&other, Some("k1")).await.unwrap_err(),
+                SimError::KeyReused
+            );
+            // Invalid parameters are not stored: the key can be used once corrected.
+            assert_eq!(
+                b.create_charge(&zero, Some("k2")).await.unwrap_err(),
+                SimError::Invalid
+            );
+            let fixed = ChargeArgs {
+                order_id: "o-2".into(),
+                ..a.clone()
+            };
+            b.create_charge(&fixed, Some("k2")).await.unwrap();
+            net.clock().advance(std::time::Duration::from_secs(5));
+            assert_eq!(b.find_charge(&a).await.unwrap(), Some(first.clone()));
+            // Keys are pruned after the TTL: the same key is a new request again.
+            net.clock()
+                .advance(std::time::Duration::from_secs(24 * 3600));
+            b.create_charge(&a, Some("k1")).await.unwrap();
+        })
+        .unwrap();
+    assert_eq!(b.count(&ChargeArgs::episode(1, 0)), 2);
+    assert_eq!(net.all_effects().len(), 3);
+    assert_eq!(SimError::KeyReused.to_string(), idemcheck::sim::KEY_REUSED);
+}
+
+// ------------------------------------------------------------------ the references
+
+#[test]
+fn retry_matrix_reproduces_reference_000_character_for_character() {
+    let out = experiments::render_matrix(&experiments::retry_matrix());
+    // The reference part: everything before the additions, without the idemcheck rows.
+    let reference_part: String = out
+        .split("\nBeyond the reference")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("  idemcheck"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let expected =
+        std::fs::read_to_string(manifest("tests/fixtures/reference_000_expected.txt")).unwrap();
+    assert_eq!(reference_part, expected);
+    // The fixture is the reference's own block (checked when the references are beside
+    // the repository, as in CI).
+    if let Ok(text) =
+        std::fs::read_to_string(manifest("../../shared/references/000_573d37a637e3b37e.txt"))
+    {
+        assert!(
+            text.contains(&expected),
+            "fixture drifted from reference 000"
+        );
+    }
+    assert!(out.contains("idemcheck: 0 duplicate(s) in 7 runs"), "{out}");
+}
+
+#[test]
+fn retry_matrix_markdown_has_every_cell() {
+    let md = experiments::render_matrix_markdown(&experiments::retry_matrix());
+    assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 1 + 6);
+    assert!(
+        md.contains("| idemcheck | 1 ok | 1 ok | 1 ok | 1 ok | 1 ok | 1 ok | 1 ok |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn fault_levels_have_the_papers_shape() {
+    let cells = experiments::fault_levels(100, 42);
+    println!("{}", experiments::render_levels(&cells, 42));
+    let get = |t: Task, l: FaultLevel, m: Method| {
+        cells
+            .iter()
+            .find(|c| c.task == t && c.level == l && c.method == m)
+            .unwrap()
+            .clone()
+    };
+    for t in Task::ALL {
+        let base: Vec<u64> = FaultLevel::ALL
+            .iter()
+            .map(|&l| get(t, l, Method::RetryOnly).duplicates)
+            .collect();
+        assert!(base[0] < base[1] && base[1] < base[2], "{t:?}: {base:?}");
+        for l in FaultLevel::ALL {
+            let w = get(t, l, Method::Idemcheck);
+            assert_eq!(w.duplicates, 0, "{t:?} {l:?}");
+            assert!(
+                w.successes >= get(t, l, Method::RetryOnly).successes,
+                "{t:?} {l:?}"
+            );
+        }
+    }
+    let md = experiments::render_levels_markdown(&cells, 42);
+    assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 1 + 18);
+    let svg = experiments::render_levels_svg(&cells);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<rect x=").count(),
+        18 + 3,
+        "18 bars and 3 legend keys"
+    );
 }

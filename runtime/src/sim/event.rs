@@ -305,6 +305,11 @@ impl Event {
                 call,
                 status,
                 detail,
+            } if detail.is_empty() => format!("agent is told (call #{call}): {status}"),
+            EventKind::Report {
+                call,
+                status,
+                detail,
             } => format!("agent is told (call #{call}): {status}: {detail}"),
         };
         format!("t={:>9}  {text}", seconds(self.t))

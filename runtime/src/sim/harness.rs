@@ -212,7 +212,10 @@ impl Env {
     pub fn alphabet(&self) -> Vec<Fault> {
         let t = self.timeout_ms;
         let b = self.bound_ms;
-        let late = if b > t { b } else { t + 1 };
+        // A late commit halfway between the timeout and the bound, and a visibility delay
+        // taking the rest: in-flight time plus visibility never exceed the bound.
+        let late = if b > t { t + (b - t) / 2 } else { t + 1 };
+        let invisible = b.saturating_sub(late).max(1);
         let mut out = Vec::new();
         for request in 0..2 {
             out.push(Fault::LostAck { request });
@@ -236,7 +239,7 @@ impl Env {
         }
         out.push(Fault::Invisible {
             request: 0,
-            delay_ms: b / 2,
+            delay_ms: invisible,
         });
         for at_ms in [0, t / 2, t + b] {
             out.push(Fault::Redeliver { at_ms });
@@ -261,6 +264,8 @@ pub struct CallReport {
     pub at: u64,
     /// Effects with these arguments when the answer was given.
     pub effects_then: usize,
+    /// What the answer said besides its status (empty for completed).
+    pub detail: String,
 }
 
 /// The result of one episode.
@@ -364,7 +369,7 @@ pub struct Config {
 
 impl Default for Config {
     /// DESIGN's acceptance run: 200 episodes × 6 classes × 3 seeds, shrink and save on
-    /// failure, plus every schedule of up to 3 faults.
+    /// failure, plus every schedule of up to 4 faults.
     fn default() -> Self {
         Config {
             seeds: vec![1, 2, 3],
@@ -374,7 +379,7 @@ impl Default for Config {
             shrink: true,
             save_to: std::env::var_os("CARGO_MANIFEST_DIR")
                 .map(|d| PathBuf::from(d).join("tests").join("counterexamples")),
-            exhaustive: 3,
+            exhaustive: 4,
         }
     }
 }
@@ -1166,7 +1171,7 @@ where
                                 net.log_event(EventKind::Report {
                                     call: slot.call,
                                     status,
-                                    detail,
+                                    detail: detail.clone(),
                                 });
                                 reports.push(CallReport {
                                     call: slot.call,
@@ -1174,6 +1179,7 @@ where
                                     status,
                                     at: now,
                                     effects_then,
+                                    detail,
                                 });
                                 slot.state = SlotState::Done;
                             }
@@ -1225,6 +1231,7 @@ where
                         status: "stuck",
                         at: clock.now().0,
                         effects_then: 0,
+                        detail: "the call never answered".into(),
                     });
                     violations.push(Violation {
                         invariant: Invariant::I2AtLeastOnce,
