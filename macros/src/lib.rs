@@ -10,7 +10,7 @@
 //! On a free function it generates, next to the untouched raw function, a type of the same
 //! name with the contract and a guarded entry point:
 //!
-//! ```ignore
+//! ```text
 //! #[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
 //! async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }
 //!

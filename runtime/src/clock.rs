@@ -241,11 +241,14 @@ pub(crate) async fn with_deadline<F: Future>(
         return Some(op.await);
     };
     let mut op = std::pin::pin!(op);
-    let mut sleep = clock.sleep_until(deadline);
+    // The timer is created only if the attempt does not finish on its first poll: a tool
+    // that answers at once costs no timer registration.
+    let mut sleep: Option<Sleep> = None;
     std::future::poll_fn(move |cx| {
         if let Poll::Ready(out) = op.as_mut().poll(cx) {
             return Poll::Ready(Some(out));
         }
+        let sleep = sleep.get_or_insert_with(|| clock.sleep_until(deadline));
         match sleep.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -51,15 +52,13 @@ impl fmt::Display for Scope {
     }
 }
 
-/// A stable idempotency key: 64 lowercase hex characters.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Key(String);
+/// A stable idempotency key: 64 lowercase hex characters. Cheap to clone.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key(Arc<str>);
 
 /// A digest of all of a call's inputs, to tell a replay from a divergent payload.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Fingerprint(String);
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fingerprint(Arc<str>);
 
 macro_rules! hex_newtype {
     ($t:ident) => {
@@ -71,13 +70,25 @@ macro_rules! hex_newtype {
 
             /// Wrap a stored value (as read back from a ledger).
             pub fn from_stored(text: impl Into<String>) -> Self {
-                $t(text.into())
+                $t(Arc::from(text.into()))
             }
         }
 
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d).map($t::from_stored)
             }
         }
     };
@@ -97,45 +108,55 @@ pub struct KeyError {
 
 /// Write `value` as canonical JSON.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::with_capacity(64);
+    let mut out = Vec::with_capacity(64);
     write_canonical(value, &mut out);
-    out
+    String::from_utf8(out).expect("JSON text is UTF-8")
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(k, out);
-                out.push(':');
-                write_canonical(v, out);
+            out.push(b'{');
+            // `serde_json::Map` iterates in key order unless some crate in the build turns on
+            // `preserve_order`; sort only when needed.
+            if map.keys().zip(map.keys().skip(1)).all(|(a, b)| a < b) {
+                write_entries(map.iter(), out);
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                write_entries(entries.into_iter(), out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, v) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(v, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        Value::String(s) => write_string(s, out),
-        other => out.push_str(&other.to_string()),
+        // serde_json escapes strings exactly as JSON requires and formats numbers
+        // canonically (integers exactly, floats shortest round-trip).
+        other => serde_json::to_writer(&mut *out, other).expect("writing to a Vec cannot fail"),
     }
 }
 
-fn write_string(s: &str, out: &mut String) {
-    // serde_json escapes exactly what JSON requires; its output for a string is canonical.
-    out.push_str(&serde_json::to_string(s).expect("a string serialises"));
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(k, out);
+        out.push(b':');
+        write_canonical(v, out);
+    }
+}
+
+fn write_string(s: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
@@ -188,55 +209,75 @@ impl Material {
 
     /// The canonical JSON of the collected values.
     pub fn canonical(&self) -> Result<String, KeyError> {
+        let mut out = Vec::with_capacity(128);
+        self.write_canonical(&mut out)?;
+        Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
+    }
+
+    fn write_canonical(&self, out: &mut Vec<u8>) -> Result<(), KeyError> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        if let [("", whole)] = self.fields.iter().map(|(k, v)| (*k, v)).collect::<Vec<_>>()[..] {
-            return Ok(canonical_json(whole));
+        if self.fields.len() == 1
+            && let Some(whole) = self.fields.get("")
+        {
+            write_canonical(whole, out);
+            return Ok(());
         }
-        let mut out = String::from("{");
+        out.push(b'{');
         for (i, (k, v)) in self.fields.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                out.push(b',');
             }
-            write_string(k, &mut out);
-            out.push(':');
-            write_canonical(v, &mut out);
+            write_string(k, out);
+            out.push(b':');
+            write_canonical(v, out);
         }
-        out.push('}');
-        Ok(out)
+        out.push(b'}');
+        Ok(())
     }
 }
 
 impl Key {
-    /// Derive the key of one logical operation.
+    /// Derive the key of one logical operation: SHA-256 of the canonical JSON array
+    /// `[run, step or null, tool, {key fields}]`.
     pub fn derive(scope: &Scope, tool: &str, key_fields: &Material) -> Result<Key, KeyError> {
-        Ok(Key::from_canonical(scope, tool, &key_fields.canonical()?))
+        let mut text = Vec::with_capacity(160);
+        Key::write_prefix(scope, tool, &mut text);
+        key_fields.write_canonical(&mut text)?;
+        text.push(b']');
+        Ok(Key(Arc::from(sha256_hex(&text))))
     }
 
     /// Derive the key from the canonical JSON of the key fields.
     pub fn from_canonical(scope: &Scope, tool: &str, canonical_fields: &str) -> Key {
-        let mut text = String::with_capacity(canonical_fields.len() + 64);
-        text.push('[');
-        write_string(&scope.run, &mut text);
-        text.push(',');
+        let mut text = Vec::with_capacity(canonical_fields.len() + 64);
+        Key::write_prefix(scope, tool, &mut text);
+        text.extend_from_slice(canonical_fields.as_bytes());
+        text.push(b']');
+        Key(Arc::from(sha256_hex(&text)))
+    }
+
+    fn write_prefix(scope: &Scope, tool: &str, text: &mut Vec<u8>) {
+        text.push(b'[');
+        write_string(&scope.run, text);
+        text.push(b',');
         match &scope.step {
-            Some(step) => write_string(step, &mut text),
-            None => text.push_str("null"),
+            Some(step) => write_string(step, text),
+            None => text.extend_from_slice(b"null"),
         }
-        text.push(',');
-        write_string(tool, &mut text);
-        text.push(',');
-        text.push_str(canonical_fields);
-        text.push(']');
-        Key(sha256_hex(text.as_bytes()))
+        text.push(b',');
+        write_string(tool, text);
+        text.push(b',');
     }
 }
 
 impl Fingerprint {
     /// Fingerprint all inputs of a call.
     pub fn of(inputs: &Material) -> Result<Fingerprint, KeyError> {
-        Ok(Fingerprint(sha256_hex(inputs.canonical()?.as_bytes())))
+        let mut text = Vec::with_capacity(128);
+        inputs.write_canonical(&mut text)?;
+        Ok(Fingerprint(Arc::from(sha256_hex(&text))))
     }
 }
 

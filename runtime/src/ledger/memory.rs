@@ -1,7 +1,8 @@
 //! The in-memory store: for tests, the simulator and single-process tools that accept
-//! forgetting everything on restart.
+//! forgetting everything on restart. A hash map (lookups do not degrade with size); every
+//! listing is sorted, so nothing order-dependent leaks out.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
@@ -12,7 +13,7 @@ use crate::key::Key;
 
 #[derive(Debug, Default)]
 struct State {
-    records: BTreeMap<Key, Record>,
+    records: HashMap<Key, Record>,
     last_token: Token,
 }
 
@@ -52,7 +53,9 @@ impl MemoryLedger {
 
     /// Every record, in key order (for tests and the simulator's event log).
     pub fn snapshot(&self) -> Vec<Record> {
-        self.lock().records.values().cloned().collect()
+        let mut out: Vec<Record> = self.lock().records.values().cloned().collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out
     }
 }
 
