@@ -1594,6 +1594,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
     }
 
+    // Types, generics, attributes and `use` trees hold no writes: not walked.
+    fn visit_type(&mut self, _: &'ast syn::Type) {}
+    fn visit_generics(&mut self, _: &'ast syn::Generics) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+    fn visit_return_type(&mut self, _: &'ast syn::ReturnType) {}
     fn visit_item_const(&mut self, _: &'ast syn::ItemConst) {}
     fn visit_item_static(&mut self, _: &'ast syn::ItemStatic) {}
 

@@ -30,7 +30,7 @@ pub fn check(_index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
                 file: cx.file,
                 finding,
                 tool: tool.name.clone(),
-                function: tool.function.clone(),
+                function: cx.function.clone(),
             }
         })
         .collect()

@@ -12,7 +12,23 @@ pub fn check(index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
     let (Some((call, text)), Some(body), true) = (&tool.verify, cx.body, cx.write.is_some()) else {
         return Vec::new();
     };
-    let found = index.resolve_from(body, call);
+    // Inside an impl, a bare name is looked up as a method of the same type first.
+    let mut found = Vec::new();
+    if let (
+        crate::facts::CallTarget::Path {
+            absolute: false,
+            segments,
+        },
+        Some(ty),
+    ) = (&call.target, &index.func(body).self_ty)
+    {
+        if segments.len() == 1 {
+            found = index.methods_of(ty, &segments[0], index.file_of(body).krate);
+        }
+    }
+    if found.is_empty() {
+        found = index.resolve_from(body, call);
+    }
     let Some(&verify) = found.first() else {
         return cx
             .hit(

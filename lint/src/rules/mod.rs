@@ -60,8 +60,21 @@ pub struct ToolCx<'a> {
     pub body: Option<FnId>,
     /// Configuration of its crate.
     pub config: &'a Config,
+    /// Rust path of the tool function (see [`ToolCx::function`]).
+    pub function: String,
     /// `Some` when it is a write tool.
     pub write: Option<WriteReason>,
+}
+
+impl ToolCx<'_> {
+    /// Rust path of the tool function: the one the per-file pass named, or, for a tool
+    /// whose body was found in another file (rust-mcp-sdk `call_tool`), that method.
+    pub fn function(&self, index: &Index<'_>) -> String {
+        match (&self.tool.body, self.body) {
+            (ToolBody::Method(..), Some(b)) => index.func(b).display.clone(),
+            _ => self.tool.function.clone(),
+        }
+    }
 }
 
 impl ToolCx<'_> {
@@ -87,7 +100,7 @@ impl ToolCx<'_> {
                 suppressed: None,
             },
             tool: self.tool.name.clone(),
-            function: self.tool.function.clone(),
+            function: self.function.clone(),
         })
     }
 }
@@ -139,8 +152,10 @@ pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
                 tool,
                 body,
                 config,
+                function: String::new(),
                 write: None,
             };
+            cx.function = cx.function(index);
             cx.write = idem007_annotation_mismatch::judge(index, &cx);
             out.tools += 1;
             if cx.write.is_some() {
@@ -242,6 +257,7 @@ pub fn run_counts(
                 tool,
                 body,
                 config: &configs[file.krate],
+                function: String::new(),
                 write: None,
             };
             tools += 1;
