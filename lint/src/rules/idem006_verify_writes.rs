@@ -21,10 +21,9 @@ pub fn check(index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
         },
         Some(ty),
     ) = (&call.target, &index.func(body).self_ty)
+        && segments.len() == 1
     {
-        if segments.len() == 1 {
-            found = index.methods_of(ty, &segments[0], index.file_of(body).krate);
-        }
+        found = index.methods_of(ty, &segments[0], index.file_of(body).krate);
     }
     if found.is_empty() {
         found = index.resolve_from(body, call);
