@@ -324,7 +324,10 @@ impl<'a> Expander<'a> {
                     let binding = &f.binding;
                     let wrapper = f.through_wrapper.then(|| quote!(.0));
                     let rest = &f.rest;
-                    quote!(.field(#label, &#binding #wrapper #(.#rest)*))
+                    // Spanned at the entry, so a type that cannot be serialised is reported
+                    // at the key field that names it.
+                    let span = f.span.start;
+                    quote_spanned!(span=> .field(#label, &#binding #wrapper #(.#rest)*))
                 });
                 quote!(#p::Material::new() #(#fields)*)
             }
@@ -348,10 +351,12 @@ impl<'a> Expander<'a> {
             .flat_map(|p| {
                 p.bindings.iter().map(move |b| {
                     let label = b.to_string();
+                    // Spanned at the parameter: an input that cannot be serialised is reported there.
+                    let span = b.span();
                     if p.parameters_wrapper {
-                        quote!(.field(#label, &#b.0))
+                        quote_spanned!(span=> .field(#label, &#b.0))
                     } else {
-                        quote!(.field(#label, &#b))
+                        quote_spanned!(span=> .field(#label, &#b))
                     }
                 })
             });

@@ -48,6 +48,8 @@ pub struct ResolvedField {
     pub through_wrapper: bool,
     /// Field accesses after the binding.
     pub rest: Vec<syn::Member>,
+    /// Where the entry is written in the attribute.
+    pub span: crate::check::SpanRange,
 }
 
 /// The parameters of a tool function, classified.
@@ -304,6 +306,7 @@ impl ToolSignature {
                     if let Some((input, binding)) = self.single_input() {
                         return Ok(ResolvedField {
                             label: field.text.clone(),
+                            span: field.span,
                             binding: binding.clone(),
                             through_wrapper: input.parameters_wrapper,
                             rest: field.segments.clone(),
@@ -320,6 +323,7 @@ impl ToolSignature {
                 }
                 return Ok(ResolvedField {
                     label: field.text.clone(),
+                    span: field.span,
                     binding: first.clone(),
                     through_wrapper: param.parameters_wrapper,
                     rest: field.segments[1..].to_vec(),
@@ -335,6 +339,7 @@ impl ToolSignature {
         if let Some((param, binding)) = self.single_input() {
             return Ok(ResolvedField {
                 label: field.text.clone(),
+                span: field.span,
                 binding: binding.clone(),
                 through_wrapper: param.parameters_wrapper,
                 rest: field.segments.clone(),
