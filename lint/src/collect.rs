@@ -1525,7 +1525,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 info.hints = annotations_hints(&f.block);
             }
             self.toolbases.insert(self_ty.clone(), info);
-        } else if trait_last == "AsyncTool" {
+        } else if trait_last == "AsyncTool" || trait_last == "SyncTool" {
             if let Some((idx, f)) = fn_idx.get("invoke").or_else(|| fn_idx.get("call")) {
                 let (se, _) = self.tool_attrs(&f.attrs, false);
                 if se.is_none() {

@@ -473,3 +473,34 @@ fn config_file_errors_point_into_the_file() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("error[IDEM009]"));
 }
+
+#[test]
+fn manifest_metadata_errors_point_into_cargo_toml() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        &tmp.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[package.metadata.idemcheck]\nretries = 2\n\n[workspace]\n",
+    );
+    write(&tmp.path().join("src/lib.rs"), "");
+    let out = bin().current_dir(tmp.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("unknown field `retries`"), "{err}");
+    assert!(err.contains("Cargo.toml:7:1"), "{err}");
+}
+
+#[test]
+fn output_is_deterministic() {
+    let run = || {
+        bin()
+            .args(["--message-format", "json", "--manifest-path"])
+            .arg(manifest("contracts"))
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let first = run();
+    for _ in 0..3 {
+        assert_eq!(run(), first);
+    }
+}
