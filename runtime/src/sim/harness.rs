@@ -819,10 +819,11 @@ where
                     for i in 0..config.episodes {
                         let mut rng = SplitMix64::derive(seed, stream(*class, i));
                         let schedule = env.draw(*class, &mut rng);
-                        let ep = self.episode(&env, i, &schedule);
+                        let mut ep = self.episode(&env, i, &schedule);
                         for e in &ep.events {
                             e.write_jsonl(buf);
                         }
+                        super::net::recycle_log(std::mem::take(&mut ep.events));
                         let _ = writeln!(
                             buf,
                             "{{\"verdict\":{},\"effects\":[{},{}]}}",
@@ -1086,11 +1087,18 @@ where
                 .with_max_wait(max_wait)
             })
             .collect();
-        let args = [(self.intent)(episode, 0), (self.intent)(episode, 1)];
         let diverges = schedule
             .faults
             .iter()
             .any(|f| matches!(f, Fault::Diverge { .. }));
+        let first = (self.intent)(episode, 0);
+        // The changed arguments only when a divergent call will use them.
+        let second = if diverges {
+            (self.intent)(episode, 1)
+        } else {
+            first.clone()
+        };
+        let args = [first, second];
         let mut slots: Vec<Slot<'_, T, E>> = vec![Slot {
             at: 0,
             pid: 1,

@@ -82,7 +82,7 @@ pub struct Effect {
     /// Business id of the operation it belongs to (an order id, a customer id).
     pub intent: Arc<str>,
     /// The parameters it was made with.
-    pub payload: Value,
+    pub payload: Arc<Value>,
     /// When it landed.
     pub at: u64,
     /// When reads start to see it.
@@ -95,7 +95,7 @@ struct Held {
     seq: u64,
     req: u32,
     intent: Arc<str>,
-    payload: Value,
+    payload: Arc<Value>,
     key: Option<Arc<str>>,
     /// A reorder: land right after the next fresh request for this operation.
     overtake: bool,
@@ -105,7 +105,7 @@ struct Held {
 
 #[derive(Debug, Clone)]
 struct KeyEntry {
-    payload: Value,
+    payload: Arc<Value>,
     effect: u64,
     at: u64,
 }
@@ -144,6 +144,7 @@ struct State {
     held: Vec<Held>,
     seq: u64,
     hits: u8,
+    strings: Vec<Arc<str>>,
 }
 
 /// The simulated world below the wrapper (cheap to clone; one per episode).
@@ -167,7 +168,39 @@ enum Delivered {
     Crashed,
 }
 
+thread_local! {
+    /// Event vectors of finished episodes, reused: one large allocation less per episode.
+    static LOG_POOL: std::cell::RefCell<Vec<Vec<Event>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Give an episode's event vector back for reuse by the next episode on this thread.
+pub(crate) fn recycle_log(mut log: Vec<Event>) {
+    log.clear();
+    LOG_POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < 4 {
+            p.push(log);
+        }
+    });
+}
+
+fn pooled_log() -> Vec<Event> {
+    LOG_POOL
+        .with(|p| p.borrow_mut().pop())
+        .unwrap_or_else(|| Vec::with_capacity(32))
+}
+
 impl State {
+    /// One shared string per distinct intent or key in the episode.
+    fn intern(&mut self, text: &str) -> Arc<str> {
+        if let Some(a) = self.strings.iter().find(|a| &***a == text) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(text);
+        self.strings.push(a.clone());
+        a
+    }
+
     fn push(&mut self, t: u64, kind: EventKind) {
         self.land_due(t);
         self.log.push(Event { t, kind });
@@ -214,7 +247,7 @@ impl State {
         t: u64,
         req: u32,
         intent: &Arc<str>,
-        payload: &Value,
+        payload: &Arc<Value>,
         key: Option<&Arc<str>>,
         late: bool,
     ) -> Delivered {
@@ -223,7 +256,7 @@ impl State {
         if let (true, Some(key)) = (self.cfg.server_keys, key) {
             self.keys.retain(|_, e| e.at.saturating_add(ttl) > t);
             if let Some(entry) = self.keys.get(key) {
-                if &entry.payload != payload {
+                if entry.payload != *payload {
                     self.log.push(Event {
                         t,
                         kind: EventKind::Refused {
@@ -350,12 +383,13 @@ impl Net {
                 reqs: Vec::new(),
                 active: 1,
                 dead: 0,
-                log: Vec::with_capacity(32),
+                log: pooled_log(),
                 effects: Vec::new(),
                 keys: BTreeMap::new(),
                 held: Vec::new(),
                 seq: 0,
                 hits: 0,
+                strings: Vec::with_capacity(4),
             })),
             clock,
         }
@@ -389,12 +423,12 @@ impl Net {
         params: &P,
         key: Option<&str>,
     ) -> Result<Effect, SimError> {
-        let payload = serde_json::to_value(params).map_err(|_| SimError::Invalid)?;
-        let intent: Arc<str> = Arc::from(intent);
-        let key: Option<Arc<str>> = key.map(Arc::from);
+        let payload = Arc::new(serde_json::to_value(params).map_err(|_| SimError::Invalid)?);
         let now = self.now();
-        let (req, wire, timeout) = {
+        let (req, wire, timeout, intent, key) = {
             let mut s = self.lock();
+            let intent = s.intern(intent);
+            let key = key.map(|k| s.intern(k));
             let req = s.next_req;
             s.next_req += 1;
             s.reqs.push(ReqState::default());
@@ -409,7 +443,7 @@ impl Net {
                 },
             );
             let wire = s.wire.get(req as usize).copied().unwrap_or(Wire::Clean);
-            (req, wire, s.cfg.transport_timeout_ms)
+            (req, wire, s.cfg.transport_timeout_ms, intent, key)
         };
         let answered = {
             let mut s = self.lock();
@@ -528,11 +562,12 @@ impl Net {
             .cloned()
             .collect();
         let pid = s.active;
+        let intent = s.intern(intent);
         s.push(
             now,
             EventKind::Read {
                 pid,
-                intent: Arc::from(intent),
+                intent,
                 found: found.first().map(|e| e.id),
             },
         );
@@ -561,7 +596,7 @@ impl Net {
         s.land_due(now);
         s.effects
             .iter()
-            .filter(|e| &*e.intent == intent && e.payload == payload)
+            .filter(|e| &*e.intent == intent && *e.payload == payload)
             .count()
     }
 
