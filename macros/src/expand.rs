@@ -123,6 +123,15 @@ fn warning(fn_name: &Ident, v: &Violation) -> TokenStream {
     }
 }
 
+/// rmcp's request extractors, which may carry the run scope in `_meta`.
+fn is_request_type(ty: &Type) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext" || s.ident == "RequestMetaObject"))
+}
+
 struct Expander<'a> {
     func: &'a ItemFn,
     attr: &'a SideEffectAttr,
@@ -508,10 +517,29 @@ impl<'a> Expander<'a> {
             quote!(&Self::#const_ident),
             quote!(Self::#raw_ident),
         );
+        // A request that carries the run scope (an MCP `_meta`) keys the call under that run.
+        let scoped = self
+            .verdict
+            .signature
+            .params
+            .iter()
+            .zip(&self.names)
+            .filter(|(param, _)| param.ty.as_ref().is_some_and(is_request_type))
+            .filter_map(|(_, name)| name.as_ref())
+            .map(|name| {
+                quote! {
+                    if let ::core::option::Option::Some(scope) = #p::RequestScope::request_scope(&#name) {
+                        ctx = ctx.with_scope(scope);
+                    }
+                }
+            });
         let ctx = quote! {
             let __idemcheck_ctx = {
                 use #p::ContextProvider as _;
-                self.idemcheck_context()
+                #[allow(unused_mut)]
+                let mut ctx = self.idemcheck_context();
+                #(#scoped)*
+                ctx
             };
         };
         let guarded_body = if func.sig.asyncness.is_some() {

@@ -129,6 +129,56 @@ pub trait ContextProvider {
     fn idemcheck_context(&self) -> Context;
 }
 
+/// `_meta` key an MCP client (the agent harness, never the model) sets to the run id.
+pub const META_RUN: &str = "dev.idemcheck/run";
+/// `_meta` key for the step id within the run.
+pub const META_STEP: &str = "dev.idemcheck/step";
+
+/// A request object that may carry the run scope (an MCP request's `_meta`).
+///
+/// When a guarded method takes a parameter whose type is named `RequestContext` or
+/// `RequestMetaObject` (rmcp's extractors), `#[side_effect]` asks it for the scope: a request
+/// that carries one ([`META_RUN`], optionally [`META_STEP`]) is keyed under that run;
+/// otherwise the server's default scope from [`ContextProvider`] applies.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a request context, and `#[side_effect]` reads the run scope from it",
+    note = "for rmcp's `RequestContext` and `RequestMetaObject`, enable idemcheck's `rmcp` feature; for your own type, implement `idemcheck::RequestScope`"
+)]
+pub trait RequestScope {
+    /// The scope this request carries, if any.
+    fn request_scope(&self) -> Option<Scope>;
+}
+
+/// Read [`META_RUN`] / [`META_STEP`] from a JSON object (an MCP `_meta`).
+pub fn scope_from_meta(meta: &serde_json::Map<String, serde_json::Value>) -> Option<Scope> {
+    let run = meta.get(META_RUN)?.as_str()?;
+    if run.is_empty() {
+        return None;
+    }
+    let step = meta
+        .get(META_STEP)
+        .and_then(|s| s.as_str())
+        .map(str::to_string);
+    Some(Scope {
+        run: run.to_string(),
+        step,
+    })
+}
+
+#[cfg(feature = "rmcp")]
+impl RequestScope for rmcp::model::RequestMetaObject {
+    fn request_scope(&self) -> Option<Scope> {
+        scope_from_meta(&self.0.0)
+    }
+}
+
+#[cfg(feature = "rmcp")]
+impl<R: rmcp::service::ServiceRole> RequestScope for rmcp::service::RequestContext<R> {
+    fn request_scope(&self) -> Option<Scope> {
+        self.meta.request_scope()
+    }
+}
+
 thread_local! {
     static CURRENT_KEY: std::cell::RefCell<Option<Key>> = const { std::cell::RefCell::new(None) };
 }

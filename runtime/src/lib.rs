@@ -55,7 +55,9 @@ pub mod sim;
 #[cfg(feature = "tokio")]
 pub use clock::SystemClock;
 pub use clock::{Clock, Timestamp, VirtualClock};
-pub use context::{Context, ContextProvider, current_key};
+pub use context::{
+    Context, ContextProvider, META_RUN, META_STEP, RequestScope, current_key, scope_from_meta,
+};
 pub use contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
 pub use idemcheck_macros::side_effect;
 pub use key::{Fingerprint, Key, KeyError, Scope};
@@ -72,7 +74,7 @@ pub use outcome::{
 /// Support for the code `#[side_effect]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::context::{Context, ContextProvider};
+    pub use crate::context::{Context, ContextProvider, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
     pub use crate::executor::run;
     pub use crate::key::Material;

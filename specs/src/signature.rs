@@ -69,6 +69,9 @@ const SERVICE_NAMES: &[&str] = &[
     "Extension",
     "Extensions",
     "Meta",
+    "MetaObject",
+    "RequestMetaObject",
+    "RequestId",
     "Arc",
     "Rc",
     "Client",
@@ -394,6 +397,8 @@ mod tests {
         assert_eq!(s.params[1].bindings[0], "req");
         let s = sig("async fn f(client: Arc<Http>, req: &CreateRequest) {}");
         assert_eq!(roles(&s), [Service, Input]);
+        let s = sig("async fn f(&self, Parameters(a): Parameters<A>, meta: RequestMetaObject) {}");
+        assert_eq!(roles(&s), [Receiver, Input, Service]);
         let s = sig("async fn f(db: PgPool, order: Order) {}");
         assert_eq!(roles(&s), [Service, Input]);
     }

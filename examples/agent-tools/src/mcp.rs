@@ -8,7 +8,7 @@ use std::sync::Arc;
 use idemcheck::{Context, ContextProvider, Escalation, side_effect};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, IntoContents};
+use rmcp::model::{CallToolResult, ContentBlock, IntoContents, RequestMetaObject};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
 use crate::billing::{self, BillingApi, BillingError, ChargeArgs, RefundArgs};
@@ -114,6 +114,9 @@ impl<B: BillingApi + 'static, M: MailApi + 'static, D: HelpDesk + 'static>
     async fn create_charge(
         &self,
         Parameters(args): Parameters<ChargeArgs>,
+        // The agent harness may name the run in the request's `_meta` (`dev.idemcheck/run`):
+        // the guard then keys the charge under that run instead of the server's default.
+        _meta: RequestMetaObject,
     ) -> Result<CallToolResult, ToolError> {
         Ok(structured(
             &billing::create_charge(&*self.billing, args).await?,
@@ -123,6 +126,7 @@ impl<B: BillingApi + 'static, M: MailApi + 'static, D: HelpDesk + 'static>
     async fn find_charge(
         &self,
         params: &Parameters<ChargeArgs>,
+        _meta: &RequestMetaObject,
     ) -> Result<Option<CallToolResult>, ToolError> {
         Ok(billing::find_charge(&*self.billing, &params.0)
             .await?

@@ -11,7 +11,7 @@ use agent_tools::tickets::{self, FakeDesk, TicketArgs};
 use idemcheck::ledger::{Ledger, RecordState};
 use idemcheck::{Context, Failure, MemoryLedger, Outcome, Scope};
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};
 
 fn charge_args(order: &str) -> ChargeArgs {
     ChargeArgs {
@@ -247,5 +247,28 @@ async fn over_mcp_every_routed_call_goes_through_the_guard() {
     );
     assert_eq!(billing.charges().len(), 1);
     assert!(ledger.pending().await.unwrap().is_empty());
+
+    // The harness names the run in `_meta`: the same order in two runs is two operations,
+    // and a retry within a run is one.
+    let in_run = |run: &str| {
+        let mut params = call(
+            "create_charge",
+            serde_json::json!({"customer": "acme", "order_id": "o-2", "amount_cents": 100, "currency": "usd"}),
+        );
+        let meta = serde_json::json!({ idemcheck::META_RUN: run });
+        params.meta = Some(RequestMetaObject(MetaObject(
+            meta.as_object().unwrap().clone(),
+        )));
+        params
+    };
+    client.call_tool(in_run("run-a")).await.unwrap();
+    client.call_tool(in_run("run-a")).await.unwrap();
+    client.call_tool(in_run("run-b")).await.unwrap();
+    let o2: Vec<_> = billing
+        .charges()
+        .into_iter()
+        .filter(|c| c.order_id == "o-2")
+        .collect();
+    assert_eq!(o2.len(), 2, "one charge per run");
     client.cancel().await.unwrap();
 }
