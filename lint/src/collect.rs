@@ -134,9 +134,34 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
 // ---------------------------------------------------------------------------------------
 // `use` resolution
 
+/// FNV-1a: a fast hasher for the short identifier keys of the per-file maps (SipHash's
+/// flood resistance is not needed for source identifiers).
+#[derive(Debug, Clone, Copy)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 #[derive(Debug, Default)]
 struct UseScope {
-    names: HashMap<String, Vec<String>>,
+    names: FastMap<String, Vec<String>>,
     uses_rmcp: bool,
 }
 
@@ -294,7 +319,7 @@ struct Collector<'a> {
     toolbases: HashMap<String, ToolBaseInfo>,
     const_names: HashMap<String, String>,
     mcp_structs: Vec<McpStruct>,
-    local_methods: HashMap<(String, String), usize>,
+    local_methods: FastMap<(String, String), usize>,
     /// Last segments of configured tool attributes.
     config_lasts: Vec<String>,
 }
@@ -526,7 +551,7 @@ impl<'a> Collector<'a> {
             toolbases: HashMap::new(),
             const_names: HashMap::new(),
             mcp_structs: Vec::new(),
-            local_methods: HashMap::new(),
+            local_methods: FastMap::default(),
             config_lasts: config
                 .tool_attributes
                 .iter()
@@ -1490,7 +1515,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             .as_ref()
             .and_then(|p| p.last().cloned())
             .unwrap_or_default();
-        let mut fn_idx: HashMap<String, (usize, &syn::ImplItemFn)> = HashMap::new();
+        let mut fn_idx: FastMap<String, (usize, &syn::ImplItemFn)> = FastMap::default();
         for item in &i.items {
             if let syn::ImplItem::Fn(f) = item {
                 if has_cfg_test(&f.attrs) {
@@ -1626,7 +1651,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.analyze_chain(m);
         }
         let meth = &m.method;
-        if (meth == "header" || meth == "insert") && m.args.len() == 2 {
+        let nargs = m.args.len();
+        if nargs == 2 && (meth == "header" || meth == "insert") {
             let is_key = match strip(&m.args[0]) {
                 Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),
                 Expr::Path(p) => p
@@ -1640,21 +1666,22 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 let f = self.fn_stack.last_mut().unwrap();
                 f.key_exprs.push(&m.args[1] as *const _ as usize);
             }
-        } else if meth == "idempotency_key"
-            || meth == "with_idempotency_key"
-            || meth == "idempotent"
-            || meth == "set_idempotency_key"
+        } else if nargs == 1
+            && (meth == "idempotency_key"
+                || meth == "with_idempotency_key"
+                || meth == "idempotent"
+                || meth == "set_idempotency_key")
         {
             if let Some(a) = m.args.first() {
                 let f = self.fn_stack.last_mut().unwrap();
                 f.key_exprs.push(a as *const _ as usize);
             }
-        } else if meth == "take" {
+        } else if nargs == 1 && meth == "take" {
             self.fn_stack.last_mut().unwrap().saw_take = true;
-        } else if meth == "is_err" || meth == "is_ok" {
+        } else if nargs == 0 && (meth == "is_err" || meth == "is_ok") {
             self.mark(|f| f.m_err = true);
         }
-        if meth == "retry" || meth == "retry_notify" {
+        if nargs >= 1 && (meth == "retry" || meth == "retry_notify") {
             let name = meth.to_string();
             let text = m.to_token_stream().to_string();
             let bounded = !text.contains("without_max_times");
