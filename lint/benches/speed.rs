@@ -1,7 +1,7 @@
 //! Speed benchmark (not a timed test): generates synthetic workspaces of 10k, 100k and 1M
 //! lines (one tool per 50 lines, in rotating styles: rmcp `#[tool]`, rig `impl Tool`,
 //! rust-mcp-sdk `#[mcp_tool]`, `#[side_effect]`, `#[rig_tool]`), then measures in separate
-//! child processes, best of three:
+//! child processes, interleaved, best of five:
 //!
 //! - `lint`: the whole analysis (parallel parse + collect, index, rules, report);
 //! - `parse`: a bare parallel `syn::parse_file` of the same files;
@@ -17,8 +17,13 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+// The allocator of the `cargo-idemcheck` binary, for both the lint and the bare parse.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const LINES_PER_FILE: usize = 500;
 const LINES_PER_TOOL: usize = 50;
+const ROUNDS: usize = 5;
 
 fn unit(i: usize) -> String {
     let body = match i % 5 {
@@ -254,9 +259,9 @@ struct Sample {
     detail: String,
 }
 
-fn measure(mode: &str, dir: &Path) -> Sample {
+fn measure_once(mode: &str, dir: &Path) -> Sample {
     let mut best: Option<Sample> = None;
-    for _ in 0..3 {
+    for _ in 0..1 {
         let sample = if mode == "cli" {
             let start = Instant::now();
             let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
@@ -345,9 +350,22 @@ fn main() {
             .iter()
             .map(|p| std::fs::read_to_string(p).unwrap().lines().count())
             .sum();
-        let lint = measure("lint", tmp.path());
-        let parse = measure("parse", tmp.path());
-        let cli = measure("cli", tmp.path());
+        // Rounds interleave the modes, so a burst of load on the machine hits them alike;
+        // the best of ROUNDS is kept for each.
+        let (mut lint, mut parse, mut cli) = (None::<Sample>, None::<Sample>, None::<Sample>);
+        for _ in 0..ROUNDS {
+            for (mode, slot) in [
+                ("lint", &mut lint),
+                ("parse", &mut parse),
+                ("cli", &mut cli),
+            ] {
+                let s = measure_once(mode, tmp.path());
+                if slot.as_ref().is_none_or(|b| s.ms < b.ms) {
+                    *slot = Some(s);
+                }
+            }
+        }
+        let (lint, parse, cli) = (lint.unwrap(), parse.unwrap(), cli.unwrap());
         let tools = lint
             .detail
             .split_whitespace()
