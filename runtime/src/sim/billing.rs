@@ -187,7 +187,7 @@ pub const VERIFY_NO_SETTLE: Contract = write_contract(
 /// Control: the full protocol, but the key comes from a value generated per call (as when
 /// the model supplies it, or a tool-call id is regenerated): IDEM004.
 pub const KEY_PER_CALL: Contract = write_contract(
-    "key_generated_per_call",
+    "key_generated_per_attempt",
     KeySpec::Function("nonce"),
     Some("find_charge"),
     1,
