@@ -102,10 +102,11 @@ fn unavailable(e: impl std::fmt::Display) -> LedgerError {
     LedgerError::Unavailable(format!("postgres: {e}"))
 }
 
-/// Error text with its source chain (tokio-postgres puts the server's message there).
-fn pg_error(e: tokio_postgres::Error) -> LedgerError {
+/// Error text with its source chain (tokio-postgres puts the server's message there, and
+/// the pool the connection error).
+fn pg_error<E: std::error::Error>(e: E) -> LedgerError {
     let mut text = e.to_string();
-    let mut source = std::error::Error::source(&e);
+    let mut source = e.source();
     while let Some(s) = source {
         text.push_str(": ");
         text.push_str(&s.to_string());
@@ -335,7 +336,7 @@ impl PostgresLedger {
     async fn migrate(&self) -> Result<(), LedgerError> {
         let schema = self.schema.clone();
         self.bounded(async {
-            let mut client = self.pool.get().await.map_err(unavailable)?;
+            let mut client = self.pool.get().await.map_err(pg_error)?;
             let tx = client.transaction().await.map_err(pg_error)?;
             tx.execute(
                 "SELECT pg_advisory_xact_lock($1)",
@@ -379,7 +380,7 @@ impl PostgresLedger {
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, LedgerError> {
-        self.pool.get().await.map_err(unavailable)
+        self.pool.get().await.map_err(pg_error)
     }
 }
 
