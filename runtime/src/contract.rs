@@ -79,10 +79,14 @@ impl Contract {
         Duration::from_secs(u64::from(self.ttl_hours) * 3600)
     }
 
-    /// Whether a postcondition's "not done" may be acted on: a settle window bounds late
-    /// commits, or the downstream API deduplicates a late commit against the retry.
+    /// Whether a postcondition's final "not done" may be reported as not completed: only a
+    /// settle window bounds how late a dispatched request can still land. (`server_dedup`
+    /// makes a *retry* safe — the downstream API deduplicates it against a late commit — but
+    /// not a "not completed" answer: the late commit may still land, so without `settle_ms`
+    /// the answer at the cap is Unknown. Found by the simulator, see
+    /// `tests/sim/tests/counterexamples/create_charge-lost_ack-seed1-ep7.json`.)
     pub fn trusts_not_done(&self) -> bool {
-        self.settle_ms.is_some() || self.server_dedup
+        self.settle_ms.is_some()
     }
 
     /// The lease an owner takes: every allowed attempt with its timeout and settle window,

@@ -140,8 +140,8 @@ pub enum Postcondition {
     NotChecked,
     /// It could not tell (its error).
     CannotTell(String),
-    /// It said "not done", but no settle window or server-side deduplication makes that
-    /// answer safe to act on: a late commit may still land.
+    /// It said "not done" after the last allowed attempt, but no settle window bounds how
+    /// late a dispatched request can land: it may still take effect.
     NotDoneUntrusted,
     /// It said "not done" while another owner still holds the record's lease.
     InFlightElsewhere {
@@ -157,11 +157,14 @@ impl fmt::Display for Postcondition {
         match self {
             Postcondition::NotChecked => f.write_str("postcondition not checked"),
             Postcondition::CannotTell(e) => write!(f, "postcondition cannot tell: {e}"),
-            Postcondition::NotDoneUntrusted => {
-                f.write_str("postcondition says not done, but without settle_ms or server_dedup a late commit may still land")
-            }
+            Postcondition::NotDoneUntrusted => f.write_str(
+                "postcondition says not done, but without settle_ms a late commit may still land",
+            ),
             Postcondition::InFlightElsewhere { owner } => {
-                write!(f, "postcondition says not done while owner {owner} still holds the lease")
+                write!(
+                    f,
+                    "postcondition says not done while owner {owner} still holds the lease"
+                )
             }
             Postcondition::Unreadable(e) => write!(f, "the stored result cannot be read back: {e}"),
         }

@@ -144,14 +144,6 @@ impl HelpDesk for SimApis {
 }
 
 /// DESIGN's acceptance rule (zero I1/I4 violations, every class bit, replay identical).
-///
-/// Known finding, reported to the runtime owner: a contract with `server_dedup` and no
-/// `settle_ms` (`create_charge`, `refund`) trusts the postcondition's "not done" after the
-/// retry cap (`Contract::trusts_not_done`), releases the key and answers `NotCompleted`,
-/// while the effect did happen (lost ack + late visibility) or lands later (late commit):
-/// an I2 violation — the agent is told "not completed" for a charge that exists. No
-/// duplicate results (the server replays the key), so I1/I4 hold; the report prints the
-/// I2 counterexamples.
 #[track_caller]
 fn assert_acceptance(report: &idemcheck::sim::Report) {
     println!("{report}");
@@ -202,12 +194,12 @@ fn billing_create_charge_is_proven() {
         "server_dedup: wire duplicates injected too"
     );
     assert_acceptance(&report);
+    report.assert_proven();
 }
 
-/// The I2 finding above, saved by the harness: lost ack, late visibility, lost ack on the
-/// retry; the wrapper answers "not completed" for a charge that exists. Switch to
-/// `.assert_fixed()` once a `server_dedup` contract without `settle_ms` answers Unknown
-/// after its last retry.
+/// A finding of the harness, kept as a regression test: lost ack, late visibility, lost ack on
+/// the retry. A `server_dedup` contract without `settle_ms` used to release the key and answer
+/// "not completed" for a charge that exists (I2); it now answers Unknown after its last retry.
 #[test]
 fn finding_server_dedup_without_settle_reports_not_completed_for_an_existing_charge() {
     charge_proof()
@@ -215,7 +207,7 @@ fn finding_server_dedup_without_settle_reports_not_completed_for_an_existing_cha
             env!("CARGO_MANIFEST_DIR"),
             "/tests/counterexamples/create_charge-lost_ack-seed1-ep7.json"
         ))
-        .assert_reproduces();
+        .assert_fixed();
 }
 
 #[test]
@@ -233,6 +225,7 @@ fn billing_refund_is_proven() {
     }
     .check(&config());
     assert_acceptance(&report);
+    report.assert_proven();
 }
 
 #[test]
