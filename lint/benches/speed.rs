@@ -217,13 +217,15 @@ fn child(mode: &str, dir: &Path) {
             let t0 = Instant::now();
             let files = cargo_idemcheck::analysis::collect_all(&plan);
             let t1 = Instant::now();
+            let peak_collect = peak_kb();
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
-            let t2 = Instant::now();
             let json = cargo_idemcheck::report::json::render(&a);
+            let t2 = Instant::now();
             let s = &a.report.summary;
             format!(
-                "collect={:.0}ms rules={:.0}ms files={} tools={} write={} findings={} json_bytes={}",
+                "collect={:.0}ms (peak {} MB) rules+report={:.0}ms files={} tools={} write={} findings={} json_bytes={}",
                 (t1 - t0).as_secs_f64() * 1000.0,
+                peak_collect / 1024,
                 (t2 - t1).as_secs_f64() * 1000.0,
                 s.files,
                 s.tools,

@@ -119,11 +119,11 @@ pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
         tools = scoped.0;
         write_tools = scoped.1;
     }
-    let findings: Vec<Finding> = hits.iter().map(|h| to_finding(files, h)).collect();
     let paths: BTreeMap<String, PathBuf> = hits
         .iter()
         .map(|h| (files[h.file].rel.clone(), files[h.file].path.clone()))
         .collect();
+    let findings: Vec<Finding> = hits.into_iter().map(|h| to_finding(files, h)).collect();
     Analysis {
         report: Report {
             version: 1,
@@ -150,22 +150,22 @@ pub fn analyze(plan: &Plan) -> Analysis {
     analyze_files(plan, &files)
 }
 
-fn to_finding(files: &[FileFacts], h: &Hit) -> Finding {
-    let f = &h.finding;
+fn to_finding(files: &[FileFacts], h: Hit) -> Finding {
+    let f = h.finding;
     Finding {
         code: f.code,
         rule: f.code.name().to_string(),
         severity: f.severity,
-        tool: h.tool.clone(),
-        function: h.function.clone(),
+        tool: h.tool,
+        function: h.function,
         file: files[h.file].rel.clone(),
         line: f.loc.line,
         column: f.loc.column,
         end_line: f.loc.end_line,
         end_column: f.loc.end_column,
-        message: f.message.clone(),
-        help: f.help.clone(),
-        suppressed: f.suppressed.clone(),
+        message: f.message,
+        help: f.help,
+        suppressed: f.suppressed,
     }
 }
 

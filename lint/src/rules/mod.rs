@@ -4,7 +4,7 @@
 //! `idemcheck_spec::check::check_contract` in the per-file pass and are passed through by
 //! [`contract`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use idemcheck_spec::config::Config;
@@ -198,22 +198,19 @@ pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
     out
 }
 
-/// Sort hits by file, position, code and message; drop exact duplicates.
+/// Sort hits by file, position, code, message and tool; drop exact duplicates.
 pub fn sort_hits(index: &Index<'_>, hits: &mut Vec<Hit>) {
-    let key = |h: &Hit| {
-        (
-            index.files[h.file].rel.clone(),
-            h.finding.loc,
-            h.finding.code,
-            h.finding.message.clone(),
-            h.tool.clone(),
-        )
+    let cmp = |a: &Hit, b: &Hit| {
+        index.files[a.file]
+            .rel
+            .cmp(&index.files[b.file].rel)
+            .then(a.finding.loc.cmp(&b.finding.loc))
+            .then(a.finding.code.cmp(&b.finding.code))
+            .then(a.finding.message.cmp(&b.finding.message))
+            .then(a.tool.cmp(&b.tool))
     };
-    let mut keyed: BTreeMap<_, Hit> = BTreeMap::new();
-    for h in hits.drain(..) {
-        keyed.entry(key(&h)).or_insert(h);
-    }
-    hits.extend(keyed.into_values());
+    hits.sort_by(cmp);
+    hits.dedup_by(|a, b| cmp(a, b) == std::cmp::Ordering::Equal);
 }
 
 /// Severity counts helper.
