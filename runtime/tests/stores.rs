@@ -157,12 +157,13 @@ impl Harness for SqliteHarness {
 struct PostgresHarness {
     url: String,
     schemas: Mutex<Vec<String>>,
+    async_resolutions: bool,
 }
 
 #[async_trait]
 impl Harness for PostgresHarness {
     fn name(&self) -> String {
-        "postgres".into()
+        format!("postgres (async_resolutions = {})", self.async_resolutions)
     }
 
     async fn open(&self, handles: usize) -> Result<Store, String> {
@@ -175,7 +176,8 @@ impl Harness for PostgresHarness {
                 &self.url,
                 PostgresOptions::default()
                     .schema(schema.clone())
-                    .pool_size(4),
+                    .pool_size(4)
+                    .async_resolutions(self.async_resolutions),
             )
             .await
             .map_err(|e| e.to_string())?;
@@ -207,15 +209,18 @@ async fn postgres_passes_the_conformance_suite() {
     let Some(url) = pg_url("postgres_passes_the_conformance_suite") else {
         return;
     };
-    let harness = PostgresHarness {
-        url: url.clone(),
-        schemas: Mutex::default(),
-    };
-    let report = conformance::run(&harness).await;
-    let schemas = harness.schemas.lock().unwrap().clone();
-    drop_schemas(&url, &schemas).await;
-    report.assert_passed();
-    assert_eq!(report.passed.len(), conformance::CASES.len());
+    for async_resolutions in [false, true] {
+        let harness = PostgresHarness {
+            url: url.clone(),
+            schemas: Mutex::default(),
+            async_resolutions,
+        };
+        let report = conformance::run(&harness).await;
+        let schemas = harness.schemas.lock().unwrap().clone();
+        drop_schemas(&url, &schemas).await;
+        report.assert_passed();
+        assert_eq!(report.passed.len(), conformance::CASES.len());
+    }
 }
 
 #[tokio::test]

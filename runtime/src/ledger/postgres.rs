@@ -11,12 +11,27 @@
 //!   ones carry the owner's token in their `WHERE`, so a stale worker whose lease was taken
 //!   over matches no row and gets [`LedgerError::Fenced`] — it can never overwrite the new
 //!   owner. Tokens come from one sequence, so they are unique across the store.
-//! - **The claim** inserts with `ON CONFLICT DO NOTHING`, or takes the place of a resolved
-//!   record past its expiry, and otherwise returns the existing record — all in one
-//!   statement. A replay writes nothing (no transaction id, no WAL flush).
+//! - **The claim** is one statement: `INSERT … ON CONFLICT DO NOTHING`, returning either
+//!   the new record or the existing one. A replay writes nothing (no transaction id, no WAL
+//!   flush). Only a resolved record past its expiry that `prune` has not deleted yet costs
+//!   a second, fenced statement to take its place.
+//! - **Cheap commits.** The only secondary index is on `expires_at` (for `prune`), and the
+//!   table keeps free space in its pages (`fillfactor = 70`), so settling a record is a
+//!   heap-only (HOT) update that touches no index. `pending()` therefore scans the table:
+//!   an operator's query, not a hot path.
 //! - **A connection pool** (deadpool) of `pool_size` connections; every call is bounded by
 //!   `op_timeout` and fails with [`LedgerError::Unavailable`] past it. No TLS: reach the
 //!   server over a trusted network or a local socket.
+//! - **Durable by default.** Every write waits for the server's WAL flush. With
+//!   [`PostgresOptions::async_resolutions`], the writes that *settle* a claim — commit,
+//!   failure, unknown, release — are committed with `synchronous_commit = off` (on a second
+//!   pool), so a first call waits for one flush instead of two. Claims, take-overs and
+//!   decisions stay synchronous, so at-most-once holds even across a crash of the server:
+//!   a settle write lost in such a crash (PostgreSQL bounds the window to about three
+//!   `wal_writer_delay`, 600 ms by default) leaves the record DECLARED, and the next call
+//!   asks the postcondition instead of executing — a stored result may have to be adopted
+//!   again, a stored definite failure may be retried once, a postcondition that cannot tell
+//!   turns into Unknown.
 
 use std::time::Duration;
 
@@ -39,6 +54,7 @@ pub struct PostgresOptions {
     pool_size: usize,
     op_timeout: Duration,
     connect_timeout: Duration,
+    async_resolutions: bool,
 }
 
 impl Default for PostgresOptions {
@@ -48,6 +64,7 @@ impl Default for PostgresOptions {
             pool_size: 16,
             op_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
+            async_resolutions: false,
         }
     }
 }
@@ -73,6 +90,15 @@ impl PostgresOptions {
         self
     }
 
+    /// Commit the writes that settle a claim (commit, failure, unknown, release) without
+    /// waiting for the WAL flush (`synchronous_commit = off`); claims, take-overs and
+    /// decisions stay synchronous. Default off. See the module documentation for what a
+    /// crash of the server can then lose, and why it never causes a second execution.
+    pub fn async_resolutions(mut self, on: bool) -> Self {
+        self.async_resolutions = on;
+        self
+    }
+
     /// The longest opening one connection may take (default 5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -84,6 +110,8 @@ impl PostgresOptions {
 #[derive(Clone)]
 pub struct PostgresLedger {
     pool: Pool,
+    /// Where settle writes go: `pool`, or a pool with `synchronous_commit = off`.
+    settle_pool: Pool,
     sql: std::sync::Arc<Statements>,
     schema: String,
     op_timeout: Duration,
@@ -121,6 +149,7 @@ const NOW_MS: &str = "(extract(epoch FROM now()) * 1000)::bigint";
 /// The statements, with the schema spelled in.
 struct Statements {
     begin: String,
+    reclaim: String,
     take_over: String,
     resolve: String,
     release: String,
@@ -147,24 +176,22 @@ impl Statements {
                            ms + $5, ms, ms, ms + $6, NULL FROM now
                     ON CONFLICT (key) DO NOTHING
                     RETURNING {COLUMNS}
-                 ),
-                 upd AS (
-                    UPDATE {s}.records AS r SET
-                        tool = $2, fingerprint = $3, state = 'declared', owner = $4,
-                        token = nextval('{s}.tokens'), lease_until = now.ms + $5,
-                        created_at = now.ms, updated_at = now.ms, expires_at = now.ms + $6,
-                        resolution = NULL
-                    FROM now
-                    WHERE r.key = $1 AND r.state IN ('committed', 'failed')
-                      AND r.expires_at <= now.ms AND NOT EXISTS (SELECT 1 FROM ins)
-                    RETURNING {r_columns}
                  )
-                 SELECT true, * FROM ins
-                 UNION ALL SELECT true, * FROM upd
-                 UNION ALL SELECT false, {r_columns} FROM {s}.records AS r, now
-                    WHERE r.key = $1
-                      AND NOT EXISTS (SELECT 1 FROM ins) AND NOT EXISTS (SELECT 1 FROM upd)
-                      AND NOT (r.state IN ('committed', 'failed') AND r.expires_at <= now.ms)"
+                 SELECT true, ins.*, now.ms FROM ins, now
+                 UNION ALL SELECT false, {r_columns}, now.ms FROM {s}.records AS r, now
+                    WHERE r.key = $1 AND NOT EXISTS (SELECT 1 FROM ins)"
+            ),
+            reclaim: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms)
+                 UPDATE {s}.records AS r SET
+                    tool = $2, fingerprint = $3, state = 'declared', owner = $4,
+                    token = nextval('{s}.tokens'), lease_until = now.ms + $5,
+                    created_at = now.ms, updated_at = now.ms, expires_at = now.ms + $6,
+                    resolution = NULL
+                 FROM now
+                 WHERE r.key = $1 AND r.token = $7 AND r.state IN ('committed', 'failed')
+                   AND r.expires_at <= now.ms
+                 RETURNING r.token"
             ),
             take_over: format!(
                 "WITH now AS (SELECT {NOW_MS} AS ms)
@@ -220,11 +247,8 @@ fn migration(s: &str) -> String {
              updated_at  bigint NOT NULL,
              expires_at  bigint NOT NULL,
              resolution  text
-         );
-         CREATE INDEX IF NOT EXISTS records_pending
-             ON {s}.records (created_at, key) WHERE state IN ('declared', 'unknown');
-         CREATE INDEX IF NOT EXISTS records_expiry
-             ON {s}.records (expires_at) WHERE state IN ('committed', 'failed');
+         ) WITH (fillfactor = 70);
+         CREATE INDEX IF NOT EXISTS records_expiry ON {s}.records (expires_at);
          CREATE TABLE IF NOT EXISTS {s}.schema_version (
              version    integer PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now()
@@ -303,23 +327,38 @@ impl PostgresLedger {
         if config.get_application_name().is_none() {
             config.application_name("idemcheck");
         }
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(options.pool_size)
-            .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(options.op_timeout))
-            .create_timeout(Some(options.connect_timeout))
-            .recycle_timeout(Some(options.connect_timeout))
-            .build()
-            .map_err(unavailable)?;
+        let build = |config: tokio_postgres::Config| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(options.pool_size)
+                .runtime(Runtime::Tokio1)
+                .wait_timeout(Some(options.op_timeout))
+                .create_timeout(Some(options.connect_timeout))
+                .recycle_timeout(Some(options.connect_timeout))
+                .build()
+                .map_err(unavailable)
+        };
+        let pool = build(config.clone())?;
+        let settle_pool = if options.async_resolutions {
+            let mut lazy = config;
+            let startup = match lazy.get_options() {
+                Some(o) => format!("{o} -c synchronous_commit=off"),
+                None => "-c synchronous_commit=off".to_string(),
+            };
+            lazy.options(startup);
+            build(lazy)?
+        } else {
+            pool.clone()
+        };
         let ledger = PostgresLedger {
             pool,
+            settle_pool,
             sql: std::sync::Arc::new(Statements::new(&options.schema)),
             schema: options.schema.clone(),
             op_timeout: options.op_timeout,
@@ -382,6 +421,11 @@ impl PostgresLedger {
     async fn client(&self) -> Result<deadpool_postgres::Object, LedgerError> {
         self.pool.get().await.map_err(pg_error)
     }
+
+    /// A connection for the writes that settle a claim.
+    async fn settle_client(&self) -> Result<deadpool_postgres::Object, LedgerError> {
+        self.settle_pool.get().await.map_err(pg_error)
+    }
 }
 
 #[async_trait]
@@ -409,13 +453,44 @@ impl Ledger for PostgresLedger {
                     .try_get(0)
                     .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
                 let record = record_from(row, 1)?;
-                return Ok(if claimed {
-                    Begin::Claimed {
+                if claimed {
+                    return Ok(Begin::Claimed {
                         token: record.token,
-                    }
-                } else {
-                    Begin::Existing(record)
-                });
+                    });
+                }
+                let now: i64 = row
+                    .try_get(12)
+                    .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+                if record.state.is_unresolved() || signed(record.expires_at.0) > now {
+                    return Ok(Begin::Existing(record));
+                }
+                // A resolved record past its expiry counts as absent: take its place, in
+                // one fenced statement (rare: only until `prune` deletes it).
+                let reclaim = client
+                    .prepare_cached(&self.sql.reclaim)
+                    .await
+                    .map_err(pg_error)?;
+                let row = client
+                    .query_opt(
+                        &reclaim,
+                        &[
+                            &key,
+                            &claim.tool,
+                            &fp,
+                            &claim.owner,
+                            &lease,
+                            &ttl,
+                            &signed(record.token),
+                        ],
+                    )
+                    .await
+                    .map_err(pg_error)?;
+                if let Some(row) = row {
+                    return Ok(Begin::Claimed {
+                        token: unsigned(row.get::<_, i64>(0)),
+                    });
+                }
+                // Someone else changed it first: look again.
             }
             Err(unavailable(format!(
                 "the claim of {key} kept racing with other claims"
@@ -461,7 +536,7 @@ impl Ledger for PostgresLedger {
         let text = encode(resolution)?;
         let state = state_of(resolution).as_str();
         self.bounded(async {
-            let client = self.client().await?;
+            let client = self.settle_client().await?;
             let stmt = client
                 .prepare_cached(&self.sql.resolve)
                 .await
@@ -484,7 +559,7 @@ impl Ledger for PostgresLedger {
 
     async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError> {
         self.bounded(async {
-            let client = self.client().await?;
+            let client = self.settle_client().await?;
             let stmt = client
                 .prepare_cached(&self.sql.release)
                 .await
