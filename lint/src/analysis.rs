@@ -323,6 +323,44 @@ impl S {
     }
 
     #[test]
+    fn sdk_like_names_of_workspace_methods_are_followed_not_counted() {
+        let src = r#"struct Preview;
+impl Preview {
+    fn create_order_preview(&self, n: u32) -> String { format!("order {n}") }
+}
+struct Shop { http: Client }
+impl Shop {
+    async fn create_invoice(&self) { self.http.post("u").send().await; }
+}
+struct S { shop: Shop }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool]
+    async fn preview(&self) -> String { let p = Preview; let mut s = p.create_order_preview(1); s.insert_str(0, ">"); s }
+    #[rmcp::tool]
+    async fn invoice(&self, shop: &Shop) { shop.create_invoice().await; }
+    #[rmcp::tool]
+    async fn refund(&self, stripe: &stripe::Client) { stripe.create_refund().await; }
+}
+"#;
+        let got = codes(src);
+        assert!(!got.iter().any(|c| c.ends_with(" preview")), "{got:?}");
+        assert!(
+            got.contains(&"IDEM001@15:14 invoice".to_string()),
+            "{got:?}"
+        );
+        assert!(got.contains(&"IDEM001@17:14 refund".to_string()), "{got:?}");
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let invoice = a
+            .report
+            .findings
+            .iter()
+            .find(|f| f.tool == "invoice" && f.code == idemcheck_spec::RuleCode::Idem001)
+            .unwrap();
+        assert!(invoice.message.contains("HTTP POST"), "{}", invoice.message);
+    }
+
+    #[test]
     fn batch_loops_and_worker_loops_are_not_retries() {
         let src = r#"struct S { http: Client }
 #[rmcp::tool_router]

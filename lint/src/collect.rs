@@ -1243,6 +1243,11 @@ impl<'a> Collector<'a> {
                     unless,
                 );
             } else if ev::sdk_write_method(&name) && !(i == 0 && is_self(root)) {
+                // If a workspace type has a method of that name, it is followed instead.
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
+                };
                 self.evidence(
                     EvidenceKind::Sdk,
                     false,

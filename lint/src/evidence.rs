@@ -349,7 +349,16 @@ pub fn sdk_write_method(name: &str) -> bool {
         "pay_",
         "void_",
     ];
-    PREFIXES.iter().any(|p| name.starts_with(p)) && name != "delete"
+    /// In-memory methods that merely look like writes.
+    const LOCAL: &[&str] = &[
+        "delete",
+        "insert_str",
+        "insert_many_local",
+        "create_span",
+        "update_hash",
+        "transfer_encoding",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p)) && !LOCAL.contains(&name)
 }
 
 /// Associated functions of SDK resource types that change state (`Charge::create(&client, ..)`).

@@ -104,6 +104,10 @@ pub enum CallTarget {
     TypeFn(String, String),
     /// `self.field.f(..)`.
     FieldMethod(String, String),
+    /// `x.f(..)` on a receiver of unknown type: any workspace method named `f` (only
+    /// recorded for SDK-like names, so that a workspace method of that name is followed
+    /// instead of counting the name as a write).
+    AnyMethod(String),
 }
 
 /// One call in a function body.

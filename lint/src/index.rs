@@ -40,6 +40,7 @@ pub struct Index<'a> {
     offsets: Vec<usize>,
     free_by_name: HashMap<&'a str, Vec<FnId>>,
     methods: HashMap<(&'a str, &'a str), Vec<FnId>>,
+    methods_by_name: HashMap<&'a str, Vec<FnId>>,
     fields: HashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
     crate_names: HashMap<String, usize>,
     /// Resolved calls of each function.
@@ -67,6 +68,7 @@ impl<'a> Index<'a> {
             offsets,
             free_by_name: HashMap::new(),
             methods: HashMap::new(),
+            methods_by_name: HashMap::new(),
             fields: HashMap::new(),
             crate_names: crate_names
                 .iter()
@@ -80,11 +82,18 @@ impl<'a> Index<'a> {
         for (id, &(fi, j)) in index.fns.iter().enumerate() {
             let f = &files[fi].fns[j];
             match &f.self_ty {
-                Some(ty) => index
-                    .methods
-                    .entry((ty.as_str(), f.name.as_str()))
-                    .or_default()
-                    .push(id),
+                Some(ty) => {
+                    index
+                        .methods
+                        .entry((ty.as_str(), f.name.as_str()))
+                        .or_default()
+                        .push(id);
+                    index
+                        .methods_by_name
+                        .entry(f.name.as_str())
+                        .or_default()
+                        .push(id);
+                }
                 None => index
                     .free_by_name
                     .entry(f.name.as_str())
@@ -168,6 +177,10 @@ impl<'a> Index<'a> {
                 None => Vec::new(),
             },
             CallTarget::TypeFn(ty, name) => self.methods_of(ty, name, krate),
+            CallTarget::AnyMethod(name) => match self.methods_by_name.get(name.as_str()) {
+                Some(ids) => self.prefer_krate(ids, krate),
+                None => Vec::new(),
+            },
             CallTarget::FieldMethod(field, name) => {
                 let Some(ty) = &f.self_ty else {
                     return Vec::new();
