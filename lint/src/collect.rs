@@ -505,6 +505,112 @@ fn base_ident(e: &Expr) -> Option<String> {
 }
 
 /// Last name of a receiver expression, for message-send receivers.
+/// Multi-word method names that the standard library, serde and the common async crates use:
+/// a workspace method of the same name is not assumed to be the one called.
+const COMMON_METHODS: &[&str] = &[
+    "and_then",
+    "as_bytes",
+    "as_deref",
+    "as_deref_mut",
+    "as_mut",
+    "as_ptr",
+    "as_ref",
+    "as_slice",
+    "as_str",
+    "chars_rev",
+    "clone_from",
+    "contains_key",
+    "ends_with",
+    "entry_ref",
+    "extend_from_slice",
+    "for_each",
+    "from_str",
+    "get_mut",
+    "get_or_insert",
+    "get_or_insert_with",
+    "into_inner",
+    "into_iter",
+    "into_keys",
+    "into_values",
+    "is_empty",
+    "is_err",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter_mut",
+    "map_err",
+    "map_or",
+    "map_or_else",
+    "ok_or",
+    "ok_or_else",
+    "or_default",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "push_back",
+    "push_front",
+    "push_str",
+    "pop_back",
+    "pop_front",
+    "retain_mut",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "sort_unstable_by",
+    "split_off",
+    "split_once",
+    "split_whitespace",
+    "starts_with",
+    "strip_prefix",
+    "strip_suffix",
+    "to_le_bytes",
+    "to_be_bytes",
+    "to_lowercase",
+    "to_owned",
+    "to_string",
+    "to_uppercase",
+    "to_vec",
+    "trim_end",
+    "trim_start",
+    "try_from",
+    "try_into",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "filter_map",
+    "flat_map",
+    "find_map",
+    "take_while",
+    "skip_while",
+    "max_by",
+    "min_by",
+    "max_by_key",
+    "min_by_key",
+    "with_capacity",
+    "try_lock",
+    "try_recv",
+    "try_send",
+    "blocking_lock",
+    "blocking_send",
+    "send_timeout",
+    "recv_timeout",
+    "fetch_add",
+    "fetch_sub",
+    "json_body",
+    "error_for_status",
+    "bearer_auth",
+    "basic_auth",
+    "query_pairs",
+    "set_len",
+    "copy_from_slice",
+];
+
+/// Whether a method name on an unknown receiver is specific enough to follow into the
+/// workspace methods of that name.
+fn distinctive_method(name: &str) -> bool {
+    name.contains('_') && !name.starts_with('_') && !COMMON_METHODS.contains(&name)
+}
+
 fn receiver_name(e: &Expr) -> Option<String> {
     match strip(e) {
         Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -1166,6 +1272,15 @@ impl<'a> Collector<'a> {
                 CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
                 Loc::default(),
             );
+        } else if matches!(root, Expr::Path(_) | Expr::Field(_)) {
+            // A method on a local or a field of a local (`ds.add_account(..)`, whose type is
+            // not known here): followed to the workspace methods of that name, when the name
+            // is distinctive (several words, not a standard-library method). The index drops
+            // the edge when no workspace method has the name.
+            let name = chain[0].method.to_string();
+            if distinctive_method(&name) {
+                first_call = self.call(CallTarget::AnyMethod(name), Loc::default());
+            }
         }
         // Root: Command::new / OpenOptions::new / a command variable.
         let mut proc: Option<ProcSpec> = None;
