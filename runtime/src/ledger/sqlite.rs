@@ -20,6 +20,43 @@
 //!   Other processes wait for the file's write lock up to the busy timeout.
 //! - **Clock.** Leases and expiry use the handle's [`Clock`] (by default the system
 //!   clock): processes sharing a file share the machine's clock.
+//!
+//! ```
+//! use idemcheck::{side_effect, Context, Outcome, Scope, SqliteLedger};
+//!
+//! #[derive(Clone, serde::Serialize)]
+//! pub struct SendArgs { to: String, template: String }
+//!
+//! #[side_effect(key = [to, template], verify = find_sent, max_retries = 0)]
+//! async fn send_email(outbox: &std::sync::Mutex<Vec<String>>, args: SendArgs) -> Result<String, String> {
+//!     let mut sent = outbox.lock().unwrap();
+//!     sent.push(args.to.clone());
+//!     Ok(format!("msg_{}", sent.len()))
+//! }
+//!
+//! async fn find_sent(outbox: &std::sync::Mutex<Vec<String>>, args: &SendArgs) -> Result<Option<String>, String> {
+//!     let sent = outbox.lock().unwrap();
+//!     Ok(sent.iter().position(|t| *t == args.to).map(|i| format!("msg_{}", i + 1)))
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), idemcheck::LedgerError> {
+//! # let dir = std::env::temp_dir().join(format!("idemcheck-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir).unwrap();
+//! // A file, created on first use (`SqliteLedger::open_default()` uses
+//! // `idemcheck-ledger.sqlite3` in the working directory).
+//! let path = dir.join("idemcheck-ledger.sqlite3");
+//! let ctx = Context::new(SqliteLedger::open(&path)?, Scope::run("task-42"));
+//! let outbox = std::sync::Mutex::new(Vec::new());
+//! let args = SendArgs { to: "ada@example.com".into(), template: "welcome".into() };
+//! let first = send_email::call(&ctx, &outbox, args.clone()).await;
+//! // The agent restarts: a new handle on the same file replays, never re-sends.
+//! let ctx = Context::new(SqliteLedger::open(&path)?, Scope::run("task-42"));
+//! let again = send_email::call(&ctx, &outbox, args).await;
+//! assert_eq!(first, Outcome::Completed("msg_1".to_string()));
+//! assert_eq!(again, first);
+//! assert_eq!(outbox.lock().unwrap().len(), 1);
+//! # std::fs::remove_dir_all(&dir).ok(); Ok(()) }
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
