@@ -329,6 +329,10 @@ struct Collector<'a> {
     local_methods: FastMap<(String, String), usize>,
     /// Last segments of configured tool attributes.
     config_lasts: Vec<String>,
+    /// Through what the writes being recorded are made (see [`Via`]).
+    via_hint: Option<Via>,
+    /// Structs with named fields.
+    structs: Vec<StructFacts>,
 }
 
 fn has_cfg_test(attrs: &[Attribute]) -> bool {
@@ -459,6 +463,32 @@ fn bool_lit(e: &Expr) -> Option<bool> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// A type with reference, smart-pointer and lock wrappers removed (`Arc<reqwest::Client>` →
+/// `reqwest::Client`).
+fn unwrap_type(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => unwrap_type(&r.elem),
+        Type::Paren(p) => unwrap_type(&p.elem),
+        Type::Group(g) => unwrap_type(&g.elem),
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return ty;
+            };
+            let name = seg.ident.to_string();
+            if matches!(
+                name.as_str(),
+                "Arc" | "Box" | "Rc" | "Mutex" | "RwLock" | "Option"
+            ) && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+                && let Some(syn::GenericArgument::Type(t)) = args.args.first()
+            {
+                return unwrap_type(t);
+            }
+            ty
+        }
+        _ => ty,
     }
 }
 
@@ -670,6 +700,8 @@ impl<'a> Collector<'a> {
                 .iter()
                 .filter_map(|a| a.rsplit("::").next().map(str::to_string))
                 .collect(),
+            via_hint: None,
+            structs: Vec::new(),
         }
     }
 
@@ -771,6 +803,7 @@ impl<'a> Collector<'a> {
         loc: Loc,
         unless: Option<usize>,
     ) {
+        let via = self.via_hint.clone();
         let Some(f) = self.cur() else { return };
         let e = Evidence {
             kind,
@@ -778,6 +811,7 @@ impl<'a> Collector<'a> {
             what,
             loc,
             unless_resolved: unless,
+            via,
         };
         for frame in &mut f.frames {
             frame.evidence.push(e.clone());
@@ -1002,12 +1036,22 @@ impl<'a> Collector<'a> {
         let signature = ToolSignature::new(sig);
         let mut inputs = extra_inputs.0;
         let mut input_types = extra_inputs.1;
+        let mut params: Vec<ParamFacts> = inputs
+            .iter()
+            .zip(&input_types)
+            .map(|(n, t)| ParamFacts {
+                name: n.clone(),
+                ty: t.clone(),
+                ty_name: Some(t.clone()),
+            })
+            .collect();
         for p in signature
             .params
             .iter()
             .filter(|p| p.role == ParamRole::Input)
         {
             inputs.extend(p.bindings.iter().map(|b| b.to_string()));
+            let mut ty_name = None;
             if let Some(ty) = &p.ty {
                 let mut name = type_name(ty);
                 if let (Some(n), Type::Path(tp)) = (&name, ty)
@@ -1019,8 +1063,19 @@ impl<'a> Collector<'a> {
                         .as_ref()
                         .and_then(|c| c.assoc_types.get(n).cloned());
                 }
+                ty_name = name.clone();
                 input_types.extend(name);
             }
+            params.push(ParamFacts {
+                name: p
+                    .bindings
+                    .iter()
+                    .map(|b| b.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ty: p.ty.as_ref().map(type_text).unwrap_or_default(),
+                ty_name,
+            });
         }
         let mut tool = ToolFacts {
             style,
@@ -1039,6 +1094,24 @@ impl<'a> Collector<'a> {
             key_fn: None,
             inputs,
             input_types,
+            params,
+            doc: String::new(),
+            description: hints.as_ref().and_then(|h| h.description.clone()),
+            framework: (style != ToolStyle::SideEffect).then_some(style),
+            hints: hints.as_ref().filter(|h| h.any()).map(|h| DeclaredHints {
+                read_only: h.read_only.as_ref().map(|v| v.value),
+                destructive: h.destructive.as_ref().map(|v| v.value),
+                idempotent: h.idempotent.as_ref().map(|v| v.value),
+                open_world: h.open_world.as_ref().map(|v| v.value),
+                loc: [&h.read_only, &h.destructive, &h.idempotent, &h.open_world]
+                    .into_iter()
+                    .flatten()
+                    .map(|v| Loc::of_span(v.span))
+                    .min()
+                    .unwrap_or_default(),
+            }),
+            contract: None,
+            contract_loc: se.map(|a| Loc::of_span(a.pound_token.span)),
         };
         let conv = |v: &check::Violation| LocFinding {
             code: v.code,
@@ -1074,6 +1147,12 @@ impl<'a> Collector<'a> {
                     .collect();
                 tool.declared_write = Some(attr.kind() == ToolKind::Write);
                 tool.name = check::tool_name(&attr, sig, hints.as_ref());
+                tool.contract = Some(check::contract_of(
+                    &attr,
+                    sig,
+                    hints.as_ref(),
+                    tool.function.clone(),
+                ));
                 let path_call = |p: &syn::Path| {
                     let resolved = self.resolve(p);
                     let target = if resolved.len() >= 2 && resolved[0] == "Self" {
@@ -1233,6 +1312,12 @@ impl<'a> Collector<'a> {
                 start,
                 (Vec::new(), Vec::new()),
             );
+            if let Some(tool) = self.tools.last_mut() {
+                tool.doc = doc_text(attrs);
+                if let Some((fw_style, _)) = &fw {
+                    tool.framework = Some(*fw_style);
+                }
+            }
         }
         idx
     }
@@ -1311,6 +1396,17 @@ impl<'a> Collector<'a> {
                 proc = Some(spec);
             }
         }
+        self.via_hint = match root {
+            Expr::Field(field) if is_self(&field.base) => match &field.member {
+                syn::Member::Named(f) => Some(Via::SelfField(f.to_string())),
+                syn::Member::Unnamed(_) => None,
+            },
+            Expr::Call(call) => match strip(&call.func) {
+                Expr::Path(p) => external_crate(&self.resolve(&p.path)).map(Via::Crate),
+                _ => None,
+            },
+            _ => None,
+        };
         let mut terminal = false;
         let mut var_update: Option<String> = None;
         if let (Expr::Path(p), Some(_)) = (root, &proc) {
@@ -1423,6 +1519,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
+        self.via_hint = None;
         if let Some(spec) = proc {
             if terminal {
                 self.process_evidence(&spec);
@@ -1436,6 +1533,56 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Record a struct's named fields with their docs, types and serde names.
+    fn record_struct(&mut self, s: &syn::ItemStruct) {
+        let rename_all = serde_entries(&s.attrs)
+            .into_iter()
+            .find(|(k, _)| k == "rename_all")
+            .map(|(_, v)| v);
+        let struct_default = serde_entries(&s.attrs).iter().any(|(k, _)| k == "default");
+        let fields = s
+            .fields
+            .iter()
+            .filter_map(|f| {
+                let ident = f.ident.as_ref()?;
+                let name = ident.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                let serde = serde_entries(&f.attrs);
+                let has = |k: &str| serde.iter().any(|(key, _)| key == k);
+                let wire_name = serde
+                    .iter()
+                    .find(|(k, v)| k == "rename" && !v.is_empty())
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| match &rename_all {
+                        Some(rule) => rename_case(&name, rule),
+                        None => name.clone(),
+                    });
+                let is_option = matches!(&f.ty, Type::Path(tp)
+                    if tp.path.segments.last().is_some_and(|s| s.ident == "Option"));
+                let ty_path = match unwrap_type(&f.ty) {
+                    Type::Path(tp) => self.resolve(&tp.path).join("::"),
+                    _ => String::new(),
+                };
+                Some(FieldFacts {
+                    name,
+                    wire_name,
+                    ty: type_text(&f.ty),
+                    ty_path,
+                    doc: doc_text(&f.attrs),
+                    optional: is_option || has("default") || struct_default,
+                    skipped: has("skip") || has("skip_deserializing"),
+                })
+            })
+            .collect();
+        self.structs.push(StructFacts {
+            name: s.ident.to_string(),
+            module: self.module.join("::"),
+            doc: doc_text(&s.attrs),
+            loc: Loc::of_span(s.ident.span()),
+            fields,
+        });
+    }
+
     fn process_evidence(&mut self, spec: &ProcSpec) {
         if ev::read_only_process(spec.program.as_deref(), &spec.args) {
             return;
@@ -1447,6 +1594,115 @@ impl<'a> Collector<'a> {
         };
         self.evidence(EvidenceKind::Process, true, what, spec.loc, None);
     }
+}
+
+/// The crate a resolved path is rooted in, when it is not the current one (`sqlx::query` →
+/// `sqlx`); single-segment paths and `crate`/`Self` paths name nothing external.
+fn external_crate(segs: &[String]) -> Option<String> {
+    let first = segs.first()?;
+    let local = matches!(first.as_str(), "crate" | "self" | "super" | "Self");
+    (segs.len() >= 2 && !local && first.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
+        .then(|| first.clone())
+}
+
+/// The text of `#[doc = ".."]` attributes (doc comments), one leading space removed per line.
+fn doc_text(attrs: &[Attribute]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for a in attrs {
+        if let Meta::NameValue(nv) = &a.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(l) = &nv.value
+            && let Lit::Str(s) = &l.lit
+        {
+            let v = s.value();
+            for line in v.lines() {
+                lines.push(
+                    line.strip_prefix(' ')
+                        .unwrap_or(line)
+                        .trim_end()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// A type as written, with the token spacing of `to_string` tidied (`Vec<Option<&str>>`).
+fn type_text(ty: &Type) -> String {
+    let raw = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(raw.len());
+    let chars: Vec<char> = raw.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let prev = out.chars().last().unwrap_or(' ');
+            let next = chars.get(i + 1).copied().unwrap_or(' ');
+            let glue_prev = matches!(prev, '<' | '&' | ':' | '(' | '[' | '\'');
+            let glue_next = matches!(next, '<' | '>' | ',' | ':' | ')' | ']' | ';');
+            // Keep `dyn Trait`, `impl Trait`, `mut T`, `'a T`: only punctuation glues.
+            if glue_prev || glue_next {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Serde's `rename_all` conventions applied to a snake_case field name.
+fn rename_case(name: &str, rule: &str) -> String {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        "lowercase" => name.to_ascii_lowercase(),
+        "UPPERCASE" => name.to_ascii_uppercase(),
+        "PascalCase" => words.iter().map(|w| cap(w)).collect(),
+        "camelCase" => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
+            .collect(),
+        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
+        "kebab-case" => name.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => name.replace('_', "-").to_ascii_uppercase(),
+        _ => name.to_string(),
+    }
+}
+
+/// `#[serde(...)]` entries of some attributes, as (key, string value) pairs (`("skip", "")`).
+fn serde_entries(attrs: &[Attribute]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in attrs {
+        if !a.path().is_ident("serde") {
+            continue;
+        }
+        if let Meta::List(list) = &a.meta
+            && let Ok(metas) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        {
+            for m in metas {
+                let key = m
+                    .path()
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                let value = match &m {
+                    Meta::NameValue(nv) => lit_str(&nv.value).unwrap_or_default(),
+                    Meta::List(l) => first_lit_in_tokens(l.tokens.clone()).unwrap_or_default(),
+                    Meta::Path(_) => String::new(),
+                };
+                out.push((key, value));
+            }
+        }
+    }
+    out
 }
 
 /// `crate::`, `self::`, `super::` paths made absolute (`crate` + module path).
@@ -1584,6 +1840,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     type_name(&field.ty).unwrap_or_default(),
                 ));
             }
+        }
+        if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
+            self.record_struct(s);
         }
         for a in expand_attrs(&s.attrs) {
             let resolved = self.resolve(a.path());
@@ -1862,6 +2121,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();
         let loc = || path_loc(&p.path);
+        self.via_hint = external_crate(&segs).map(Via::Crate);
         if let Some(what) = ev::fs_write(&segs) {
             self.evidence(EvidenceKind::Fs, true, what, loc(), None);
         }
@@ -1939,6 +2199,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if let Some((strong, what)) = sdk {
             self.evidence(EvidenceKind::Sdk, strong, what, loc(), call_idx);
         }
+        self.via_hint = None;
         if let Some(name) = combinator {
             let bounded = !name.starts_with("tokio-retry")
                 || c.args.first().is_some_and(|a| {
@@ -2222,6 +2483,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 if let Some(kw) =
                     first_lit_in_tokens(mac.tokens.clone()).and_then(|s| ev::sql_write_keyword(&s))
                 {
+                    self.via_hint = external_crate(&self.resolve(&mac.path)).map(Via::Crate);
                     self.evidence(
                         EvidenceKind::Sql,
                         true,
@@ -2229,6 +2491,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         Loc::of_tokens(&mac.path),
                         None,
                     );
+                    self.via_hint = None;
                 }
             }
             _ => {}
@@ -2425,6 +2688,7 @@ impl Collector<'_> {
         facts.fns = std::mem::take(&mut self.fns);
         facts.tools = std::mem::take(&mut self.tools);
         facts.fields = std::mem::take(&mut self.fields);
+        facts.structs = std::mem::take(&mut self.structs);
         facts.findings.append(&mut self.findings);
     }
 }

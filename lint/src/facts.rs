@@ -84,6 +84,18 @@ pub struct Evidence {
     /// Index into the function's calls: the evidence is dropped when that call resolves to
     /// a workspace function (then the function itself is followed instead).
     pub unless_resolved: Option<usize>,
+    /// Through what the write is made, when the syntax says (for `cargo idemcheck docs`:
+    /// "HTTP POST via reqwest").
+    pub via: Option<Via>,
+}
+
+/// Through what a write is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// A path rooted in an external crate (`sqlx::query`, `reqwest::Client::new()`): the crate.
+    Crate(String),
+    /// A method on `self.field`: the field (its type is looked up in [`StructFacts`]).
+    SelfField(String),
 }
 
 /// The target of a call, as written, with `use` items and `crate::`/`self::`/`super::`
@@ -303,6 +315,82 @@ pub struct ToolFacts {
     pub inputs: Vec<String>,
     /// The type names of its inputs (argument structs).
     pub input_types: Vec<String>,
+    /// Its inputs with their types, for the argument schema of `cargo idemcheck docs`.
+    pub params: Vec<ParamFacts>,
+    /// The doc comment of the tool function (or struct).
+    pub doc: String,
+    /// `description = ".."` of its framework attribute.
+    pub description: Option<String>,
+    /// The framework the tool is served with (also when a `#[side_effect]` is stacked on it).
+    pub framework: Option<ToolStyle>,
+    /// MCP hints its framework attribute declares.
+    pub hints: Option<DeclaredHints>,
+    /// The `#[side_effect]` contract as data (`idemcheck_spec::check::contract_of`), when it
+    /// parsed.
+    pub contract: Option<idemcheck_spec::ToolContract>,
+    /// Where the `#[side_effect]` attribute is: the key is derived from what it names.
+    pub contract_loc: Option<Loc>,
+}
+
+/// MCP hints as declared (`None`: not declared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeclaredHints {
+    /// `read_only_hint`.
+    pub read_only: Option<bool>,
+    /// `destructive_hint`.
+    pub destructive: Option<bool>,
+    /// `idempotent_hint`.
+    pub idempotent: Option<bool>,
+    /// `open_world_hint`.
+    pub open_world: Option<bool>,
+    /// Where the first declared hint is.
+    pub loc: Loc,
+}
+
+/// An input parameter of a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamFacts {
+    /// The binding (`args`, `to`).
+    pub name: String,
+    /// The type as written (`Parameters<ChargeArgs>`, `String`).
+    pub ty: String,
+    /// The argument struct it names, wrappers (`Parameters`, `Json`, `&`) removed.
+    pub ty_name: Option<String>,
+}
+
+/// A struct with named fields (argument structs are looked up among them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructFacts {
+    /// Its name.
+    pub name: String,
+    /// Module path inside the crate.
+    pub module: String,
+    /// Its doc comment.
+    pub doc: String,
+    /// Location of its name.
+    pub loc: Loc,
+    /// Its named fields, in order.
+    pub fields: Vec<FieldFacts>,
+}
+
+/// A named field of a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldFacts {
+    /// The Rust name.
+    pub name: String,
+    /// The name on the wire (after `#[serde(rename ..)]` / `rename_all`).
+    pub wire_name: String,
+    /// The type as written.
+    pub ty: String,
+    /// The type's path resolved through `use` items, wrappers (`Arc`, `Option`, ...) removed
+    /// (`reqwest::Client`).
+    pub ty_path: String,
+    /// Its doc comment.
+    pub doc: String,
+    /// `Option<..>` or `#[serde(default)]`: the caller may leave it out.
+    pub optional: bool,
+    /// `#[serde(skip)]` / `skip_deserializing`: not an argument.
+    pub skipped: bool,
 }
 
 /// Everything the per-file pass extracts from one file.
@@ -320,6 +408,8 @@ pub struct FileFacts {
     pub tools: Vec<ToolFacts>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
+    /// Structs with named fields, with docs and types (argument schemas, `Via::SelfField`).
+    pub structs: Vec<StructFacts>,
     /// Suppression comments.
     pub comment_allows: Vec<CommentAllow>,
     /// File-level findings (IDEM011 for malformed comments, IDEM012).
