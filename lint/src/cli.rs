@@ -125,6 +125,9 @@ fn render_config_error(err: &ConfigError) -> String {
 /// Run with the process's arguments, printing to stdout/stderr; returns the exit code.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let args = normalise_args(args);
+    if args.get(1).is_some_and(|a| a == "docs") {
+        return crate::docs::cli::main_with(args, out, err);
+    }
     let parsed = match Args::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {

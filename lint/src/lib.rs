@@ -18,6 +18,7 @@ pub mod analysis;
 pub mod cli;
 pub mod collect;
 pub mod discover;
+pub mod docs;
 pub mod evidence;
 pub mod facts;
 pub mod glob;

@@ -1,0 +1,265 @@
+//! `cargo idemcheck docs [OPTIONS] [PATH...]`: the same selection options as `check`, plus
+//! the output format, the output file and the MCP hints report. Exit codes: 0 written, 2 the
+//! tool itself failed (bad arguments, unreadable manifest or configuration, unwritable
+//! output).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+use clap::Parser;
+
+use crate::cli::{EXIT_FAILURE, EXIT_OK};
+use crate::discover::Selection;
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocFormat {
+    /// Markdown with Mermaid diagrams.
+    Markdown,
+    /// One self-contained HTML page with inline SVG diagrams.
+    Html,
+    /// The contracts as a JSON array (`specs/tool-contract.schema.json`).
+    Json,
+}
+
+/// Write one document describing every tool: contract, key, timeout behaviour, arguments,
+/// findings and a state diagram.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-idemcheck docs",
+    bin_name = "cargo idemcheck docs",
+    about = "Write the tool-contract document of a workspace (for design reviews)"
+)]
+pub struct DocsArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Document every package of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Package(s) to document.
+    #[arg(short = 'p', long = "package", value_name = "NAME")]
+    pub package: Vec<String>,
+    /// An idemcheck.toml to use instead of the discovered configuration.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Markdown)]
+    pub format: DocFormat,
+    /// Write the document to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Only the MCP hints: per MCP tool, the hints declared, the hints the contract and code
+    /// justify, and the difference (JSON: an array of rows).
+    #[arg(long)]
+    pub mcp_hints: bool,
+    /// Prefix of source links (e.g. `https://github.com/o/r/blob/main/`). Default: the path
+    /// from the output file's directory to the workspace root (empty on stdout).
+    #[arg(long, value_name = "URL")]
+    pub source_base: Option<String>,
+    /// Print when the document was generated (UTC; `SOURCE_DATE_EPOCH` is honoured). Off by
+    /// default, so the document can be committed and diffed.
+    #[arg(long)]
+    pub timestamp: bool,
+    /// Files or directories to document (default: the selected packages).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Run `docs` with arguments that start with the program name followed by `docs`.
+pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut args = args;
+    if args.get(1).is_some_and(|a| a == "docs") {
+        args.remove(1);
+    }
+    let parsed = match DocsArgs::try_parse_from(args) {
+        Ok(a) => a,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = write!(out, "{text}");
+                    EXIT_OK
+                }
+                _ => {
+                    let _ = write!(err, "{text}");
+                    EXIT_FAILURE
+                }
+            };
+        }
+    };
+    let selection = Selection {
+        manifest_path: parsed.manifest_path.clone(),
+        workspace: parsed.workspace,
+        packages: parsed.package.clone(),
+        paths: parsed.paths.clone(),
+        config_path: parsed.config.clone(),
+    };
+    let plan = match crate::discover::plan(&selection) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_FAILURE;
+        }
+    };
+    let source_base = match (&parsed.source_base, &parsed.out) {
+        (Some(b), _) => b.clone(),
+        (None, Some(path)) => relative_base(path, &plan.root),
+        (None, None) => String::new(),
+    };
+    let generated = parsed.timestamp.then(now_utc);
+    let docs = super::build(
+        &plan,
+        &super::BuildOptions {
+            source_base,
+            generated,
+        },
+    );
+    let text = match (parsed.format, parsed.mcp_hints) {
+        (DocFormat::Markdown, false) => super::markdown::render(&docs),
+        (DocFormat::Markdown, true) => super::markdown::render_hints(&docs),
+        (DocFormat::Html, false) => super::html::render(&docs),
+        (DocFormat::Html, true) => super::html::render_hints(&docs),
+        (DocFormat::Json, false) => super::json::render(&docs),
+        (DocFormat::Json, true) => super::json::render_hints(&docs),
+    };
+    match &parsed.out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+                && let Err(e) = std::fs::create_dir_all(dir)
+            {
+                let _ = writeln!(err, "error: cannot create `{}`: {e}", dir.display());
+                return EXIT_FAILURE;
+            }
+            if let Err(e) = std::fs::write(path, text) {
+                let _ = writeln!(err, "error: cannot write `{}`: {e}", path.display());
+                return EXIT_FAILURE;
+            }
+            let _ = writeln!(
+                err,
+                "idemcheck docs: {} tools written to {}",
+                docs.tools.len(),
+                path.display()
+            );
+        }
+        None => {
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return EXIT_FAILURE;
+            }
+        }
+    }
+    EXIT_OK
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    // Canonicalise the longest existing ancestor (the file itself may not exist yet).
+    let mut existing = p.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match existing.file_name() {
+            Some(name) => {
+                rest.push(name.to_owned());
+                existing.pop();
+            }
+            None => break,
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for name in rest.into_iter().rev() {
+        out.push(name);
+    }
+    out
+}
+
+/// The relative path from the directory of `out` to `root`, with `/` and a trailing `/`
+/// (empty when they are the same).
+pub fn relative_base(out: &Path, root: &Path) -> String {
+    let out = absolute(out);
+    let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let root = absolute(root);
+    let a: Vec<Component<'_>> = dir.components().collect();
+    let b: Vec<Component<'_>> = root.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..a.len() {
+        parts.push("..".into());
+    }
+    for c in &b[common..] {
+        parts.push(c.as_os_str().to_string_lossy().to_string());
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", parts.join("/"))
+    }
+}
+
+/// The current time (or `SOURCE_DATE_EPOCH`) as `YYYY-MM-DD HH:MM:SS UTC`.
+fn now_utc() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+    format_utc(secs)
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian).
+pub fn format_utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3_600,
+        (rem % 3_600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(format_utc(1_767_225_599), "2025-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn relative_bases() {
+        let root = std::env::temp_dir().join("idemcheck-docs-base");
+        assert_eq!(relative_base(&root.join("tools.md"), &root), "");
+        assert_eq!(relative_base(&root.join("docs/tools.md"), &root), "../");
+        assert_eq!(
+            relative_base(&root.join("a/b/tools.md"), &root.join("ws")),
+            "../../ws/"
+        );
+    }
+}

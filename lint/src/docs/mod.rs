@@ -1,0 +1,700 @@
+//! `cargo idemcheck docs`: one document describing every tool of a workspace, for design
+//! reviews — the page that answers, per tool, "what does it do on a timeout, and where is its
+//! key derived?".
+//!
+//! The document is built from the same run as `check` — the same discovery
+//! ([`crate::discover`]), the same per-file facts ([`crate::collect`]), the same index and
+//! the same read/write classification ([`crate::rules::idem007_annotation_mismatch::judge`])
+//! and the same findings ([`crate::analysis::analyze_files`]) — into a [`Docs`] model, which
+//! the renderers turn into Markdown ([`markdown`]), a self-contained HTML page ([`html`]) or
+//! the contracts as JSON ([`json`], exactly `Vec<idemcheck_spec::ToolContract>`).
+//! [`hints`] compares the MCP hints a tool declares with the ones its contract and code
+//! justify; [`diagram`] draws each tool's path (Mermaid, inline SVG). Output is sorted and
+//! contains no timestamp unless one is asked for.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use idemcheck_spec::model::{KeyDerivation, ToolContract, ToolKind};
+use idemcheck_spec::{RuleCode, Severity};
+
+use crate::analysis::{Analysis, analyze_files, collect_all};
+use crate::discover::Plan;
+use crate::facts::{
+    DeclaredHints, Evidence, FileFacts, StructFacts, ToolBody, ToolFacts, ToolStyle, Via,
+};
+use crate::index::{FnId, Index, MAX_DEPTH};
+use crate::rules::{ToolCx, WriteReason, idem007_annotation_mismatch};
+
+pub mod cli;
+pub mod diagram;
+pub mod hints;
+pub mod html;
+pub mod json;
+pub mod markdown;
+mod text;
+
+pub use hints::HintRow;
+
+/// How many write calls a tool section lists.
+const MAX_WRITES: usize = 6;
+
+/// The whole document.
+#[derive(Debug, Clone)]
+pub struct Docs {
+    /// Title (the packages documented).
+    pub title: String,
+    /// Every tool, sorted by name, Rust path, file and line.
+    pub tools: Vec<ToolDoc>,
+    /// MCP hints, per MCP tool (same order).
+    pub hints: Vec<HintRow>,
+    /// Files read.
+    pub files: u32,
+    /// A generation time, only when asked for (`--timestamp`).
+    pub generated: Option<String>,
+    /// Prefix of source links (`../`, `https://github.com/o/r/blob/main/`).
+    pub source_base: String,
+}
+
+/// One argument of a tool, as the agent supplies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgDoc {
+    /// Name on the wire.
+    pub name: String,
+    /// Rust type as written.
+    pub ty: String,
+    /// Whether the caller must supply it.
+    pub required: bool,
+    /// Doc comment (first paragraph, one line).
+    pub doc: String,
+    /// Whether it is part of the key.
+    pub in_key: bool,
+}
+
+/// Where the arguments come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgSource {
+    /// The struct's name (or `None` for plain parameters).
+    pub struct_name: Option<String>,
+    /// Its doc comment.
+    pub doc: String,
+    /// `file:line` of the struct.
+    pub file: String,
+    /// Line of the struct.
+    pub line: u32,
+}
+
+/// A write call found in the code a tool reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteDoc {
+    /// E.g. "HTTP POST (`.post(..)`) via reqwest in `BillingServer::post_json`".
+    pub text: String,
+    /// The function it is in.
+    pub function: String,
+    /// File of the write.
+    pub file: String,
+    /// Line of the write.
+    pub line: u32,
+    /// The functions on the way from the tool (empty: in the tool's own body).
+    pub chain: Vec<String>,
+    /// Strong evidence (weak: an SDK-like method name only).
+    pub strong: bool,
+}
+
+/// An open (unsuppressed) finding of a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingDoc {
+    /// Rule code.
+    pub code: RuleCode,
+    /// Severity.
+    pub severity: Severity,
+    /// File.
+    pub file: String,
+    /// Line.
+    pub line: u32,
+    /// Message.
+    pub message: String,
+}
+
+/// The postcondition of a tool, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyDoc {
+    /// The path as written.
+    pub path: String,
+    /// Where the function is, when found: (Rust path, file, line).
+    pub found: Option<(String, String, u32)>,
+}
+
+/// Everything the document says about one tool.
+#[derive(Debug, Clone)]
+pub struct ToolDoc {
+    /// Public name.
+    pub name: String,
+    /// Rust path of the tool function.
+    pub function: String,
+    /// File (workspace-relative).
+    pub file: String,
+    /// Line of its name.
+    pub line: u32,
+    /// How it is defined, e.g. "rmcp `#[tool]` with `#[side_effect]`".
+    pub style: String,
+    /// Whether it is served over MCP (its hints are compared).
+    pub mcp: bool,
+    /// Read or write.
+    pub kind: ToolKind,
+    /// Why it is read or write: the annotation, or what was (not) found.
+    pub kind_reason: String,
+    /// Write calls found in the code it reaches.
+    pub writes: Vec<WriteDoc>,
+    /// The contract, as `--format json` emits it.
+    pub contract: ToolContract,
+    /// Whether a `#[side_effect]` contract is attached.
+    pub has_contract: bool,
+    /// Where the `#[side_effect]` attribute starts.
+    pub contract_line: Option<u32>,
+    /// The postcondition.
+    pub verify: Option<VerifyDoc>,
+    /// The key derivation, in words.
+    pub key_text: String,
+    /// The answer to the review question.
+    pub answer: String,
+    /// Doc comment or framework description (first paragraph).
+    pub summary: String,
+    /// Arguments.
+    pub args: Vec<ArgDoc>,
+    /// Where the arguments are declared.
+    pub arg_source: Option<ArgSource>,
+    /// Open findings.
+    pub findings: Vec<FindingDoc>,
+    /// Its path as a state diagram.
+    pub diagram: diagram::Diagram,
+    /// The MCP hints it declares.
+    pub declared_hints: Option<DeclaredHints>,
+}
+
+impl ToolDoc {
+    /// "complete", "incomplete: no key, no retry cap", "none", or "— (read)".
+    pub fn contract_status(&self) -> String {
+        if self.kind == ToolKind::Read {
+            return "not needed (read)".into();
+        }
+        let c = &self.contract;
+        let mut missing = Vec::new();
+        if c.key.is_none() {
+            missing.push("key");
+        }
+        if c.verify.is_none() {
+            missing.push("postcondition");
+        }
+        if c.max_retries.is_none() {
+            missing.push("retry cap");
+        }
+        match (self.has_contract, missing.is_empty()) {
+            (true, true) => "complete".into(),
+            (true, false) => format!("incomplete: no {}", missing.join(", no ")),
+            (false, _) => "none".into(),
+        }
+    }
+
+    /// Whether a write tool's contract is complete (always true for reads).
+    pub fn complete(&self) -> bool {
+        self.contract.is_complete() && (self.has_contract || self.kind == ToolKind::Read)
+    }
+
+    /// Open findings counted by code.
+    pub fn finding_counts(&self) -> BTreeMap<RuleCode, usize> {
+        let mut m = BTreeMap::new();
+        for f in &self.findings {
+            *m.entry(f.code).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// A stable anchor for links to the tool's section (GitHub heading slug of
+    /// [`ToolDoc::heading`]).
+    pub fn anchor(&self) -> String {
+        text::slug(&self.heading())
+    }
+
+    /// The section heading: `name (Rust path)`.
+    pub fn heading(&self) -> String {
+        format!("{} ({})", self.name, self.function)
+    }
+}
+
+/// Options of [`build`].
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Prefix of source links.
+    pub source_base: String,
+    /// A generation time to print (`None`: none, the default).
+    pub generated: Option<String>,
+}
+
+/// Run discovery's plan through collection, indexing, classification and the rules, and
+/// describe every tool.
+pub fn build(plan: &Plan, options: &BuildOptions) -> Docs {
+    let files = collect_all(plan);
+    let analysis = analyze_files(plan, &files);
+    build_from(plan, &files, &analysis, options)
+}
+
+/// [`build`] on already collected files and their analysis.
+pub fn build_from(
+    plan: &Plan,
+    files: &[FileFacts],
+    analysis: &Analysis,
+    options: &BuildOptions,
+) -> Docs {
+    let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
+    let index = Index::new(files, &names);
+    let in_scope = |p: &std::path::Path| match &plan.only {
+        Some(only) => only.iter().any(|o| p.starts_with(o)),
+        None => true,
+    };
+    let mut findings: BTreeMap<(&str, &str), Vec<FindingDoc>> = BTreeMap::new();
+    for f in analysis
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.suppressed.is_none() && !f.tool.is_empty())
+    {
+        findings
+            .entry((f.tool.as_str(), f.function.as_str()))
+            .or_default()
+            .push(FindingDoc {
+                code: f.code,
+                severity: f.severity,
+                file: f.file.clone(),
+                line: f.line,
+                message: f.message.clone(),
+            });
+    }
+    let structs = StructIndex::new(files);
+    let mut tools = Vec::new();
+    for (fi, file) in files.iter().enumerate() {
+        if !in_scope(&file.path) {
+            continue;
+        }
+        let config = &plan.crates[file.krate].config;
+        for tool in &file.tools {
+            let body = match &tool.body {
+                ToolBody::Local(j) => Some(index.id(fi, *j)),
+                ToolBody::Method(ty, names) => names
+                    .iter()
+                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
+                ToolBody::None => None,
+            };
+            let mut cx = ToolCx {
+                file: fi,
+                tool,
+                body,
+                config,
+                function: String::new(),
+                write: None,
+            };
+            cx.function = cx.function(&index);
+            cx.write = idem007_annotation_mismatch::judge(&index, &cx);
+            let open = findings
+                .get(&(tool.name.as_str(), cx.function.as_str()))
+                .cloned()
+                .unwrap_or_default();
+            tools.push(describe(&index, &structs, &cx, open));
+        }
+    }
+    tools.sort_by(|a, b| {
+        (&a.name, &a.function, &a.file, a.line).cmp(&(&b.name, &b.function, &b.file, b.line))
+    });
+    let hints = tools.iter().filter_map(hints::row).collect();
+    let mut crates: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
+    crates.sort();
+    crates.dedup();
+    let title = match crates.as_slice() {
+        [] => "Tool contracts".to_string(),
+        _ => format!("Tool contracts: {}", crates.join(", ")),
+    };
+    Docs {
+        title,
+        tools,
+        hints,
+        files: analysis.report.summary.files,
+        generated: options.generated.clone(),
+        source_base: options.source_base.clone(),
+    }
+}
+
+/// Structs by name, for argument schemas and `self.field` types.
+struct StructIndex<'a> {
+    by_name: BTreeMap<&'a str, Vec<(usize, &'a FileFacts, &'a StructFacts)>>,
+}
+
+impl<'a> StructIndex<'a> {
+    fn new(files: &'a [FileFacts]) -> Self {
+        let mut by_name: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+        for f in files {
+            for s in &f.structs {
+                by_name
+                    .entry(s.name.as_str())
+                    .or_default()
+                    .push((f.krate, f, s));
+            }
+        }
+        StructIndex { by_name }
+    }
+
+    /// The struct of that name, preferring crate `krate`.
+    fn get(&self, name: &str, krate: usize) -> Option<(&'a FileFacts, &'a StructFacts)> {
+        let all = self.by_name.get(name)?;
+        all.iter()
+            .find(|(k, _, _)| *k == krate)
+            .or(all.first())
+            .map(|(_, f, s)| (*f, *s))
+    }
+}
+
+fn style_text(tool: &ToolFacts) -> String {
+    let fw = |s: ToolStyle| match s {
+        ToolStyle::SideEffect => "`#[side_effect]` function",
+        ToolStyle::Rmcp => "rmcp `#[tool]`",
+        ToolStyle::RmcpToolBase => "rmcp `ToolBase` + `AsyncTool`",
+        ToolStyle::RigTrait => "rig `impl Tool`",
+        ToolStyle::RigAttr => "rig `#[rig_tool]`",
+        ToolStyle::McpSdk => "rust-mcp-sdk `#[mcp_tool]`",
+        ToolStyle::Configured => "configured tool attribute or trait",
+    };
+    match (tool.has_contract, tool.framework) {
+        (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),
+        (_, Some(f)) => fw(f).to_string(),
+        (_, None) => fw(tool.style).to_string(),
+    }
+}
+
+fn first_paragraph(doc: &str) -> String {
+    doc.split("\n\n")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The library a write goes through, when the syntax names one.
+fn library(
+    index: &Index<'_>,
+    structs: &StructIndex<'_>,
+    at: FnId,
+    ev: &Evidence,
+) -> Option<String> {
+    let lib = match ev.via.as_ref()? {
+        Via::Crate(c) => c.clone(),
+        Via::SelfField(field) => {
+            let f = index.func(at);
+            let ty = f.self_ty.as_ref()?;
+            let (_, s) = structs.get(ty, index.file_of(at).krate)?;
+            let field = s.fields.iter().find(|x| &x.name == field)?;
+            let first = field.ty_path.split("::").next()?;
+            let external = field.ty_path.contains("::")
+                && first != "crate"
+                && first.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+            if !external {
+                return None;
+            }
+            first.to_string()
+        }
+    };
+    (!matches!(lib.as_str(), "std" | "core" | "alloc")).then_some(lib)
+}
+
+/// Every write reachable from `root` within [`MAX_DEPTH`] calls, nearest first.
+fn writes_from(index: &Index<'_>, structs: &StructIndex<'_>, root: FnId) -> Vec<WriteDoc> {
+    let mut parent: BTreeMap<FnId, Option<FnId>> = BTreeMap::new();
+    parent.insert(root, None);
+    let mut queue = VecDeque::from([(root, 0u32)]);
+    let mut order = Vec::new();
+    while let Some((v, d)) = queue.pop_front() {
+        order.push(v);
+        if d >= MAX_DEPTH {
+            continue;
+        }
+        for e in &index.edges[v] {
+            if let std::collections::btree_map::Entry::Vacant(slot) = parent.entry(e.callee) {
+                slot.insert(Some(v));
+                queue.push_back((e.callee, d + 1));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for v in order {
+        let mut chain = Vec::new();
+        let mut cur = v;
+        while let Some(Some(p)) = parent.get(&cur) {
+            chain.push(index.func(cur).display.clone());
+            cur = *p;
+        }
+        chain.reverse();
+        let f = index.func(v);
+        let file = &index.file_of(v).rel;
+        for ev in index.own_evidence(v) {
+            if !seen.insert((file.clone(), ev.loc.line, ev.what.clone())) {
+                continue;
+            }
+            let mut text = ev.what.clone();
+            if let Some(lib) = library(index, structs, v, ev) {
+                text.push_str(&format!(" via {lib}"));
+            }
+            text.push_str(&format!(" in `{}`", f.display));
+            // The chain ends with the function itself; only the functions before it are "on
+            // the way".
+            let mut way = chain.clone();
+            way.pop();
+            out.push(WriteDoc {
+                text,
+                function: f.display.clone(),
+                file: file.clone(),
+                line: ev.loc.line,
+                chain: way,
+                strong: ev.strong,
+            });
+        }
+    }
+    out
+}
+
+fn describe(
+    index: &Index<'_>,
+    structs: &StructIndex<'_>,
+    cx: &ToolCx<'_>,
+    findings: Vec<FindingDoc>,
+) -> ToolDoc {
+    let tool = cx.tool;
+    let file = &index.files[cx.file];
+    let kind = if cx.write.is_some() {
+        ToolKind::Write
+    } else {
+        ToolKind::Read
+    };
+    let writes = cx
+        .body
+        .map(|b| writes_from(index, structs, b))
+        .unwrap_or_default();
+    let kind_reason = kind_reason(tool, cx.write.as_ref(), &writes);
+    let contract = match &tool.contract {
+        Some(c) => c.clone(),
+        None => ToolContract::bare(tool.name.clone(), cx.function.clone(), kind),
+    };
+    let verify = tool.verify.as_ref().map(|(call, text)| {
+        let found = cx.body.and_then(|b| {
+            let mut ids = Vec::new();
+            if let (
+                crate::facts::CallTarget::Path {
+                    absolute: false,
+                    segments,
+                },
+                Some(ty),
+            ) = (&call.target, &index.func(b).self_ty)
+                && segments.len() == 1
+            {
+                ids = index.methods_of(ty, &segments[0], file.krate);
+            }
+            if ids.is_empty() {
+                ids = index.resolve_from(b, call);
+            }
+            ids.first().map(|&id| {
+                (
+                    index.func(id).display.clone(),
+                    index.file_of(id).rel.clone(),
+                    index.func(id).loc.line,
+                )
+            })
+        });
+        VerifyDoc {
+            path: text.clone(),
+            found,
+        }
+    });
+    let key_fields: BTreeSet<String> = match &contract.key {
+        Some(KeyDerivation::Fields { fields }) => fields
+            .iter()
+            .map(|f| f.rsplit('.').next().unwrap_or(f).to_string())
+            .collect(),
+        _ => BTreeSet::new(),
+    };
+    let (args, arg_source) = arguments(structs, tool, file, &key_fields);
+    let summary = {
+        let own = first_paragraph(&tool.doc);
+        if !own.is_empty() {
+            own
+        } else if let Some(d) = &tool.description {
+            first_paragraph(d)
+        } else {
+            // rig / rust-mcp-sdk / ToolBase tools: the doc of the tool's type.
+            let ty = cx.function.split("::").next().unwrap_or("");
+            structs
+                .get(ty, file.krate)
+                .map(|(_, s)| first_paragraph(&s.doc))
+                .unwrap_or_default()
+        }
+    };
+    let mcp = matches!(
+        tool.framework,
+        Some(ToolStyle::Rmcp | ToolStyle::RmcpToolBase | ToolStyle::McpSdk)
+    );
+    let mut doc = ToolDoc {
+        name: tool.name.clone(),
+        function: cx.function.clone(),
+        file: file.rel.clone(),
+        line: tool.loc.line,
+        style: style_text(tool),
+        mcp,
+        kind,
+        kind_reason,
+        writes,
+        contract,
+        has_contract: tool.has_contract,
+        contract_line: tool.contract_loc.map(|l| l.line),
+        verify,
+        key_text: String::new(),
+        answer: String::new(),
+        summary,
+        args,
+        arg_source,
+        findings,
+        diagram: diagram::Diagram::default(),
+        declared_hints: tool.hints,
+    };
+    doc.key_text = text::key_text(&doc);
+    doc.answer = text::answer(&doc);
+    doc.diagram = diagram::Diagram::of(&doc);
+    doc
+}
+
+fn kind_reason(tool: &ToolFacts, write: Option<&WriteReason>, writes: &[WriteDoc]) -> String {
+    let found = |w: &[WriteDoc]| -> String {
+        match w.first() {
+            Some(first) if first.chain.is_empty() => {
+                format!("{} ({}:{})", first.text, first.file, first.line)
+            }
+            Some(first) => format!(
+                "{} ({}:{}), reached through {}",
+                first.text,
+                first.file,
+                first.line,
+                first
+                    .chain
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            ),
+            None => String::new(),
+        }
+    };
+    match write {
+        Some(WriteReason::Declared) => {
+            let by = if tool.has_contract {
+                if tool.malformed {
+                    "its `#[side_effect]` attribute (malformed, taken as a write)".to_string()
+                } else {
+                    "its `#[side_effect]` contract (`kind = \"write\"`, the default)".to_string()
+                }
+            } else {
+                let h = tool.hints.unwrap_or_default();
+                let mut parts = Vec::new();
+                if h.destructive == Some(true) {
+                    parts.push("`destructive_hint = true`");
+                }
+                if h.read_only == Some(false) {
+                    parts.push("`read_only_hint = false`");
+                }
+                format!("its annotation {}", parts.join(" and "))
+            };
+            if writes.is_empty() {
+                format!(
+                    "declared by {by}; no write call was found in the workspace code it reaches (the effect is behind a trait, a generic or an external API)"
+                )
+            } else {
+                format!("declared by {by}; it writes: {}", found(writes))
+            }
+        }
+        Some(WriteReason::Evidence { .. }) => {
+            let strong: Vec<WriteDoc> = writes.iter().filter(|w| w.strong).cloned().collect();
+            let shown = if tool.claims_read_only || writes.is_empty() {
+                &strong[..]
+            } else {
+                writes
+            };
+            if tool.claims_read_only {
+                format!(
+                    "found writing although it claims `read_only_hint = true`: {}",
+                    found(shown)
+                )
+            } else {
+                format!("found writing: {}", found(shown))
+            }
+        }
+        None => {
+            if tool.declared_write == Some(false) {
+                "declared by its `#[side_effect(kind = \"read\")]` contract".to_string()
+            } else if tool.claims_read_only {
+                let weak = writes.iter().filter(|w| !w.strong).count();
+                if weak > 0 {
+                    "declared by `read_only_hint = true`; only SDK-like method names (weak evidence) were found, which do not outweigh the annotation".to_string()
+                } else {
+                    "declared by `read_only_hint = true`, and no write was found in its body or the workspace functions it calls".to_string()
+                }
+            } else {
+                format!(
+                    "no write was found in its body or the workspace functions it calls (up to {MAX_DEPTH} calls deep)"
+                )
+            }
+        }
+    }
+}
+
+fn arguments(
+    structs: &StructIndex<'_>,
+    tool: &ToolFacts,
+    file: &FileFacts,
+    key_fields: &BTreeSet<String>,
+) -> (Vec<ArgDoc>, Option<ArgSource>) {
+    // One parameter naming a workspace struct: its fields are the arguments.
+    if let [param] = tool.params.as_slice()
+        && let Some(ty) = &param.ty_name
+        && let Some((sfile, s)) = structs.get(ty, file.krate)
+    {
+        let args = s
+            .fields
+            .iter()
+            .filter(|f| !f.skipped)
+            .map(|f| ArgDoc {
+                name: f.wire_name.clone(),
+                ty: f.ty.clone(),
+                required: !f.optional,
+                doc: first_paragraph(&f.doc),
+                in_key: key_fields.contains(&f.name),
+            })
+            .collect();
+        return (
+            args,
+            Some(ArgSource {
+                struct_name: Some(s.name.clone()),
+                doc: first_paragraph(&s.doc),
+                file: sfile.rel.clone(),
+                line: s.loc.line,
+            }),
+        );
+    }
+    let args = tool
+        .params
+        .iter()
+        .map(|p| ArgDoc {
+            name: p.name.clone(),
+            ty: p.ty.clone(),
+            required: !p.ty.starts_with("Option<"),
+            doc: String::new(),
+            in_key: key_fields.contains(&p.name),
+        })
+        .collect();
+    (args, None)
+}

@@ -1,0 +1,306 @@
+//! `cargo idemcheck docs`: the example crate's documents against insta snapshots (Markdown
+//! and JSON), the JSON against `specs/tool-contract.schema.json`, the MCP hints of the rmcp
+//! fixture, determinism, `--out` and the HTML page's self-containment. (The page is rendered
+//! in a real browser by `tests/docs_browser.rs`.)
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use idemcheck_spec::ToolContract;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("lint/ is in the workspace")
+        .to_path_buf()
+}
+
+fn example_manifest() -> PathBuf {
+    workspace_root().join("examples/agent-tools/Cargo.toml")
+}
+
+fn fixture_manifest(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .join("Cargo.toml")
+}
+
+/// Run `cargo idemcheck docs ARGS` in-process; (exit code, stdout, stderr).
+fn docs(manifest: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut argv: Vec<std::ffi::OsString> = vec![
+        "cargo-idemcheck".into(),
+        "idemcheck".into(),
+        "docs".into(),
+        "--manifest-path".into(),
+        manifest.into(),
+    ];
+    argv.extend(args.iter().map(Into::into));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cargo_idemcheck::cli::main_with(argv, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).expect("utf-8"),
+        String::from_utf8(err).expect("utf-8"),
+    )
+}
+
+fn ok(manifest: &Path, args: &[&str]) -> String {
+    let (code, out, err) = docs(manifest, args);
+    assert_eq!(code, 0, "stderr: {err}");
+    out
+}
+
+#[test]
+fn example_markdown() {
+    insta::assert_snapshot!(ok(&example_manifest(), &[]));
+}
+
+#[test]
+fn example_json() {
+    insta::assert_snapshot!(ok(&example_manifest(), &["--format", "json"]));
+}
+
+#[test]
+fn example_json_is_exactly_the_contracts_and_valid_against_the_schema() {
+    let text = ok(&example_manifest(), &["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("one JSON document");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace_root().join("specs/tool-contract.schema.json"))
+            .expect("checked-in schema"),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // Exactly a serialized Vec<ToolContract>: it round-trips byte for byte.
+    let contracts: Vec<ToolContract> = serde_json::from_value(doc).expect("Vec<ToolContract>");
+    assert_eq!(contracts.len(), 10);
+    let mut again = serde_json::to_string_pretty(&contracts).unwrap();
+    again.push('\n');
+    assert_eq!(again, text);
+    // Sorted by name, then Rust path.
+    let keys: Vec<(String, String)> = contracts
+        .iter()
+        .map(|c| (c.name.clone(), c.function.clone()))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    // The schema really checks: a contract with a wrong kind is rejected.
+    let mut bad: serde_json::Value = serde_json::from_str(&text).unwrap();
+    bad[0]["kind"] = "delete".into();
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn every_fixture_json_is_valid_against_the_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace_root().join("specs/tool-contract.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    for name in [
+        "rmcp_server",
+        "rmcp_legacy",
+        "rig_tools",
+        "mcp_sdk",
+        "contracts",
+        "helpers_reads",
+        "configured",
+        "retries",
+        "clean",
+    ] {
+        let text = ok(&fixture_manifest(name), &["--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}
+
+#[test]
+fn rmcp_fixture_hints_show_the_mismatches() {
+    let text = ok(&fixture_manifest("rmcp_server"), &["--mcp-hints"]);
+    insta::assert_snapshot!(text);
+    // `refund_charge` claims read-only but inserts a row; `delete_customer` claims idempotent
+    // without a key: both are contradictions; the honest tools have no difference.
+    let line = |tool: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| `{tool}`")))
+            .unwrap_or_else(|| panic!("{tool} row"))
+            .to_string()
+    };
+    assert!(line("refund_charge").contains(
+        "**contradiction**: declares `read_only_hint = true`, set `read_only_hint = false`"
+    ));
+    assert!(line("refund_charge").contains("SQL INSERT"));
+    assert!(line("delete_customer").contains(
+        "**contradiction**: declares `idempotent_hint = true`, set `idempotent_hint = false`"
+    ));
+    for honest in [
+        "create_charge",
+        "get_charge",
+        "list_invoices",
+        "send_invoice",
+    ] {
+        assert!(line(honest).ends_with("| none |"), "{}", line(honest));
+    }
+    // The same rows as JSON.
+    let json = ok(
+        &fixture_manifest("rmcp_server"),
+        &["--mcp-hints", "--format", "json"],
+    );
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let contradictions: Vec<(String, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            r["differences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["kind"] == "contradiction")
+                .map(|d| {
+                    (
+                        r["tool"].as_str().unwrap().to_string(),
+                        d["hint"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        contradictions,
+        [
+            ("delete_customer".to_string(), "idempotent_hint".to_string()),
+            ("refund_charge".to_string(), "read_only_hint".to_string()),
+        ]
+    );
+    // The full document carries the same table.
+    let full = ok(&fixture_manifest("rmcp_server"), &[]);
+    assert!(full.contains("## MCP hints"));
+    assert!(full.contains(&line("refund_charge")));
+}
+
+#[test]
+fn example_hints_tell_the_truth() {
+    // The example's hints contradict nothing; its guarded MCP tools without an
+    // `idempotent_hint` could claim it.
+    let json = ok(&example_manifest(), &["--mcp-hints", "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut may_claim = Vec::new();
+    for r in rows.as_array().unwrap() {
+        for d in r["differences"].as_array().unwrap() {
+            assert_eq!(d["kind"], "may_claim", "{r}");
+            may_claim.push(r["tool"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(may_claim, ["open_ticket", "send_welcome"]);
+}
+
+#[test]
+fn output_is_deterministic_and_has_no_timestamp_unless_asked() {
+    for format in ["markdown", "html", "json"] {
+        let a = ok(&example_manifest(), &["--format", format]);
+        let b = ok(&example_manifest(), &["--format", format]);
+        assert_eq!(a, b, "{format}");
+        assert!(!a.contains("Generated 2"), "{format}");
+    }
+    let out = Command::cargo_bin("cargo-idemcheck")
+        .unwrap()
+        .env("SOURCE_DATE_EPOCH", "1767225599")
+        .args(["idemcheck", "docs", "--timestamp", "--manifest-path"])
+        .arg(example_manifest())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Generated 2025-12-31 23:59:59 UTC."),
+        "{}",
+        &text[..300]
+    );
+}
+
+#[test]
+fn out_writes_the_file_with_links_relative_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("review/tools.md");
+    let (code, out, err) = docs(&example_manifest(), &["--out", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("10 tools written to"), "{err}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // A link from the written file to a source file resolves to that file.
+    let link = text
+        .split("](")
+        .skip(1)
+        .find(|s| !s.starts_with('#'))
+        .expect("a source link");
+    let target = &link[..link.find('#').unwrap()];
+    assert!(target.starts_with("../"), "{target}");
+    assert!(path.parent().unwrap().join(target).is_file(), "{target}");
+    // An explicit base wins.
+    let with_base = ok(
+        &example_manifest(),
+        &[
+            "--source-base",
+            "https://github.com/idemcheck/idemcheck/blob/main/",
+        ],
+    );
+    assert!(with_base.contains(
+        "](https://github.com/idemcheck/idemcheck/blob/main/examples/agent-tools/src/billing.rs#L"
+    ));
+}
+
+#[test]
+fn html_is_one_self_contained_page_with_the_same_content() {
+    let page = ok(&example_manifest(), &["--format", "html"]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("<table id=\"summary\">"));
+    assert!(page.contains("<table id=\"hints\">"));
+    // Nothing is loaded: no scripts, stylesheets, images or frames, and a policy forbidding
+    // any load.
+    for forbidden in [
+        "<script", "<link", "<img", "<iframe", "src=", "@import", "url(http",
+    ] {
+        assert!(!page.contains(forbidden), "{forbidden}");
+    }
+    assert!(
+        page.contains("content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"")
+    );
+    // One diagram per tool, and every tool's section and answer, as in the Markdown.
+    let markdown = ok(&example_manifest(), &[]);
+    assert_eq!(page.matches("<svg ").count(), 10);
+    assert_eq!(markdown.matches("```mermaid").count(), 10);
+    for line in markdown.lines().filter(|l| l.starts_with("### ")) {
+        let name = line[4..].split(' ').next().unwrap();
+        assert!(page.contains(&format!("<h3>{name} ")), "{name}");
+    }
+    assert_eq!(
+        page.matches("class=\"answer\"").count(),
+        markdown.matches("\n**On a timeout").count()
+            + markdown.matches("\n**Its contract is incomplete").count()
+    );
+    // Every `id` is unique.
+    let mut ids: Vec<&str> = page
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate ids");
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let (code, _, err) = docs(&example_manifest(), &["--format", "pdf"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pdf"), "{err}");
+    let (code, _, err) = docs(&workspace_root().join("no/such/Cargo.toml"), &[]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error:"), "{err}");
+}
