@@ -304,3 +304,51 @@ fn bad_arguments_exit_2() {
     assert_eq!(code, 2);
     assert!(err.starts_with("error:"), "{err}");
 }
+
+/// `[text](#anchor)` → `text`: in-page links differ between the document and README.
+fn unlink(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("](#") {
+        let Some(open) = rest[..i].rfind('[') else {
+            break;
+        };
+        let Some(close) = rest[i..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&rest[open + 1..i]);
+        rest = &rest[i + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn readme_excerpts_are_real_output() {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let mut blocks = 0;
+    for block in readme.split("<!-- docs-excerpt: ").skip(1) {
+        let (args, body) = block.split_once(" -->\n").expect("marker");
+        let body = &body[..body.find("<!-- /docs-excerpt -->").expect("end marker")];
+        let mut args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        let at = args.iter().position(|a| a == "--manifest-path").unwrap();
+        let manifest = workspace_root().join(args.remove(at + 1));
+        args.remove(at);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let generated = ok(&manifest, &argv);
+        let lines: std::collections::BTreeSet<String> = generated.lines().map(unlink).collect();
+        for line in body.lines() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            assert!(
+                lines.contains(&unlink(line)),
+                "README line not in the output of `docs {}`:\n{line}",
+                args.join(" ")
+            );
+        }
+        blocks += 1;
+    }
+    assert_eq!(blocks, 2);
+}
