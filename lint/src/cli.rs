@@ -62,6 +62,9 @@ pub struct Args {
     /// Color in human output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Baselines and changed-code filters, for adopting idemcheck in an existing codebase.
+    #[command(flatten)]
+    pub adopt: crate::adopt::AdoptArgs,
     /// Files or directories to check (default: the selected packages).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -128,6 +131,9 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
     if args.get(1).is_some_and(|a| a == "docs") {
         return crate::docs::cli::main_with(args, out, err);
     }
+    if args.get(1).is_some_and(|a| a == "suggest") {
+        return crate::suggest::main_with(args, out, err);
+    }
     let parsed = match Args::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {
@@ -165,9 +171,16 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         manifest_path: parsed.manifest_path.clone(),
         workspace: parsed.workspace,
         packages: parsed.package.clone(),
-        paths: parsed.paths.clone(),
+        paths: crate::adopt::source_paths(&parsed.paths).unwrap_or_default(),
         config_path: parsed.config.clone(),
     };
+    if !parsed.paths.is_empty() && selection.paths.is_empty() {
+        // Only files that hold neither tools nor configuration (e.g. a hook's `rustfmt.toml`).
+        let empty = crate::adopt::empty_analysis();
+        let text = crate::report::render(&empty, parsed.message_format, false);
+        let _ = out.write_all(text.as_bytes());
+        return EXIT_OK;
+    }
     let plan = match crate::discover::plan(&selection) {
         Ok(p) => p,
         Err(DiscoverError::Config(c)) => {
@@ -179,7 +192,19 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             return EXIT_FAILURE;
         }
     };
-    let analysis = crate::analysis::analyze(&plan);
+    let files = crate::analysis::collect_all(&plan);
+    let mut analysis = crate::analysis::analyze_files(&plan, &files);
+    let adopted = match crate::adopt::apply(&parsed.adopt, &plan, &files, &mut analysis) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_FAILURE;
+        }
+    };
+    if let Some(code) = adopted.exit {
+        let _ = write!(err, "{}", adopted.notes);
+        return code;
+    }
     let color = match parsed.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -195,6 +220,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
     {
         return EXIT_FAILURE;
     }
+    crate::adopt::print_notes(&adopted.notes, parsed.message_format, out, err);
     if analysis.has_errors() {
         EXIT_FINDINGS
     } else {

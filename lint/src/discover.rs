@@ -199,7 +199,8 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         }
         out
     } else if !paths.is_empty() {
-        // The packages containing the paths; paths outside any package are linted loose.
+        // Paths inside packages select the whole workspace; paths outside any package are
+        // linted loose.
         let mut out: Vec<&cargo_metadata::Package> = Vec::new();
         let mut loose = Vec::new();
         for p in &paths {
@@ -219,7 +220,9 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         if !loose.is_empty() && out.is_empty() {
             return loose_plan(sel, &loose, &root);
         }
-        out
+        // Report only the given paths, but read every member, so that helpers and types in
+        // other members resolve as in a `--workspace` run (pre-commit passes a few files).
+        members.clone()
     } else if sel.workspace {
         members.clone()
     } else {

@@ -14,7 +14,10 @@
 //!    `idemcheck_spec::check::check_contract`, shared with the `#[side_effect]` macro;
 //! 5. [`report`]: one module per output format. Analysis never prints.
 
+pub mod adopt;
 pub mod analysis;
+pub mod baseline;
+pub mod changed;
 pub mod cli;
 pub mod collect;
 pub mod discover;
@@ -25,3 +28,4 @@ pub mod glob;
 pub mod index;
 pub mod report;
 pub mod rules;
+pub mod suggest;

@@ -3,6 +3,7 @@
 
 use crate::analysis::Analysis;
 
+pub mod cargo_json;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -22,6 +23,9 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands.
     Github,
+    /// cargo's JSON messages (`{"reason":"compiler-message",..}` lines with rustc
+    /// diagnostics), as rust-analyzer's `check.overrideCommand` reads them.
+    CargoJson,
 }
 
 /// Render an analysis.
@@ -32,6 +36,7 @@ pub fn render(analysis: &Analysis, format: Format, color: bool) -> String {
         Format::Json => json::render(analysis),
         Format::Sarif => sarif::render(analysis),
         Format::Github => github::render(analysis),
+        Format::CargoJson => cargo_json::render(analysis),
     }
 }
 

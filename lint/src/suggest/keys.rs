@@ -1,0 +1,362 @@
+//! Which inputs name the logical operation: business identifiers (`order_id`, `customer`,
+//! `reference`, `to`), not free text (`body`, `description`), amounts (`amount_cents`), flags,
+//! collections, secrets, or values the model makes up per attempt (`idempotency_key`).
+
+use idemcheck_spec::rules::idem004_unstable_key::unstable_field_reason;
+
+/// What a field is to a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// An identifier; higher is stronger (2: `*_id`, `reference`, `number`; 1: an entity
+    /// noun such as `customer`, `order`, `to`).
+    Identifier(u8),
+    /// Never part of a key, and why.
+    Excluded(&'static str),
+    /// Neither: used only when no identifier exists.
+    Other,
+}
+
+const STRONG_LAST: &[&str] = &[
+    "id",
+    "ids",
+    "uuid",
+    "guid",
+    "ref",
+    "reference",
+    "number",
+    "no",
+    "num",
+    "code",
+    "sku",
+    "slug",
+    "handle",
+    "iban",
+    "isbn",
+    "key",
+    "name",
+];
+
+const ENTITIES: &[&str] = &[
+    "customer",
+    "account",
+    "user",
+    "username",
+    "login",
+    "order",
+    "invoice",
+    "ticket",
+    "charge",
+    "payment",
+    "subscription",
+    "refund",
+    "repo",
+    "repository",
+    "branch",
+    "project",
+    "org",
+    "organization",
+    "organisation",
+    "team",
+    "channel",
+    "issue",
+    "pr",
+    "commit",
+    "tag",
+    "release",
+    "version",
+    "environment",
+    "env",
+    "service",
+    "cluster",
+    "namespace",
+    "deployment",
+    "database",
+    "table",
+    "bucket",
+    "file",
+    "filename",
+    "path",
+    "folder",
+    "directory",
+    "dir",
+    "email",
+    "to",
+    "recipient",
+    "recipients",
+    "phone",
+    "product",
+    "item",
+    "booking",
+    "reservation",
+    "shipment",
+    "host",
+    "domain",
+    "record",
+    "document",
+    "page",
+    "event",
+    "meeting",
+    "contact",
+    "lead",
+    "deal",
+    "vendor",
+    "supplier",
+    "employee",
+    "patient",
+    "member",
+    "group",
+    "role",
+    "workspace",
+    "tenant",
+    "site",
+    "region",
+    "queue",
+    "topic",
+    "template",
+    "requester",
+    "assignee",
+    "owner",
+];
+
+const FREE_TEXT: &[&str] = &[
+    "body",
+    "text",
+    "message",
+    "msg",
+    "content",
+    "contents",
+    "description",
+    "desc",
+    "note",
+    "notes",
+    "comment",
+    "comments",
+    "subject",
+    "title",
+    "summary",
+    "reason",
+    "prompt",
+    "query",
+    "html",
+    "markdown",
+    "details",
+    "memo",
+    "instructions",
+    "bio",
+    "caption",
+    "question",
+    "answer",
+    "payload",
+];
+
+const AMOUNTS: &[&str] = &[
+    "amount", "cents", "price", "total", "cost", "fee", "qty", "quantity", "balance", "sum",
+    "rate", "percent", "discount", "count", "limit", "size",
+];
+
+const SECRETS: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "credential",
+    "credentials",
+    "auth",
+    "apikey",
+];
+
+const FLOATS: &[&str] = &["f32", "f64", "Decimal", "BigDecimal"];
+const COLLECTIONS: &[&str] = &[
+    "Vec", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Value", "Map",
+];
+
+/// Classify an input by its name and the last identifier of its type (`String`, `Vec`,
+/// `bool`, `u64`, ...; `Option<T>` is looked through by the caller).
+pub fn classify(name: &str, ty: &str) -> Class {
+    let lower = name.to_ascii_lowercase();
+    if let Some(why) = unstable_field_reason(&lower) {
+        let _ = why;
+        return Class::Excluded("made per attempt or by the model");
+    }
+    let tokens: Vec<&str> = lower.split('_').filter(|t| !t.is_empty()).collect();
+    let last = tokens.last().copied().unwrap_or("");
+    if tokens.iter().any(|t| SECRETS.contains(t)) || (last == "key" && tokens.contains(&"api")) {
+        return Class::Excluded("a secret");
+    }
+    if ty == "bool" {
+        return Class::Excluded("a flag");
+    }
+    let id_like = STRONG_LAST.contains(&last) && last != "name" || lower == "id";
+    if COLLECTIONS.contains(&ty) && !(id_like && matches!(last, "ids" | "id")) {
+        return Class::Excluded("a collection");
+    }
+    if tokens.iter().any(|t| FREE_TEXT.contains(t)) && !id_like {
+        return Class::Excluded("free text");
+    }
+    if tokens.iter().any(|t| AMOUNTS.contains(t)) || FLOATS.contains(&ty) {
+        return Class::Excluded("an amount");
+    }
+    if id_like {
+        return Class::Identifier(2);
+    }
+    if last == "name" || tokens.iter().any(|t| ENTITIES.contains(t)) {
+        return Class::Identifier(1);
+    }
+    Class::Other
+}
+
+/// One candidate for the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The key entry as written in `key = [...]` (`order_id`, `args.order_id`, `to`).
+    pub entry: String,
+    /// Its class.
+    pub class: Class,
+}
+
+/// The chosen key entries and a sentence saying why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// Entries, in declaration order.
+    pub entries: Vec<String>,
+    /// Why these (and what was left out).
+    pub note: String,
+    /// Whether a person should look again (no identifier was found).
+    pub review: bool,
+}
+
+/// Choose the key among candidates: every identifier; with none, every input that is not
+/// excluded (marked for review); with none of those either, `fallback` (the whole input).
+pub fn choose(candidates: &[Candidate], fallback: &[String]) -> Choice {
+    let ids: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| matches!(c.class, Class::Identifier(_)))
+        .collect();
+    let left_out: Vec<String> = candidates
+        .iter()
+        .filter_map(|c| match c.class {
+            Class::Excluded(why) => Some(format!("`{}` ({why})", c.entry)),
+            _ => None,
+        })
+        .collect();
+    let left = if left_out.is_empty() {
+        String::new()
+    } else {
+        format!("; left out: {}", left_out.join(", "))
+    };
+    let quote = |v: &[String]| {
+        v.iter()
+            .map(|e| format!("`{e}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !ids.is_empty() {
+        let entries: Vec<String> = ids.iter().map(|c| c.entry.clone()).collect();
+        let verb = if entries.len() == 1 {
+            "identifies"
+        } else {
+            "identify"
+        };
+        return Choice {
+            note: format!(
+                "{} {verb} the operation{left} (every input still enters the fingerprint: a retry with other values is refused, not merged)",
+                quote(&entries)
+            ),
+            entries,
+            review: false,
+        };
+    }
+    let others: Vec<String> = candidates
+        .iter()
+        .filter(|c| c.class == Class::Other)
+        .map(|c| c.entry.clone())
+        .collect();
+    if !others.is_empty() {
+        return Choice {
+            note: format!(
+                "REVIEW: no input looks like a business identifier; the key uses {}{left}",
+                quote(&others)
+            ),
+            entries: others,
+            review: true,
+        };
+    }
+    Choice {
+        note: format!(
+            "REVIEW: no input looks like a business identifier; the key uses the whole input {}{left}: better, add an identifier of the operation (an order or request reference the harness sets)",
+            quote(fallback)
+        ),
+        entries: fallback.to_vec(),
+        review: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(name: &str, ty: &str) -> Class {
+        classify(name, ty)
+    }
+
+    #[test]
+    fn identifiers_free_text_amounts() {
+        assert_eq!(c("order_id", "String"), Class::Identifier(2));
+        assert_eq!(c("reference", "String"), Class::Identifier(2));
+        assert_eq!(c("customer", "String"), Class::Identifier(1));
+        assert_eq!(c("to", "String"), Class::Identifier(1));
+        assert_eq!(c("amount_cents", "u64"), Class::Excluded("an amount"));
+        assert_eq!(c("price", "f64"), Class::Excluded("an amount"));
+        assert_eq!(c("body", "String"), Class::Excluded("free text"));
+        assert_eq!(c("description", "String"), Class::Excluded("free text"));
+        assert_eq!(c("notify", "bool"), Class::Excluded("a flag"));
+        assert_eq!(c("lines", "Vec"), Class::Excluded("a collection"));
+        assert_eq!(c("order_ids", "Vec"), Class::Identifier(2));
+        assert_eq!(c("api_key", "String"), Class::Excluded("a secret"));
+        assert_eq!(
+            c("idempotency_key", "String"),
+            Class::Excluded("made per attempt or by the model")
+        );
+        assert_eq!(
+            c("request_id", "String"),
+            Class::Excluded("made per attempt or by the model")
+        );
+        assert_eq!(c("currency", "String"), Class::Other);
+    }
+
+    #[test]
+    fn chooses_identifiers_else_reviews() {
+        let cand = |e: &str, ty: &str| Candidate {
+            entry: e.into(),
+            class: classify(e, ty),
+        };
+        let got = choose(
+            &[
+                cand("customer", "String"),
+                cand("order_id", "String"),
+                cand("amount_cents", "u64"),
+                cand("currency", "String"),
+            ],
+            &["args".into()],
+        );
+        assert_eq!(got.entries, ["customer", "order_id"]);
+        assert!(!got.review);
+        assert!(
+            got.note.contains("left out: `amount_cents` (an amount)"),
+            "{}",
+            got.note
+        );
+        let got = choose(
+            &[cand("amount_cents", "u64"), cand("memo", "String")],
+            &["args".into()],
+        );
+        assert_eq!(got.entries, ["args"]);
+        assert!(got.review);
+        let got = choose(
+            &[cand("mode", "String"), cand("body", "String")],
+            &["args".into()],
+        );
+        assert_eq!(got.entries, ["mode"]);
+        assert!(got.review);
+    }
+}
