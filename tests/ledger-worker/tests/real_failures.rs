@@ -426,21 +426,33 @@ async fn postgres_stopped_mid_call_never_executes_without_a_claim() {
     let ctx =
         Context::new(ledger.clone(), Scope::run("db-goes-away")).with_max_wait(Duration::ZERO);
 
-    // 1. 64 calls in flight; the server stops while the 20th tool call runs.
+    // 1. 64 calls: the first 20 run concurrently and the server stops while the 20th tool
+    //    call runs (others of that wave are in flight); the other 44, started once the
+    //    first wave has ended, meet a server that is gone. (Two waves, so the outcome does
+    //    not depend on how fast claims race ahead of tool calls on a loaded machine.)
     const OPS: u64 = 64;
-    sys.stop_at_call.store(20, Ordering::SeqCst);
-    let mut tasks = Vec::new();
-    for op in 0..OPS {
-        let (ctx, sys) = (ctx.clone(), sys.clone());
-        tasks.push(tokio::spawn(async move {
-            (op, effect::call(&ctx, &sys, OpArgs { op }).await)
-        }));
-    }
+    const FIRST_WAVE: u64 = 20;
+    sys.stop_at_call
+        .store(FIRST_WAVE as usize, Ordering::SeqCst);
     let mut outcomes = BTreeMap::new();
-    for t in tasks {
-        let (op, out) = t.await.unwrap();
-        outcomes.insert(op, out);
+    for wave in [0..FIRST_WAVE, FIRST_WAVE..OPS] {
+        let mut tasks = Vec::new();
+        for op in wave {
+            let (ctx, sys) = (ctx.clone(), sys.clone());
+            tasks.push(tokio::spawn(async move {
+                (op, effect::call(&ctx, &sys, OpArgs { op }).await)
+            }));
+        }
+        for t in tasks {
+            let (op, out) = t.await.unwrap();
+            outcomes.insert(op, out);
+        }
     }
+    assert_eq!(
+        sys.calls.load(Ordering::SeqCst),
+        FIRST_WAVE as usize,
+        "no call of the second wave executed: the server was down"
+    );
     let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
     for (op, out) in &outcomes {
         let executed = sys.effects.lock().unwrap().get(op).copied().unwrap_or(0);
