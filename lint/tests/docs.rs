@@ -110,6 +110,7 @@ fn every_fixture_json_is_valid_against_the_schema() {
         "configured",
         "retries",
         "clean",
+        "unparsable",
     ] {
         let text = ok(&fixture_manifest(name), &["--format", "json"]);
         let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");

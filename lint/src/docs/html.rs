@@ -242,13 +242,9 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
                 "no".into()
             },
         ));
-        for s in &c.suppressions {
-            let codes: Vec<String> = s.rules.iter().map(|r| r.to_string()).collect();
-            rows.push((
-                "Suppression",
-                html(&format!("{}: {}", codes.join(", "), s.reason)),
-            ));
-        }
+    }
+    for (codes, reason) in t.suppressions() {
+        rows.push(("Suppressed", html(&format!("{codes}: {reason}"))));
     }
     out.push_str("<table class=\"facts\">\n<tbody>\n");
     for (k, v) in rows {

@@ -136,10 +136,18 @@ fn hints_intro(docs: &Docs, out: &mut String) {
         .flat_map(|r| &r.differences)
         .filter(|d| d.kind == DiffKind::Contradiction)
         .count();
+    let tools = if docs.hints.len() == 1 {
+        "1 MCP tool".to_string()
+    } else {
+        format!("{} MCP tools", docs.hints.len())
+    };
+    let contradict = match contradictions {
+        0 => "no declared hint contradicts the code".to_string(),
+        1 => "1 declared hint contradicts the code".to_string(),
+        n => format!("{n} declared hints contradict the code"),
+    };
     out.push_str(&format!(
-        "{} MCP tools; {} declared hints contradict the code. A write tool may not claim `read_only_hint = true`; only a write tool with a complete contract (key, postcondition, retry cap) may claim `idempotent_hint = true`. Hints not declared count with their MCP defaults; `destructive_hint` and `open_world_hint` are not decided by the contract.\n\n",
-        docs.hints.len(),
-        contradictions
+        "{tools}; {contradict}. A write tool may not claim `read_only_hint = true`; only a write tool with a complete contract (key, postcondition, retry cap) may claim `idempotent_hint = true`. Hints not declared count with their MCP defaults; `destructive_hint` and `open_world_hint` are not decided by the contract.\n\n"
     ));
     hints_table(docs, out);
 }
@@ -237,10 +245,9 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
                 "no".into()
             },
         ));
-        for s in &c.suppressions {
-            let codes: Vec<String> = s.rules.iter().map(|r| r.to_string()).collect();
-            rows.push(("Suppression", format!("{}: {}", codes.join(", "), s.reason)));
-        }
+    }
+    for (codes, reason) in t.suppressions() {
+        rows.push(("Suppressed", format!("{codes}: {reason}")));
     }
     out.push_str("| | |\n|---|---|\n");
     for (k, v) in rows {

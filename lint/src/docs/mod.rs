@@ -169,6 +169,8 @@ pub struct ToolDoc {
     pub diagram: diagram::Diagram,
     /// The MCP hints it declares.
     pub declared_hints: Option<DeclaredHints>,
+    /// Suppressed findings: (code, reason).
+    pub suppressed: Vec<(RuleCode, String)>,
 }
 
 impl ToolDoc {
@@ -198,6 +200,28 @@ impl ToolDoc {
     /// Whether a write tool's contract is complete (always true for reads).
     pub fn complete(&self) -> bool {
         self.contract.is_complete() && (self.has_contract || self.kind == ToolKind::Read)
+    }
+
+    /// Suppressions, as (`IDEM001, IDEM002`, reason): those written on the contract and those
+    /// that silenced a finding of this tool (`// idemcheck: allow(..)` comments included).
+    pub fn suppressions(&self) -> Vec<(String, String)> {
+        let mut by_reason: BTreeMap<String, BTreeSet<RuleCode>> = BTreeMap::new();
+        for s in &self.contract.suppressions {
+            by_reason
+                .entry(s.reason.clone())
+                .or_default()
+                .extend(s.rules.iter().copied());
+        }
+        for (code, reason) in &self.suppressed {
+            by_reason.entry(reason.clone()).or_default().insert(*code);
+        }
+        by_reason
+            .into_iter()
+            .map(|(reason, codes)| {
+                let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+                (codes.join(", "), reason)
+            })
+            .collect()
     }
 
     /// Open findings counted by code.
@@ -252,12 +276,20 @@ pub fn build_from(
         None => true,
     };
     let mut findings: BTreeMap<(&str, &str), Vec<FindingDoc>> = BTreeMap::new();
+    let mut suppressed: BTreeMap<(&str, &str), Vec<(RuleCode, String)>> = BTreeMap::new();
     for f in analysis
         .report
         .findings
         .iter()
-        .filter(|f| f.suppressed.is_none() && !f.tool.is_empty())
+        .filter(|f| !f.tool.is_empty())
     {
+        if let Some(reason) = &f.suppressed {
+            suppressed
+                .entry((f.tool.as_str(), f.function.as_str()))
+                .or_default()
+                .push((f.code, reason.clone()));
+            continue;
+        }
         findings
             .entry((f.tool.as_str(), f.function.as_str()))
             .or_default()
@@ -298,7 +330,19 @@ pub fn build_from(
                 .get(&(tool.name.as_str(), cx.function.as_str()))
                 .cloned()
                 .unwrap_or_default();
-            tools.push(describe(&index, &structs, &cx, open));
+            let mut doc = describe(&index, &structs, &cx, open);
+            doc.suppressed = suppressed
+                .get(&(tool.name.as_str(), cx.function.as_str()))
+                .cloned()
+                .unwrap_or_default();
+            if doc.kind == ToolKind::Write {
+                // The author's own answer, where a rule was silenced.
+                for (codes, reason) in doc.suppressions() {
+                    doc.answer
+                        .push_str(&format!(" {codes} suppressed: \"{reason}\"."));
+                }
+            }
+            tools.push(doc);
         }
     }
     tools.sort_by(|a, b| {
@@ -562,6 +606,7 @@ fn describe(
         findings,
         diagram: diagram::Diagram::default(),
         declared_hints: tool.hints,
+        suppressed: Vec::new(),
     };
     doc.key_text = text::key_text(&doc);
     doc.answer = text::answer(&doc);
