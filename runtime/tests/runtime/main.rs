@@ -541,6 +541,68 @@ fn declared_record_not_done_is_taken_over_only_after_its_lease() {
     assert_eq!(w.states(), [RecordState::Committed]);
 }
 
+/// Poll two futures to completion on one thread (the virtual clock's driver).
+async fn join2<A: std::future::Future, B: std::future::Future>(
+    a: A,
+    b: B,
+) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(|cx| {
+        if ra.is_none()
+            && let std::task::Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            ra = Some(v);
+        }
+        if rb.is_none()
+            && let std::task::Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            rb = Some(v);
+        }
+        if ra.is_some() && rb.is_some() {
+            std::task::Poll::Ready((ra.take().unwrap(), rb.take().unwrap()))
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
+
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, timeout_ms = 10_000, settle_ms = 5_000)]
+async fn charge_slowly(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> {
+    // The API takes 3 s to answer.
+    idemcheck::Clock::sleep_until(
+        &billing.clock,
+        billing.clock.now().after(Duration::from_secs(3)),
+    )
+    .await;
+    attempt(billing, args).await
+}
+
+#[test]
+fn a_concurrent_duplicate_call_waits_for_the_first_and_replays_it() {
+    let w = world(&[Next::Ok]);
+    let other_worker = w.ctx.clone().with_owner("worker-b");
+    let (first, second) = w.run(join2(
+        charge_slowly::call(&w.ctx, &w.billing, args("o-1", 4900)),
+        charge_slowly::call(&other_worker, &w.billing, args("o-1", 4900)),
+    ));
+    assert_eq!(first, Outcome::Completed(charge("ch_1", "o-1", 4900)));
+    assert_eq!(
+        second, first,
+        "the duplicate replays the first call's result"
+    );
+    assert_eq!(w.billing.effects(), 1);
+    // It polled the record and returned soon after the commit, not at the end of the
+    // first owner's lease (2 × (10 s + 5 s) + 5 s = 35 s).
+    let poll = charge_slowly::CONTRACT.lease() / 10;
+    assert!(
+        w.clock.now() <= Timestamp(3_000).after(poll),
+        "{:?}",
+        w.clock.now()
+    );
+}
+
 #[test]
 fn a_live_lease_beyond_the_wait_limit_is_unknown() {
     let w = world(&[Next::Ok]);
