@@ -75,7 +75,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                     None => errors = Some(e),
                 }
             }
-            Severity::Warning => warnings.extend(warning(&func.sig.ident, v)),
+            Severity::Warning => warnings.extend(warning(&func.sig, v)),
             Severity::Note => {}
         }
     }
@@ -108,18 +108,31 @@ fn with_errors(func: &ItemFn, errors: syn::Error) -> TokenStream {
 }
 
 /// A warning on stable Rust: the use of a deprecated constant whose note is the finding.
-fn warning(fn_name: &Ident, v: &Violation) -> TokenStream {
+/// Beside a method the warning lands in the impl block, where a `const _` is not allowed:
+/// there it is a named, hidden associated constant.
+fn warning(sig: &syn::Signature, v: &Violation) -> TokenStream {
+    let fn_name = &sig.ident;
     let span = v.span.start;
     let name = format_ident!("{}_{}", fn_name, v.code.as_str(), span = span);
     let note = v.compile_message();
     let use_it = quote_spanned! {span=> let _ = #name; };
-    quote! {
-        const _: () = {
+    let body = quote! {
+        {
             #[deprecated(note = #note)]
             #[allow(non_upper_case_globals)]
             const #name: () = ();
             #use_it
-        };
+        }
+    };
+    if sig.receiver().is_some() {
+        let holder = format_ident!("__idemcheck_{}_{}", fn_name, v.code.as_str());
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, dead_code)]
+            const #holder: () = #body;
+        }
+    } else {
+        quote! { const _: () = #body; }
     }
 }
 
