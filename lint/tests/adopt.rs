@@ -823,3 +823,77 @@ fn pre_commit_refuses_an_unguarded_write_tool_and_accepts_the_fix() {
     assert!(ok, "{log}");
     assert!(log.contains("(no files to check)Skipped"), "{log}");
 }
+
+/// The `language: rust` hook, as a team would use it: pre-commit clones this repository at a
+/// commit and runs `cargo install --path .` at its root (the root package `idemcheck-pre-commit`
+/// exists for this), then runs `idemcheck-hook` on the staged files. This repository's
+/// committed `HEAD` is what is installed. The build goes to a target directory kept between
+/// runs, without optimisation, so that only the first run pays for it.
+#[test]
+fn pre_commit_language_rust_hook_builds_from_this_repository() {
+    if !pre_commit_available() {
+        return;
+    }
+    let root = repo_root();
+    let Ok(out) = Command::new("git")
+        .current_dir(&root)
+        .args(["rev-parse", "HEAD"])
+        .output()
+    else {
+        panic!("git is needed");
+    };
+    assert!(
+        out.status.success(),
+        "this test installs the repository's HEAD: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rev = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("shop");
+    precommit_project(&project);
+    write(&project.join("src/refunds.rs"), REFUND_TOOL);
+    let lib = std::fs::read_to_string(project.join("src/lib.rs")).unwrap();
+    write(
+        &project.join("src/lib.rs"),
+        &lib.replace("use rmcp::", "mod refunds;\n\nuse rmcp::"),
+    );
+    write(
+        &project.join(".pre-commit-config.yaml"),
+        &format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: idemcheck\n",
+            root.display()
+        ),
+    );
+    git_init(&project);
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("adopt-hook-install");
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mut c = isolated("pre-commit", &project, home, &path);
+    c.args([
+        "run",
+        "idemcheck",
+        "--files",
+        "src/lib.rs",
+        "src/refunds.rs",
+    ])
+    .env("CARGO_TARGET_DIR", &target)
+    .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+    .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+    .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true")
+    .env_remove("RUSTFLAGS");
+    let (ok, log) = output(&mut c);
+    assert!(!ok, "{log}");
+    assert!(log.contains("Installing environment"), "{log}");
+    assert!(
+        log.contains("× write tool `refund_order` has no stable key"),
+        "{log}"
+    );
+    assert!(log.contains("- exit code: 1"), "{log}");
+    // Without the new file's tool (its module declaration removed), the commit would pass.
+    write(&project.join("src/lib.rs"), &lib);
+    let mut c = isolated("pre-commit", &project, home, &path);
+    c.args(["run", "idemcheck", "--files", "src/lib.rs"]);
+    let (ok, log) = output(&mut c);
+    assert!(ok, "{log}");
+    assert!(log.contains("Passed"), "{log}");
+}
