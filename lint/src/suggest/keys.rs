@@ -259,7 +259,7 @@ pub fn choose(candidates: &[Candidate], fallback: &[String]) -> Choice {
         };
         return Choice {
             note: format!(
-                "{} {verb} the operation{left} (every input still enters the fingerprint: a retry with other values is refused, not merged)",
+                "{} {verb} the operation{left}; a second call with the same key and other values is refused (divergent payload), never merged: if the tool may do that on purpose, add an input naming each operation",
                 quote(&entries)
             ),
             entries,
