@@ -32,8 +32,9 @@ pub struct AdoptArgs {
 /// The paths worth checking among those given (a pre-commit hook passes the staged `.rs`
 /// and `.toml` files): Rust files and directories as they are; a `Cargo.toml` or
 /// `idemcheck.toml` stands for its directory, since configuration applies to every tool
-/// there; any other file (`rustfmt.toml`, ...) is dropped. `None` when paths were given and
-/// none is left: there is nothing to check.
+/// there — and, at the root of a virtual workspace (no package there), for the whole
+/// selection, as if no path were given (`Some(vec![])`); any other file (`rustfmt.toml`, ...)
+/// is dropped. `None` when paths were given and none is left: there is nothing to check.
 pub fn source_paths(paths: &[PathBuf]) -> Option<Vec<PathBuf>> {
     if paths.is_empty() {
         return Some(Vec::new());
@@ -42,10 +43,15 @@ pub fn source_paths(paths: &[PathBuf]) -> Option<Vec<PathBuf>> {
     for p in paths {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let kept = if name == "Cargo.toml" || name == "idemcheck.toml" {
-            match p.parent() {
+            let dir = match p.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => PathBuf::from("."),
+            };
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+            if manifest.contains("[workspace") && !manifest.contains("[package]") {
+                return Some(Vec::new());
             }
+            dir
         } else if name.ends_with(".toml") {
             continue;
         } else {

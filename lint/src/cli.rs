@@ -167,14 +167,15 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             }
         };
     }
+    let scoped = crate::adopt::source_paths(&parsed.paths);
     let selection = Selection {
         manifest_path: parsed.manifest_path.clone(),
         workspace: parsed.workspace,
         packages: parsed.package.clone(),
-        paths: crate::adopt::source_paths(&parsed.paths).unwrap_or_default(),
+        paths: scoped.clone().unwrap_or_default(),
         config_path: parsed.config.clone(),
     };
-    if !parsed.paths.is_empty() && selection.paths.is_empty() {
+    if scoped.is_none() {
         // Only files that hold neither tools nor configuration (e.g. a hook's `rustfmt.toml`).
         let empty = crate::adopt::empty_analysis();
         let text = crate::report::render(&empty, parsed.message_format, false);

@@ -432,6 +432,14 @@ fn file_paths_check_their_tools_with_helpers_from_the_whole_workspace() {
         "{}",
         r.stdout
     );
+    // The virtual workspace's own Cargo.toml: the whole workspace.
+    let r = run(root, &["--message-format=short", "Cargo.toml"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("2 tools (2 write) in 3 files"),
+        "{}",
+        r.stdout
+    );
     // Other TOML files hold no tools: nothing to check, exit 0.
     let r = run(root, &["--message-format=short", "rustfmt.toml"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
