@@ -924,3 +924,42 @@ fn readme_suggest_excerpt_is_real_output() {
         r.stdout
     );
 }
+
+/// A free-function tool (a configured tool attribute, `side_effect` already imported): the
+/// bare attribute above the framework's, the stub as a free function after the tool, and the
+/// steps the crate still needs (a foreign error type cannot be classified in place).
+#[test]
+fn suggest_fix_on_a_free_function_tool() {
+    let ws = copy_fixture("configured");
+    let root = ws.path();
+    let r = run(root, &["suggest", "--fix"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("1 tool fixed in 1 file, 1 skipped"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("`reqwest::Error` is not a type of this workspace"),
+        "{}",
+        r.stdout
+    );
+    // Steps come from the tools --fix changed only (not from the skipped trait tool).
+    assert!(!r.stdout.contains("ContextProvider"), "{}", r.stdout);
+    let text = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(
+        text.contains("#[side_effect(key = [order_id], verify = verify_place_order, max_retries = 1)]\n#[tool(name = \"place_order\")]\npub async fn place_order("),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nasync fn verify_place_order(shop: &Shop, args: &OrderArgs) -> Result<Option<String>, &'static str> {\n    let _ = (shop, args);\n"),
+        "{text}"
+    );
+    let r = run(root, &["--message-format=short"]);
+    let place: Vec<&str> = finding_lines(&r.stdout)
+        .into_iter()
+        .filter(|l| l.contains("`place_order`"))
+        .collect();
+    assert!(place.is_empty(), "{}", r.stdout);
+}

@@ -284,7 +284,12 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
         ));
     }
     let mut steps: Vec<&String> = Vec::new();
-    for s in proposals.iter().flat_map(|p| &p.steps) {
+    // Only for the proposals --fix applies to: the others get advice instead.
+    for s in proposals
+        .iter()
+        .filter(|p| p.fix.is_ok())
+        .flat_map(|p| &p.steps)
+    {
         if !steps.contains(&s) {
             steps.push(s);
         }
