@@ -175,9 +175,21 @@ pub fn apply(
     if let Some(rev) = &args.new_from_rev {
         let changes = crate::changed::since(&root, rev)?;
         let mut findings = std::mem::take(&mut analysis.report.findings);
-        let filtered = crate::changed::filter(&changes, &mut findings, |rel| {
-            analysis_text(analysis, &root, rel)
-        });
+        // Where each tool is, by its Rust path: a finding in a helper belongs to it too.
+        let mut tools: std::collections::BTreeMap<&str, (String, u32)> = Default::default();
+        for file in files {
+            for t in &file.tools {
+                tools
+                    .entry(t.function.as_str())
+                    .or_insert_with(|| (file.rel.clone(), t.loc.line));
+            }
+        }
+        let filtered = crate::changed::filter(
+            &changes,
+            &mut findings,
+            |rel| analysis_text(analysis, &root, rel),
+            |f| tools.get(f.function.as_str()).cloned(),
+        );
         analysis.report.findings = findings;
         out.notes.push_str(&format!(
             "idemcheck: --new-from-rev {rev}: {} in unchanged code not shown\n",

@@ -246,31 +246,41 @@ pub struct Filtered {
     pub unchanged: u32,
 }
 
-/// Keep the findings whose item changed. `text(file)` gives a file's current text.
+/// Keep the findings whose item changed, or whose tool's own item changed: `tool_site(f)`
+/// gives the file and line of the tool a finding belongs to (a finding located in a helper
+/// is also kept when the tool that reaches it changed). `text(file)` gives a file's current
+/// text.
 pub fn filter(
     changes: &Changes,
     findings: &mut Vec<Finding>,
     text: impl Fn(&str) -> String,
+    tool_site: impl Fn(&Finding) -> Option<(String, u32)>,
 ) -> Filtered {
     let mut ranges: BTreeMap<String, Option<Vec<(u32, u32)>>> = BTreeMap::new();
-    let mut unchanged = 0;
-    findings.retain(|f| {
-        let keep = match changes.files.get(&f.file) {
+    let mut changed_at = |file: &str, line: u32, end_line: u32| -> bool {
+        match changes.files.get(file) {
             None => false,
             Some(FileChange::All) => true,
             Some(FileChange::Lines(changed)) => {
                 let items = ranges
-                    .entry(f.file.clone())
-                    .or_insert_with(|| item_ranges(&text(&f.file)));
+                    .entry(file.to_string())
+                    .or_insert_with(|| item_ranges(&text(file)));
                 match items {
                     None => true,
                     Some(items) => {
-                        let (s, e) = innermost(items, f.line).unwrap_or((f.line, f.end_line));
+                        let (s, e) = innermost(items, line).unwrap_or((line, end_line));
                         changed.iter().any(|(cs, ce)| *cs <= e && s <= *ce)
                     }
                 }
             }
-        };
+        }
+    };
+    let mut unchanged = 0;
+    findings.retain(|f| {
+        let keep = changed_at(&f.file, f.line, f.end_line)
+            || tool_site(f).is_some_and(|(file, line)| {
+                (file != f.file || line != f.line) && changed_at(&file, line, line)
+            });
         if !keep && f.suppressed.is_none() {
             unchanged += 1;
         }
@@ -296,6 +306,46 @@ mod tests {
             got.get("sp ace\"q.rs"),
             Some(&FileChange::Lines(vec![(1, 1)]))
         );
+    }
+
+    fn finding(file: &str, line: u32, function: &str) -> Finding {
+        let code = idemcheck_spec::RuleCode::Idem004;
+        Finding {
+            code,
+            rule: code.name().into(),
+            severity: idemcheck_spec::Severity::Error,
+            tool: String::new(),
+            function: function.into(),
+            file: file.into(),
+            line,
+            column: 1,
+            end_line: line,
+            end_column: 2,
+            message: String::new(),
+            help: None,
+            suppressed: None,
+        }
+    }
+
+    #[test]
+    fn a_finding_in_a_helper_follows_its_tool() {
+        let tool = "struct S;\nimpl S {\n    #[tool]\n    async fn pay(&self) {\n        helper();\n    }\n}\n";
+        let helper = "fn helper() {\n    let k = uuid::Uuid::new_v4();\n}\n\nfn other() {}\n";
+        let changes = Changes {
+            files: [("src/tool.rs".to_string(), FileChange::Lines(vec![(5, 5)]))]
+                .into_iter()
+                .collect(),
+        };
+        let text = |f: &str| if f == "src/tool.rs" { tool } else { helper }.to_string();
+        let site = |f: &Finding| (f.function == "S::pay").then(|| ("src/tool.rs".to_string(), 4));
+        let mut fs = vec![
+            finding("src/helper.rs", 2, "S::pay"),
+            finding("src/helper.rs", 2, "S::unchanged"),
+        ];
+        let got = filter(&changes, &mut fs, text, site);
+        assert_eq!(fs.len(), 1);
+        assert_eq!(fs[0].function, "S::pay");
+        assert_eq!(got.unchanged, 1);
     }
 
     #[test]
