@@ -5,7 +5,8 @@
 //! finding is kept when the *item* that contains it — the function or method (tool or
 //! helper), struct, or, outside any of those, the finding's own lines — has a changed line,
 //! counting its attributes and the comment lines right above it (where
-//! `// idemcheck: allow(..)` suppressions live). A new or untracked file is changed
+//! `// idemcheck: allow(..)` suppressions live) — or the tool it belongs to has (a finding
+//! located in a helper follows its tool). A new or untracked file is changed
 //! everywhere; a file that does not parse keeps all its findings.
 
 use std::collections::BTreeMap;
