@@ -700,7 +700,7 @@ fn suggest_fix_inserts_contracts_that_compile() {
 
 /// Whether `pre-commit` runs. Under CI (`CI` set) or with `IDEMCHECK_REQUIRE_PRECOMMIT=1` its
 /// absence fails the test; elsewhere the test says loudly that it skipped.
-fn pre_commit_available() -> bool {
+fn pre_commit_available(test: &str) -> bool {
     let ok = Command::new("pre-commit")
         .arg("--version")
         .output()
@@ -710,10 +710,13 @@ fn pre_commit_available() -> bool {
             || std::env::var_os("IDEMCHECK_REQUIRE_PRECOMMIT").is_some_and(|v| v == "1");
         assert!(
             !required,
-            "pre-commit is not installed (`pip install pre-commit`); .ci/run installs it"
+            "{test}: pre-commit is not installed (`pip install pre-commit`); .ci/run installs it"
         );
-        eprintln!(
-            "SKIPPED: pre-commit is not installed (`pip install pre-commit`); this test did not run"
+        // Straight to the process's stderr: libtest captures `eprintln!`, and this must show.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: pre-commit is not installed (`pip install pre-commit`); this test did not run"
         );
     }
     ok
@@ -765,7 +768,7 @@ const REFUND_TOOL: &str = "use rmcp::handler::server::wrapper::Parameters;\nuse 
 
 #[test]
 fn pre_commit_refuses_an_unguarded_write_tool_and_accepts_the_fix() {
-    if !pre_commit_available() {
+    if !pre_commit_available("pre_commit_refuses_an_unguarded_write_tool_and_accepts_the_fix") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -852,7 +855,7 @@ fn pre_commit_refuses_an_unguarded_write_tool_and_accepts_the_fix() {
 /// runs, without optimisation, so that only the first run pays for it.
 #[test]
 fn pre_commit_language_rust_hook_builds_from_this_repository() {
-    if !pre_commit_available() {
+    if !pre_commit_available("pre_commit_language_rust_hook_builds_from_this_repository") {
         return;
     }
     let root = repo_root();
