@@ -499,9 +499,26 @@ fn decide_in(
 fn configure(conn: &Connection, options: &SqliteOptions) -> Result<(), LedgerError> {
     conn.busy_timeout(options.busy_timeout)
         .map_err(unavailable)?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .map_err(unavailable)?;
+    // Switching to WAL takes an exclusive lock, and SQLite answers "database is locked"
+    // at once (without its busy handler) while another process opening the same new file
+    // holds it: retry within the busy timeout.
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(2);
+    let mode: String = loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(mode) => break mode,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && started.elapsed() < options.busy_timeout =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Err(e) => return Err(unavailable(e)),
+        }
+    };
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(unavailable(format!(
             "the file cannot be put in WAL mode (journal_mode = {mode})"
