@@ -330,7 +330,7 @@ struct Slot<'a, T, E> {
 /// - `call(&ctx, &world, args)` is the guarded call, usually `my_tool::call`;
 /// - `effects(&world, &args)` counts the real effects that carry out exactly `args`.
 ///
-/// ```ignore
+/// ```text
 /// Proof { contract: create_charge::CONTRACT, world: SimBilling::new, intent: charge_args,
 ///         call: create_charge::call, effects: SimBilling::count }.prove();
 /// ```

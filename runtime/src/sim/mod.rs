@@ -18,7 +18,7 @@
 //! - [`billing`]: the simulator's own billing tool and the control strategies that must
 //!   fail; [`experiments`]: reference 000's retry matrix and the paper's fault levels.
 //!
-//! ```ignore
+//! ```text
 //! #[test]
 //! fn create_charge_survives_every_fault() {
 //!     idemcheck::sim::Proof { contract: create_charge::CONTRACT, world: SimBilling::new,
