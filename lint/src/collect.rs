@@ -8,7 +8,6 @@
 //! its retry loops. Cross-file questions (does a helper write? where is `verify`?) are
 //! answered later by [`crate::index`].
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use idemcheck_spec::attr::{SideEffectAttr, parse_allow_comment};
@@ -141,30 +140,10 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
 // ---------------------------------------------------------------------------------------
 // `use` resolution
 
-/// FNV-1a: a fast hasher for the short identifier keys of the per-file maps (SipHash's
-/// flood resistance is not needed for source identifiers).
-#[derive(Debug, Clone, Copy)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+/// A fast hasher for the short identifier keys of the per-file maps (SipHash's flood
+/// resistance is not needed for source identifiers).
+type FastMap<K, V> = rustc_hash::FxHashMap<K, V>;
+type FastSet<K> = rustc_hash::FxHashSet<K>;
 
 #[derive(Debug, Default)]
 struct UseScope {
@@ -263,11 +242,11 @@ struct FnState {
     key_depth: u32,
     chain_inner: Vec<usize>,
     key_exprs: Vec<usize>,
-    unstable_lets: HashMap<String, (String, Loc)>,
-    proc_vars: HashMap<String, ProcSpec>,
+    unstable_lets: FastMap<String, (String, Loc)>,
+    proc_vars: FastMap<String, ProcSpec>,
     pending_proc: Option<ProcSpec>,
     range_idents: Vec<String>,
-    take_vars: HashSet<String>,
+    take_vars: FastSet<String>,
     saw_take: bool,
 }
 
@@ -280,7 +259,7 @@ struct ImplCtx {
     /// `#[tool_router]` or legacy `#[tool(tool_box)]`.
     router: bool,
     /// `type Args = X;`
-    assoc_types: HashMap<String, String>,
+    assoc_types: FastMap<String, String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,8 +302,8 @@ struct Collector<'a> {
     children: Vec<FileJob>,
     findings: Vec<LocFinding>,
     pending_async: Vec<PendingAsyncTool>,
-    toolbases: HashMap<String, ToolBaseInfo>,
-    const_names: HashMap<String, String>,
+    toolbases: FastMap<String, ToolBaseInfo>,
+    const_names: FastMap<String, String>,
     mcp_structs: Vec<McpStruct>,
     local_methods: FastMap<(String, String), usize>,
     /// Last segments of configured tool attributes.
@@ -691,8 +670,8 @@ impl<'a> Collector<'a> {
             children: Vec::new(),
             findings: Vec::new(),
             pending_async: Vec::new(),
-            toolbases: HashMap::new(),
-            const_names: HashMap::new(),
+            toolbases: FastMap::default(),
+            const_names: FastMap::default(),
             mcp_structs: Vec::new(),
             local_methods: FastMap::default(),
             config_lasts: config
@@ -1877,7 +1856,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let mut ctx = ImplCtx {
             self_ty: self_ty.clone(),
             router,
-            assoc_types: HashMap::new(),
+            assoc_types: FastMap::default(),
         };
         let mut const_name = None;
         for item in &i.items {
@@ -2470,6 +2449,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         match last.as_str() {
             "format" | "vec" | "println" | "print" | "eprintln" | "eprint" | "panic" | "join"
             | "try_join" | "assert" | "assert_eq" | "assert_ne" | "anyhow" | "bail" | "ensure" => {
+                // A call or a block needs a delimited group; bodies without one (most
+                // `format!("{}/orders", url)`) hold nothing to follow and are not parsed.
+                let has_group = mac
+                    .tokens
+                    .clone()
+                    .into_iter()
+                    .any(|t| matches!(t, TokenTree::Group(_)));
+                if !has_group {
+                    return;
+                }
                 if let Ok(items) =
                     mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
                 {
@@ -2620,7 +2609,7 @@ impl Collector<'_> {
         // Suppression comments.
         if text.contains("idemcheck:") {
             let lines: Vec<&str> = text.lines().collect();
-            let mut comment_at: HashMap<u32, usize> = HashMap::new();
+            let mut comment_at: FastMap<u32, usize> = FastMap::default();
             for (i, line) in lines.iter().enumerate() {
                 let trimmed = line.trim_start();
                 if !trimmed.starts_with("//") {

@@ -2,7 +2,7 @@
 //! to workspace functions, and the shortest call path from each function to a write
 //! computed once (a multi-source breadth-first search over the reversed call graph).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts};
 
@@ -38,11 +38,11 @@ pub struct Index<'a> {
     /// Flat list of (file, function) pairs.
     pub fns: Vec<(usize, usize)>,
     offsets: Vec<usize>,
-    free_by_name: HashMap<&'a str, Vec<FnId>>,
-    methods: HashMap<(&'a str, &'a str), Vec<FnId>>,
-    methods_by_name: HashMap<&'a str, Vec<FnId>>,
-    fields: HashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
-    crate_names: HashMap<String, usize>,
+    free_by_name: rustc_hash::FxHashMap<&'a str, Vec<FnId>>,
+    methods: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<FnId>>,
+    methods_by_name: rustc_hash::FxHashMap<&'a str, Vec<FnId>>,
+    fields: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
+    crate_names: rustc_hash::FxHashMap<String, usize>,
     /// Resolved calls of each function.
     pub edges: Vec<Vec<Edge>>,
     /// Nearest write of any strength.
@@ -66,10 +66,10 @@ impl<'a> Index<'a> {
             files,
             fns,
             offsets,
-            free_by_name: HashMap::new(),
-            methods: HashMap::new(),
-            methods_by_name: HashMap::new(),
-            fields: HashMap::new(),
+            free_by_name: rustc_hash::FxHashMap::default(),
+            methods: rustc_hash::FxHashMap::default(),
+            methods_by_name: rustc_hash::FxHashMap::default(),
+            fields: rustc_hash::FxHashMap::default(),
             crate_names: crate_names
                 .iter()
                 .enumerate()
