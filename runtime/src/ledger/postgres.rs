@@ -19,6 +19,13 @@
 //!   table keeps free space in its pages (`fillfactor = 70`), so settling a record is a
 //!   heap-only (HOT) update that touches no index. `pending()` therefore scans the table:
 //!   an operator's query, not a hot path.
+//! - **Group commit.** A claim or a settle write that finds another of its kind in flight on
+//!   the same handle is queued; a batcher (on a thread and tokio runtime of its own, with its
+//!   own connections, so the ledger does not depend on the runtime it was connected on)
+//!   sends everything queued as one statement over `unnest(..)` arrays — one transaction and
+//!   one WAL flush for the batch, each row still fenced on its own token, at most one row per
+//!   key per statement, rows in key order. A call that finds nothing in flight runs its
+//!   single-row statement directly.
 //! - **A connection pool** (deadpool) of `pool_size` connections; every call is bounded by
 //!   `op_timeout` and fails with [`LedgerError::Unavailable`] past it. No TLS: reach the
 //!   server over a trusted network or a local socket.
@@ -37,6 +44,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{NoTls, Row};
 
 use super::codec::{decode, encode, millis, signed, state_of, unsigned};
@@ -115,6 +123,14 @@ pub struct PostgresLedger {
     sql: std::sync::Arc<Statements>,
     schema: String,
     op_timeout: Duration,
+    /// Claims waiting for the next batched claim statement (group commit).
+    claims: mpsc::UnboundedSender<ClaimJob>,
+    /// Commits and failures waiting for the next batched settle statement.
+    settles: mpsc::UnboundedSender<SettleJob>,
+    /// Claims of this handle (and its clones) in flight.
+    claims_in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// Settle writes of this handle (and its clones) in flight.
+    settles_in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl std::fmt::Debug for PostgresLedger {
@@ -148,10 +164,12 @@ const NOW_MS: &str = "(extract(epoch FROM now()) * 1000)::bigint";
 
 /// The statements, with the schema spelled in.
 struct Statements {
-    begin: String,
+    begin_one: String,
+    resolve_one: String,
+    begin_batch: String,
+    resolve_batch: String,
     reclaim: String,
     take_over: String,
-    resolve: String,
     release: String,
     load: String,
     prune: String,
@@ -168,7 +186,7 @@ impl Statements {
             .collect::<Vec<_>>()
             .join(", ");
         Statements {
-            begin: format!(
+            begin_one: format!(
                 "WITH now AS (SELECT {NOW_MS} AS ms),
                  ins AS (
                     INSERT INTO {s}.records ({COLUMNS})
@@ -180,6 +198,36 @@ impl Statements {
                  SELECT true, ins.*, now.ms FROM ins, now
                  UNION ALL SELECT false, {r_columns}, now.ms FROM {s}.records AS r, now
                     WHERE r.key = $1 AND NOT EXISTS (SELECT 1 FROM ins)"
+            ),
+            resolve_one: format!(
+                "UPDATE {s}.records SET state = $3, resolution = $4, updated_at = {NOW_MS}
+                 WHERE key = $1 AND token = $2 AND state IN ('declared', 'unknown')"
+            ),
+            begin_batch: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms),
+                 u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+                                            $5::int8[], $6::int8[])
+                       AS u(key, tool, fingerprint, owner, lease, ttl)),
+                 ins AS (
+                    INSERT INTO {s}.records ({COLUMNS})
+                    SELECT u.key, u.tool, u.fingerprint, 'declared', u.owner,
+                           nextval('{s}.tokens'), now.ms + u.lease, now.ms, now.ms,
+                           now.ms + u.ttl, NULL
+                    FROM u, now
+                    ON CONFLICT (key) DO NOTHING
+                    RETURNING {COLUMNS}
+                 )
+                 SELECT true, ins.*, now.ms FROM ins, now
+                 UNION ALL SELECT false, {r_columns}, now.ms FROM {s}.records AS r, now, u
+                    WHERE r.key = u.key AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.key = u.key)"
+            ),
+            resolve_batch: format!(
+                "UPDATE {s}.records AS r SET state = u.state, resolution = u.resolution,
+                        updated_at = {NOW_MS}
+                 FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[])
+                      AS u(key, token, state, resolution)
+                 WHERE r.key = u.key AND r.token = u.token AND r.state IN ('declared', 'unknown')
+                 RETURNING r.key"
             ),
             reclaim: format!(
                 "WITH now AS (SELECT {NOW_MS} AS ms)
@@ -202,10 +250,6 @@ impl Statements {
                  WHERE r.key = $1 AND r.token = $2 AND r.state IN ('declared', 'unknown')
                    AND r.lease_until <= now.ms
                  RETURNING r.token"
-            ),
-            resolve: format!(
-                "UPDATE {s}.records SET state = $3, resolution = $4, updated_at = {NOW_MS}
-                 WHERE key = $1 AND token = $2 AND state IN ('declared', 'unknown')"
             ),
             release: format!(
                 "DELETE FROM {s}.records WHERE key = $1 AND token = $2 AND state = 'declared'"
@@ -298,6 +342,228 @@ fn record_from(row: &Row, at: usize) -> Result<Record, LedgerError> {
     })
 }
 
+/// The most claims (or settles) one batched statement carries.
+const MAX_BATCH: usize = 64;
+
+/// Batched statements of each kind in flight at once. One: a second lane measured no gain
+/// (the queue fills while a statement waits for its flush anyway), and concurrent batches
+/// would contend for the same rows.
+const BATCH_LANES: usize = 1;
+
+/// A job queue several batch lanes take from.
+type Shared<J> = std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<J>>>;
+
+/// Counts a handle's claims (or settles) in flight; the first of a quiet moment runs alone.
+struct InFlight<'a> {
+    count: &'a std::sync::atomic::AtomicUsize,
+    alone: bool,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(count: &'a std::sync::atomic::AtomicUsize) -> InFlight<'a> {
+        let before = count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight {
+            count,
+            alone: before == 0,
+        }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// One claim's parameters.
+struct ClaimRow {
+    key: String,
+    tool: String,
+    fingerprint: String,
+    owner: String,
+    lease: i64,
+    ttl: i64,
+}
+
+/// A claim waiting for the claim batcher. The answer is `None` when the statement neither
+/// inserted the key nor saw its row (a concurrent claim committed after its snapshot).
+struct ClaimJob {
+    row: ClaimRow,
+    reply: oneshot::Sender<ClaimAnswer>,
+}
+
+/// What a claim statement found for one key: (claimed?, the record, the server's now).
+type ClaimAnswer = Result<Option<(bool, Record, i64)>, LedgerError>;
+
+/// One settle write's parameters.
+struct SettleRow {
+    key: String,
+    token: i64,
+    state: &'static str,
+    resolution: String,
+}
+
+/// A commit, failure or unknown waiting for the settle batcher; the answer says whether the
+/// fenced update matched.
+struct SettleJob {
+    row: SettleRow,
+    reply: oneshot::Sender<Result<bool, LedgerError>>,
+}
+
+/// Take the next batch: everything queued (up to [`MAX_BATCH`]), at most one job per key —
+/// a second job for a key waits for the next batch, so one statement never touches a row
+/// twice.
+async fn next_batch<J>(
+    rx: &mut mpsc::UnboundedReceiver<J>,
+    held: &mut Vec<J>,
+    key: impl Fn(&J) -> &str,
+) -> Option<Vec<J>> {
+    if held.is_empty() {
+        held.push(rx.recv().await?);
+    }
+    while held.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(job) => held.push(job),
+            Err(_) => break,
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let (mut batch, later): (Vec<J>, Vec<J>) = std::mem::take(held)
+        .into_iter()
+        .partition(|j| seen.insert(key(j).to_string()));
+    *held = later;
+    // Rows in key order: any two writers lock them in the same order.
+    batch.sort_by(|a, b| key(a).cmp(key(b)));
+    Some(batch)
+}
+
+/// Group commit for claims: every claim queued while the previous statement ran goes into
+/// the next one — one statement, one transaction, one WAL flush for all of them. A single
+/// claim still costs one statement.
+async fn claim_batcher(pool: Pool, sql: std::sync::Arc<Statements>, rx: Shared<ClaimJob>) {
+    let mut held = Vec::new();
+    loop {
+        let batch = {
+            let mut rx = rx.lock().await;
+            next_batch(&mut rx, &mut held, |j| j.row.key.as_str()).await
+        };
+        let Some(batch) = batch else { return };
+        let rows: Vec<&ClaimRow> = batch.iter().map(|j| &j.row).collect();
+        let result = run_claims(&pool, &sql, &rows).await;
+        match result {
+            Ok(mut found) => {
+                for job in batch {
+                    let answer = found.remove(&job.row.key);
+                    let _ = job.reply.send(Ok(answer));
+                }
+            }
+            Err(e) => {
+                for job in batch {
+                    let _ = job.reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+async fn run_claims(
+    pool: &Pool,
+    sql: &Statements,
+    batch: &[&ClaimRow],
+) -> Result<std::collections::HashMap<String, (bool, Record, i64)>, LedgerError> {
+    let client = pool.get().await.map_err(pg_error)?;
+    run_claims_on(&client, sql, batch).await
+}
+
+async fn run_claims_on(
+    client: &deadpool_postgres::Object,
+    sql: &Statements,
+    batch: &[&ClaimRow],
+) -> Result<std::collections::HashMap<String, (bool, Record, i64)>, LedgerError> {
+    let stmt = client
+        .prepare_cached(&sql.begin_batch)
+        .await
+        .map_err(pg_error)?;
+    let keys: Vec<&str> = batch.iter().map(|j| j.key.as_str()).collect();
+    let tools: Vec<&str> = batch.iter().map(|j| j.tool.as_str()).collect();
+    let fps: Vec<&str> = batch.iter().map(|j| j.fingerprint.as_str()).collect();
+    let owners: Vec<&str> = batch.iter().map(|j| j.owner.as_str()).collect();
+    let leases: Vec<i64> = batch.iter().map(|j| j.lease).collect();
+    let ttls: Vec<i64> = batch.iter().map(|j| j.ttl).collect();
+    let rows = client
+        .query(&stmt, &[&keys, &tools, &fps, &owners, &leases, &ttls])
+        .await
+        .map_err(pg_error)?;
+    let mut found = std::collections::HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let claimed: bool = row
+            .try_get(0)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        let record = record_from(row, 1)?;
+        let now: i64 = row
+            .try_get(12)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        found.insert(record.key.as_str().to_string(), (claimed, record, now));
+    }
+    Ok(found)
+}
+
+/// Group commit for the writes that settle claims (on the settle pool).
+async fn settle_batcher(pool: Pool, sql: std::sync::Arc<Statements>, rx: Shared<SettleJob>) {
+    let mut held = Vec::new();
+    loop {
+        let batch = {
+            let mut rx = rx.lock().await;
+            next_batch(&mut rx, &mut held, |j| j.row.key.as_str()).await
+        };
+        let Some(batch) = batch else { return };
+        let rows: Vec<&SettleRow> = batch.iter().map(|j| &j.row).collect();
+        let result = run_settles(&pool, &sql, &rows).await;
+        match result {
+            Ok(settled) => {
+                for job in batch {
+                    let ok = settled.contains(&job.row.key);
+                    let _ = job.reply.send(Ok(ok));
+                }
+            }
+            Err(e) => {
+                for job in batch {
+                    let _ = job.reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+async fn run_settles(
+    pool: &Pool,
+    sql: &Statements,
+    batch: &[&SettleRow],
+) -> Result<std::collections::HashSet<String>, LedgerError> {
+    let client = pool.get().await.map_err(pg_error)?;
+    run_settles_on(&client, sql, batch).await
+}
+
+async fn run_settles_on(
+    client: &deadpool_postgres::Object,
+    sql: &Statements,
+    batch: &[&SettleRow],
+) -> Result<std::collections::HashSet<String>, LedgerError> {
+    let stmt = client
+        .prepare_cached(&sql.resolve_batch)
+        .await
+        .map_err(pg_error)?;
+    let keys: Vec<&str> = batch.iter().map(|j| j.key.as_str()).collect();
+    let tokens: Vec<i64> = batch.iter().map(|j| j.token).collect();
+    let states: Vec<&str> = batch.iter().map(|j| j.state).collect();
+    let resolutions: Vec<&str> = batch.iter().map(|j| j.resolution.as_str()).collect();
+    let rows = client
+        .query(&stmt, &[&keys, &tokens, &states, &resolutions])
+        .await
+        .map_err(pg_error)?;
+    Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
+}
+
 /// How many times `begin` re-runs its statement when a concurrent claim committed after
 /// the statement's snapshot (it then neither inserts nor sees the row).
 const BEGIN_ATTEMPTS: usize = 16;
@@ -327,7 +593,7 @@ impl PostgresLedger {
         if config.get_application_name().is_none() {
             config.application_name("idemcheck");
         }
-        let build = |config: tokio_postgres::Config| {
+        let build_sized = |config: tokio_postgres::Config, size: usize| {
             let manager = Manager::from_config(
                 config,
                 NoTls,
@@ -336,7 +602,7 @@ impl PostgresLedger {
                 },
             );
             Pool::builder(manager)
-                .max_size(options.pool_size)
+                .max_size(size)
                 .runtime(Runtime::Tokio1)
                 .wait_timeout(Some(options.op_timeout))
                 .create_timeout(Some(options.connect_timeout))
@@ -344,24 +610,75 @@ impl PostgresLedger {
                 .build()
                 .map_err(unavailable)
         };
+        let build = |config: tokio_postgres::Config| build_sized(config, options.pool_size);
         let pool = build(config.clone())?;
+        let mut lazy_config = config.clone();
+        let startup = match lazy_config.get_options() {
+            Some(o) => format!("{o} -c synchronous_commit=off"),
+            None => "-c synchronous_commit=off".to_string(),
+        };
+        lazy_config.options(startup);
         let settle_pool = if options.async_resolutions {
-            let mut lazy = config;
-            let startup = match lazy.get_options() {
-                Some(o) => format!("{o} -c synchronous_commit=off"),
-                None => "-c synchronous_commit=off".to_string(),
-            };
-            lazy.options(startup);
-            build(lazy)?
+            build(lazy_config.clone())?
         } else {
             pool.clone()
         };
+        let sql = std::sync::Arc::new(Statements::new(&options.schema));
+        let (claims, claim_rx) = mpsc::unbounded_channel();
+        let (settles, settle_rx) = mpsc::unbounded_channel();
+        // The batchers run on a thread and runtime of their own, with connections of their
+        // own, so a ledger outlives the runtime it was connected on (and its connections do
+        // not depend on a caller's runtime). They stop when the last clone is dropped.
+        let claim_pool = build_sized(config.clone(), BATCH_LANES)?;
+        let settle_batch_pool = if options.async_resolutions {
+            build_sized(lazy_config.clone(), BATCH_LANES)?
+        } else {
+            build_sized(config.clone(), BATCH_LANES)?
+        };
+        {
+            let sql = sql.clone();
+            std::thread::Builder::new()
+                .name("idemcheck-pg-batch".into())
+                .spawn(move || {
+                    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    else {
+                        return;
+                    };
+                    rt.block_on(async move {
+                        let claim_rx = std::sync::Arc::new(tokio::sync::Mutex::new(claim_rx));
+                        let settle_rx = std::sync::Arc::new(tokio::sync::Mutex::new(settle_rx));
+                        let mut lanes = Vec::new();
+                        for _ in 0..BATCH_LANES {
+                            lanes.push(tokio::spawn(claim_batcher(
+                                claim_pool.clone(),
+                                sql.clone(),
+                                claim_rx.clone(),
+                            )));
+                            lanes.push(tokio::spawn(settle_batcher(
+                                settle_batch_pool.clone(),
+                                sql.clone(),
+                                settle_rx.clone(),
+                            )));
+                        }
+                        for lane in lanes {
+                            let _ = lane.await;
+                        }
+                    });
+                })
+                .map_err(|e| unavailable(format!("cannot start the batch thread: {e}")))?;
+        }
         let ledger = PostgresLedger {
             pool,
             settle_pool,
-            sql: std::sync::Arc::new(Statements::new(&options.schema)),
+            sql,
             schema: options.schema.clone(),
             op_timeout: options.op_timeout,
+            claims,
+            settles,
+            claims_in_flight: Default::default(),
+            settles_in_flight: Default::default(),
         };
         ledger.migrate().await?;
         Ok(ledger)
@@ -405,6 +722,76 @@ impl PostgresLedger {
         .await
     }
 
+    /// Run one claim: directly when no other claim of this handle is in flight (no hop, no
+    /// wait), else through the claim batcher, which puts every claim queued meanwhile into
+    /// one statement (group commit).
+    async fn claim_row(&self, row: ClaimRow) -> ClaimAnswer {
+        let _in_flight = InFlight::enter(&self.claims_in_flight);
+        if _in_flight.alone {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.begin_one)
+                .await
+                .map_err(pg_error)?;
+            let rows = client
+                .query(
+                    &stmt,
+                    &[
+                        &row.key,
+                        &row.tool,
+                        &row.fingerprint,
+                        &row.owner,
+                        &row.lease,
+                        &row.ttl,
+                    ],
+                )
+                .await
+                .map_err(pg_error)?;
+            let Some(found) = rows.first() else {
+                return Ok(None);
+            };
+            let claimed: bool = found
+                .try_get(0)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            let record = record_from(found, 1)?;
+            let now: i64 = found
+                .try_get(12)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            return Ok(Some((claimed, record, now)));
+        }
+        let (reply, answer) = oneshot::channel();
+        self.claims
+            .send(ClaimJob { row, reply })
+            .map_err(|_| unavailable("the claim batcher has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the claim batcher has stopped"))?
+    }
+
+    /// Run one settle write, directly or batched like [`Self::claim_row`].
+    async fn settle_row(&self, row: SettleRow) -> Result<bool, LedgerError> {
+        let _in_flight = InFlight::enter(&self.settles_in_flight);
+        if _in_flight.alone {
+            let client = self.settle_client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.resolve_one)
+                .await
+                .map_err(pg_error)?;
+            let n = client
+                .execute(&stmt, &[&row.key, &row.token, &row.state, &row.resolution])
+                .await
+                .map_err(pg_error)?;
+            return Ok(n == 1);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.settles
+            .send(SettleJob { row, reply })
+            .map_err(|_| unavailable("the settle batcher has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the settle batcher has stopped"))?
+    }
+
     async fn bounded<T>(
         &self,
         fut: impl std::future::Future<Output = Result<T, LedgerError>>,
@@ -432,40 +819,34 @@ impl PostgresLedger {
 impl Ledger for PostgresLedger {
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
         self.bounded(async {
-            let client = self.client().await?;
-            let stmt = client
-                .prepare_cached(&self.sql.begin)
-                .await
-                .map_err(pg_error)?;
             let (key, fp) = (claim.key.as_str(), claim.fingerprint.as_str());
             let (lease, ttl) = (millis(claim.lease), millis(claim.ttl));
             for _ in 0..BEGIN_ATTEMPTS {
-                let rows = client
-                    .query(&stmt, &[&key, &claim.tool, &fp, &claim.owner, &lease, &ttl])
-                    .await
-                    .map_err(pg_error)?;
-                let Some(row) = rows.first() else {
-                    // A concurrent claim committed after this statement's snapshot: the
-                    // next statement sees it.
-                    continue;
+                let row = ClaimRow {
+                    key: key.to_string(),
+                    tool: claim.tool.to_string(),
+                    fingerprint: fp.to_string(),
+                    owner: claim.owner.to_string(),
+                    lease,
+                    ttl,
                 };
-                let claimed: bool = row
-                    .try_get(0)
-                    .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-                let record = record_from(row, 1)?;
+                let (claimed, record, now) = match self.claim_row(row).await? {
+                    Some(found) => found,
+                    // A concurrent claim committed after the statement's snapshot: the
+                    // next statement sees it.
+                    None => continue,
+                };
                 if claimed {
                     return Ok(Begin::Claimed {
                         token: record.token,
                     });
                 }
-                let now: i64 = row
-                    .try_get(12)
-                    .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
                 if record.state.is_unresolved() || signed(record.expires_at.0) > now {
                     return Ok(Begin::Existing(record));
                 }
                 // A resolved record past its expiry counts as absent: take its place, in
                 // one fenced statement (rare: only until `prune` deletes it).
+                let client = self.client().await?;
                 let reclaim = client
                     .prepare_cached(&self.sql.reclaim)
                     .await
@@ -536,16 +917,14 @@ impl Ledger for PostgresLedger {
         let text = encode(resolution)?;
         let state = state_of(resolution).as_str();
         self.bounded(async {
-            let client = self.settle_client().await?;
-            let stmt = client
-                .prepare_cached(&self.sql.resolve)
-                .await
-                .map_err(pg_error)?;
-            let n = client
-                .execute(&stmt, &[&key.as_str(), &signed(token), &state, &text])
-                .await
-                .map_err(pg_error)?;
-            if n == 1 {
+            let row = SettleRow {
+                key: key.as_str().to_string(),
+                token: signed(token),
+                state,
+                resolution: text,
+            };
+            let settled = self.settle_row(row).await?;
+            if settled {
                 Ok(())
             } else {
                 Err(LedgerError::Fenced {
