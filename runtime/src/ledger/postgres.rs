@@ -124,9 +124,9 @@ pub struct PostgresLedger {
     schema: String,
     op_timeout: Duration,
     /// Claims waiting for the next batched claim statement (group commit).
-    claims: mpsc::UnboundedSender<ClaimJob>,
+    claims: mpsc::UnboundedSender<Job<ClaimRow>>,
     /// Commits and failures waiting for the next batched settle statement.
-    settles: mpsc::UnboundedSender<SettleJob>,
+    settles: mpsc::UnboundedSender<Job<SettleRow>>,
     /// Claims of this handle (and its clones) in flight.
     claims_in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     /// Settle writes of this handle (and its clones) in flight.
@@ -345,14 +345,6 @@ fn record_from(row: &Row, at: usize) -> Result<Record, LedgerError> {
 /// The most claims (or settles) one batched statement carries.
 const MAX_BATCH: usize = 64;
 
-/// Batched statements of each kind in flight at once. One: a second lane measured no gain
-/// (the queue fills while a statement waits for its flush anyway), and concurrent batches
-/// would contend for the same rows.
-const BATCH_LANES: usize = 1;
-
-/// A job queue several batch lanes take from.
-type Shared<J> = std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<J>>>;
-
 /// Counts a handle's claims (or settles) in flight; the first of a quiet moment runs alone.
 struct InFlight<'a> {
     count: &'a std::sync::atomic::AtomicUsize,
@@ -385,14 +377,9 @@ struct ClaimRow {
     ttl: i64,
 }
 
-/// A claim waiting for the claim batcher. The answer is `None` when the statement neither
-/// inserted the key nor saw its row (a concurrent claim committed after its snapshot).
-struct ClaimJob {
-    row: ClaimRow,
-    reply: oneshot::Sender<ClaimAnswer>,
-}
-
-/// What a claim statement found for one key: (claimed?, the record, the server's now).
+/// What a claim statement found for one key: (claimed?, the record, the server's now), or
+/// `None` when the statement neither inserted the key nor saw its row (a concurrent claim
+/// committed after its snapshot).
 type ClaimAnswer = Result<Option<(bool, Record, i64)>, LedgerError>;
 
 /// One settle write's parameters.
@@ -403,21 +390,74 @@ struct SettleRow {
     resolution: String,
 }
 
-/// A commit, failure or unknown waiting for the settle batcher; the answer says whether the
-/// fenced update matched.
-struct SettleJob {
-    row: SettleRow,
-    reply: oneshot::Sender<Result<bool, LedgerError>>,
+/// A kind of write the batcher groups: how one statement runs a batch of rows, and what
+/// each row's caller is answered.
+trait Batched: Sized + Send + Sync + 'static {
+    /// What the batch statement returns.
+    type Found: Send;
+    /// What one caller is answered.
+    type Answer: Send + 'static;
+    /// The row's key (at most one row per key per statement).
+    fn key(&self) -> &str;
+    /// Run `rows` as one statement on `client`.
+    fn run<'a>(
+        client: &'a deadpool_postgres::Object,
+        sql: &'a Statements,
+        rows: &'a [&'a Self],
+    ) -> impl std::future::Future<Output = Result<Self::Found, LedgerError>> + Send + 'a;
+    /// This row's answer out of the statement's result.
+    fn answer(found: &mut Self::Found, row: &Self) -> Self::Answer;
+}
+
+impl Batched for ClaimRow {
+    type Found = std::collections::HashMap<String, (bool, Record, i64)>;
+    type Answer = Option<(bool, Record, i64)>;
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn run<'a>(
+        client: &'a deadpool_postgres::Object,
+        sql: &'a Statements,
+        rows: &'a [&'a Self],
+    ) -> impl std::future::Future<Output = Result<Self::Found, LedgerError>> + Send + 'a {
+        run_claims(client, sql, rows)
+    }
+    fn answer(found: &mut Self::Found, row: &Self) -> Self::Answer {
+        found.remove(&row.key)
+    }
+}
+
+impl Batched for SettleRow {
+    type Found = std::collections::HashSet<String>;
+    type Answer = bool;
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn run<'a>(
+        client: &'a deadpool_postgres::Object,
+        sql: &'a Statements,
+        rows: &'a [&'a Self],
+    ) -> impl std::future::Future<Output = Result<Self::Found, LedgerError>> + Send + 'a {
+        run_settles(client, sql, rows)
+    }
+    fn answer(found: &mut Self::Found, row: &Self) -> Self::Answer {
+        found.contains(&row.key)
+    }
+}
+
+/// A row waiting for its batcher, with where to send the answer.
+struct Job<R: Batched> {
+    row: R,
+    reply: oneshot::Sender<Result<R::Answer, LedgerError>>,
 }
 
 /// Take the next batch: everything queued (up to [`MAX_BATCH`]), at most one job per key —
 /// a second job for a key waits for the next batch, so one statement never touches a row
-/// twice.
-async fn next_batch<J>(
-    rx: &mut mpsc::UnboundedReceiver<J>,
-    held: &mut Vec<J>,
-    key: impl Fn(&J) -> &str,
-) -> Option<Vec<J>> {
+/// twice — in key order, so any two writers lock rows in the same order.
+async fn next_batch<R: Batched>(
+    rx: &mut mpsc::UnboundedReceiver<Job<R>>,
+    held: &mut Vec<Job<R>>,
+) -> Option<Vec<Job<R>>> {
     if held.is_empty() {
         held.push(rx.recv().await?);
     }
@@ -428,32 +468,33 @@ async fn next_batch<J>(
         }
     }
     let mut seen = std::collections::HashSet::new();
-    let (mut batch, later): (Vec<J>, Vec<J>) = std::mem::take(held)
+    let (mut batch, later): (Vec<Job<R>>, Vec<Job<R>>) = std::mem::take(held)
         .into_iter()
-        .partition(|j| seen.insert(key(j).to_string()));
+        .partition(|j| seen.insert(j.row.key().to_string()));
     *held = later;
-    // Rows in key order: any two writers lock them in the same order.
-    batch.sort_by(|a, b| key(a).cmp(key(b)));
+    batch.sort_by(|a, b| a.row.key().cmp(b.row.key()));
     Some(batch)
 }
 
-/// Group commit for claims: every claim queued while the previous statement ran goes into
-/// the next one — one statement, one transaction, one WAL flush for all of them. A single
-/// claim still costs one statement.
-async fn claim_batcher(pool: Pool, sql: std::sync::Arc<Statements>, rx: Shared<ClaimJob>) {
+/// Group commit: every row queued while the previous statement ran goes into the next one —
+/// one statement, one transaction, one WAL flush for all of them.
+async fn batcher<R: Batched>(
+    pool: Pool,
+    sql: std::sync::Arc<Statements>,
+    mut rx: mpsc::UnboundedReceiver<Job<R>>,
+) {
     let mut held = Vec::new();
-    loop {
-        let batch = {
-            let mut rx = rx.lock().await;
-            next_batch(&mut rx, &mut held, |j| j.row.key.as_str()).await
+    while let Some(batch) = next_batch(&mut rx, &mut held).await {
+        let rows: Vec<&R> = batch.iter().map(|j| &j.row).collect();
+        let result = match pool.get().await.map_err(pg_error) {
+            Ok(client) => R::run(&client, &sql, &rows).await,
+            Err(e) => Err(e),
         };
-        let Some(batch) = batch else { return };
-        let rows: Vec<&ClaimRow> = batch.iter().map(|j| &j.row).collect();
-        let result = run_claims(&pool, &sql, &rows).await;
+        drop(rows);
         match result {
             Ok(mut found) => {
                 for job in batch {
-                    let answer = found.remove(&job.row.key);
+                    let answer = R::answer(&mut found, &job.row);
                     let _ = job.reply.send(Ok(answer));
                 }
             }
@@ -467,15 +508,6 @@ async fn claim_batcher(pool: Pool, sql: std::sync::Arc<Statements>, rx: Shared<C
 }
 
 async fn run_claims(
-    pool: &Pool,
-    sql: &Statements,
-    batch: &[&ClaimRow],
-) -> Result<std::collections::HashMap<String, (bool, Record, i64)>, LedgerError> {
-    let client = pool.get().await.map_err(pg_error)?;
-    run_claims_on(&client, sql, batch).await
-}
-
-async fn run_claims_on(
     client: &deadpool_postgres::Object,
     sql: &Statements,
     batch: &[&ClaimRow],
@@ -496,55 +528,25 @@ async fn run_claims_on(
         .map_err(pg_error)?;
     let mut found = std::collections::HashMap::with_capacity(rows.len());
     for row in &rows {
-        let claimed: bool = row
-            .try_get(0)
-            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-        let record = record_from(row, 1)?;
-        let now: i64 = row
-            .try_get(12)
-            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        let (claimed, record, now) = claim_row_from(row)?;
         found.insert(record.key.as_str().to_string(), (claimed, record, now));
     }
     Ok(found)
 }
 
-/// Group commit for the writes that settle claims (on the settle pool).
-async fn settle_batcher(pool: Pool, sql: std::sync::Arc<Statements>, rx: Shared<SettleJob>) {
-    let mut held = Vec::new();
-    loop {
-        let batch = {
-            let mut rx = rx.lock().await;
-            next_batch(&mut rx, &mut held, |j| j.row.key.as_str()).await
-        };
-        let Some(batch) = batch else { return };
-        let rows: Vec<&SettleRow> = batch.iter().map(|j| &j.row).collect();
-        let result = run_settles(&pool, &sql, &rows).await;
-        match result {
-            Ok(settled) => {
-                for job in batch {
-                    let ok = settled.contains(&job.row.key);
-                    let _ = job.reply.send(Ok(ok));
-                }
-            }
-            Err(e) => {
-                for job in batch {
-                    let _ = job.reply.send(Err(e.clone()));
-                }
-            }
-        }
-    }
+/// (claimed?, record, server now) out of a row of a claim statement.
+fn claim_row_from(row: &Row) -> Result<(bool, Record, i64), LedgerError> {
+    let claimed: bool = row
+        .try_get(0)
+        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+    let record = record_from(row, 1)?;
+    let now: i64 = row
+        .try_get(12)
+        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+    Ok((claimed, record, now))
 }
 
 async fn run_settles(
-    pool: &Pool,
-    sql: &Statements,
-    batch: &[&SettleRow],
-) -> Result<std::collections::HashSet<String>, LedgerError> {
-    let client = pool.get().await.map_err(pg_error)?;
-    run_settles_on(&client, sql, batch).await
-}
-
-async fn run_settles_on(
     client: &deadpool_postgres::Object,
     sql: &Statements,
     batch: &[&SettleRow],
@@ -629,11 +631,11 @@ impl PostgresLedger {
         // The batchers run on a thread and runtime of their own, with connections of their
         // own, so a ledger outlives the runtime it was connected on (and its connections do
         // not depend on a caller's runtime). They stop when the last clone is dropped.
-        let claim_pool = build_sized(config.clone(), BATCH_LANES)?;
+        let claim_pool = build_sized(config.clone(), 1)?;
         let settle_batch_pool = if options.async_resolutions {
-            build_sized(lazy_config.clone(), BATCH_LANES)?
+            build_sized(lazy_config.clone(), 1)?
         } else {
-            build_sized(config.clone(), BATCH_LANES)?
+            build_sized(config.clone(), 1)?
         };
         {
             let sql = sql.clone();
@@ -647,24 +649,10 @@ impl PostgresLedger {
                         return;
                     };
                     rt.block_on(async move {
-                        let claim_rx = std::sync::Arc::new(tokio::sync::Mutex::new(claim_rx));
-                        let settle_rx = std::sync::Arc::new(tokio::sync::Mutex::new(settle_rx));
-                        let mut lanes = Vec::new();
-                        for _ in 0..BATCH_LANES {
-                            lanes.push(tokio::spawn(claim_batcher(
-                                claim_pool.clone(),
-                                sql.clone(),
-                                claim_rx.clone(),
-                            )));
-                            lanes.push(tokio::spawn(settle_batcher(
-                                settle_batch_pool.clone(),
-                                sql.clone(),
-                                settle_rx.clone(),
-                            )));
-                        }
-                        for lane in lanes {
-                            let _ = lane.await;
-                        }
+                        let claims = tokio::spawn(batcher(claim_pool, sql.clone(), claim_rx));
+                        let settles = tokio::spawn(batcher(settle_batch_pool, sql, settle_rx));
+                        let _ = claims.await;
+                        let _ = settles.await;
                     });
                 })
                 .map_err(|e| unavailable(format!("cannot start the batch thread: {e}")))?;
@@ -747,21 +735,11 @@ impl PostgresLedger {
                 )
                 .await
                 .map_err(pg_error)?;
-            let Some(found) = rows.first() else {
-                return Ok(None);
-            };
-            let claimed: bool = found
-                .try_get(0)
-                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-            let record = record_from(found, 1)?;
-            let now: i64 = found
-                .try_get(12)
-                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-            return Ok(Some((claimed, record, now)));
+            return rows.first().map(claim_row_from).transpose();
         }
         let (reply, answer) = oneshot::channel();
         self.claims
-            .send(ClaimJob { row, reply })
+            .send(Job { row, reply })
             .map_err(|_| unavailable("the claim batcher has stopped"))?;
         answer
             .await
@@ -785,7 +763,7 @@ impl PostgresLedger {
         }
         let (reply, answer) = oneshot::channel();
         self.settles
-            .send(SettleJob { row, reply })
+            .send(Job { row, reply })
             .map_err(|_| unavailable("the settle batcher has stopped"))?;
         answer
             .await
