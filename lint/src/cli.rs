@@ -11,7 +11,7 @@ use idemcheck_spec::RuleCode;
 use idemcheck_spec::config::ConfigError;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 
-use crate::discover::{DiscoverError, Selection};
+use crate::discover::DiscoverError;
 use crate::report::Format;
 
 /// Exit code: no error-level findings.
@@ -41,21 +41,12 @@ pub enum ColorChoice {
     about = "Find agent write tools that are unsafe to retry (missing key, postcondition or retry cap)"
 )]
 pub struct Args {
-    /// Path to Cargo.toml.
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// Check every package of the workspace.
-    #[arg(long)]
-    pub workspace: bool,
-    /// Package(s) to check.
-    #[arg(short = 'p', long = "package", value_name = "NAME")]
-    pub package: Vec<String>,
+    /// Which packages.
+    #[command(flatten)]
+    pub select: crate::discover::SelectArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub message_format: Format,
-    /// An idemcheck.toml to use instead of the discovered configuration.
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
     /// Print the documentation of a rule (code or name) and exit.
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,
@@ -168,13 +159,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         };
     }
     let scoped = crate::adopt::source_paths(&parsed.paths);
-    let selection = Selection {
-        manifest_path: parsed.manifest_path.clone(),
-        workspace: parsed.workspace,
-        packages: parsed.package.clone(),
-        paths: scoped.clone().unwrap_or_default(),
-        config_path: parsed.config.clone(),
-    };
+    let selection = parsed.select.selection(scoped.clone().unwrap_or_default());
     if scoped.is_none() {
         // Only files that hold neither tools nor configuration (e.g. a hook's `rustfmt.toml`).
         let empty = crate::adopt::empty_analysis();

@@ -24,6 +24,36 @@ pub struct Selection {
     pub config_path: Option<PathBuf>,
 }
 
+/// The package selection every subcommand takes (`check`, `docs`, `suggest`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SelectArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Every package of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Package(s) to select.
+    #[arg(short = 'p', long = "package", value_name = "NAME")]
+    pub package: Vec<String>,
+    /// An idemcheck.toml to use instead of the discovered configuration.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+impl SelectArgs {
+    /// The selection, with explicit files or directories.
+    pub fn selection(&self, paths: Vec<PathBuf>) -> Selection {
+        Selection {
+            manifest_path: self.manifest_path.clone(),
+            workspace: self.workspace,
+            packages: self.package.clone(),
+            paths,
+            config_path: self.config.clone(),
+        }
+    }
+}
+
 /// One crate (a target) to lint.
 #[derive(Debug, Clone)]
 pub struct CratePlan {

@@ -10,7 +10,6 @@ use std::path::{Component, Path, PathBuf};
 use clap::Parser;
 
 use crate::cli::{EXIT_FAILURE, EXIT_OK};
-use crate::discover::Selection;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -32,18 +31,9 @@ pub enum DocFormat {
     about = "Write the tool-contract document of a workspace (for design reviews)"
 )]
 pub struct DocsArgs {
-    /// Path to Cargo.toml.
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// Document every package of the workspace.
-    #[arg(long)]
-    pub workspace: bool,
-    /// Package(s) to document.
-    #[arg(short = 'p', long = "package", value_name = "NAME")]
-    pub package: Vec<String>,
-    /// An idemcheck.toml to use instead of the discovered configuration.
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    /// Which packages.
+    #[command(flatten)]
+    pub select: crate::discover::SelectArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DocFormat::Markdown)]
     pub format: DocFormat,
@@ -90,13 +80,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             };
         }
     };
-    let selection = Selection {
-        manifest_path: parsed.manifest_path.clone(),
-        workspace: parsed.workspace,
-        packages: parsed.package.clone(),
-        paths: parsed.paths.clone(),
-        config_path: parsed.config.clone(),
-    };
+    let selection = parsed.select.selection(parsed.paths.clone());
     let plan = match crate::discover::plan(&selection) {
         Ok(p) => p,
         Err(e) => {

@@ -24,7 +24,6 @@ use idemcheck_spec::signature::{ParamRole, ToolSignature, type_text};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::discover::Selection;
 use crate::facts::{FileFacts, ToolBody, ToolStyle};
 use crate::index::Index;
 use crate::rules::{self, ToolCx, WriteReason};
@@ -40,18 +39,9 @@ pub mod keys;
     about = "Propose a #[side_effect] contract for each write tool that has none; --fix inserts it"
 )]
 pub struct SuggestArgs {
-    /// Path to Cargo.toml.
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// Every package of the workspace.
-    #[arg(long)]
-    pub workspace: bool,
-    /// Package(s).
-    #[arg(short = 'p', long = "package", value_name = "NAME")]
-    pub package: Vec<String>,
-    /// An idemcheck.toml to use instead of the discovered configuration.
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    /// Which packages.
+    #[command(flatten)]
+    pub select: crate::discover::SelectArgs,
     /// Insert the proposed attribute and a stub postcondition (answering "cannot tell") into
     /// the source; nothing else in the file changes.
     #[arg(long)]
@@ -152,13 +142,7 @@ struct Unguarded<'a> {
 }
 
 fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
-    let sel = Selection {
-        manifest_path: args.manifest_path.clone(),
-        workspace: args.workspace,
-        packages: args.package.clone(),
-        paths: Vec::new(),
-        config_path: args.config.clone(),
-    };
+    let sel = args.select.selection(Vec::new());
     let plan = crate::discover::plan(&sel).map_err(|e| e.to_string())?;
     let files = crate::analysis::collect_all(&plan);
     let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
