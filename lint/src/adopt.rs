@@ -71,6 +71,7 @@ pub fn empty_analysis() -> Analysis {
             version: 1,
             findings: Vec::new(),
             summary: Default::default(),
+            tools: Vec::new(),
         },
         root: std::env::current_dir().unwrap_or_default(),
         paths: Default::default(),

@@ -124,6 +124,15 @@ pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
         .map(|h| (files[h.file].rel.clone(), files[h.file].path.clone()))
         .collect();
     let findings: Vec<Finding> = hits.into_iter().map(|h| to_finding(files, h)).collect();
+    let mut inventory: Vec<idemcheck_spec::ToolEntry> = outcome
+        .inventory
+        .into_iter()
+        .filter(|(fi, _)| in_scope(&files[*fi].path))
+        .map(|(_, t)| t)
+        .collect();
+    inventory.sort_by(|a, b| {
+        (&a.file, a.line, &a.name, &a.function).cmp(&(&b.file, b.line, &b.name, &b.function))
+    });
     Analysis {
         report: Report {
             version: 1,
@@ -137,6 +146,7 @@ pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
                 notes,
                 suppressed,
             },
+            tools: inventory,
         },
         root: plan.root.clone(),
         paths,

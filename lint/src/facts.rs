@@ -224,6 +224,21 @@ pub enum ToolStyle {
     Configured,
 }
 
+impl ToolStyle {
+    /// A short stable name (`rmcp`, `rig`, ...), as the report's inventory shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStyle::SideEffect => "side_effect",
+            ToolStyle::Rmcp => "rmcp",
+            ToolStyle::RmcpToolBase => "rmcp-tool-base",
+            ToolStyle::RigTrait => "rig",
+            ToolStyle::RigAttr => "rig-attr",
+            ToolStyle::McpSdk => "rust-mcp-sdk",
+            ToolStyle::Configured => "configured",
+        }
+    }
+}
+
 /// A finding located in a file, before it is attached to a report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocFinding {

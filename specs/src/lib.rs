@@ -33,4 +33,6 @@ pub mod rules;
 pub mod schema;
 pub mod signature;
 
-pub use model::{Finding, Report, RuleCode, Severity, ToolContract, ToolKind};
+pub use model::{
+    Finding, Judgement, Report, RuleCode, Severity, ToolContract, ToolEntry, ToolKind,
+};

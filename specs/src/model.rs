@@ -282,4 +282,41 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Totals.
     pub summary: Summary,
+    /// Every tool found, with how it was judged, sorted by file, line and name.
+    #[serde(default)]
+    pub tools: Vec<ToolEntry>,
+}
+
+/// How the lint judged what a tool does.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Judgement {
+    /// It writes: declared so, or a path from its body reaches a write.
+    Write,
+    /// Every effect found only reads, or it is declared read-only and nothing contradicts it.
+    Read,
+    /// The code shows nothing either way (no write, no read evidence): MCP's default
+    /// assumption is that such a tool may write.
+    Unknown,
+}
+
+/// One tool in the report's inventory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolEntry {
+    /// Public tool name the agent sees.
+    pub name: String,
+    /// Rust path of the tool function.
+    pub function: String,
+    /// File of the definition, relative to the workspace root.
+    pub file: String,
+    /// 1-based line of the definition.
+    pub line: u32,
+    /// How the tool is defined (`side_effect`, `rmcp`, `rig`, ...).
+    pub style: String,
+    /// The judgement.
+    pub kind: Judgement,
+    /// Why: the write found (with its call chain), or the read evidence, or what was missing.
+    pub evidence: String,
 }

@@ -128,6 +128,8 @@ pub struct Outcome {
     pub tools: u32,
     /// Of which write tools.
     pub write_tools: u32,
+    /// Every tool with its judgement, with the index of its file.
+    pub inventory: Vec<(usize, idemcheck_spec::ToolEntry)>,
 }
 
 /// Run every rule over the indexed workspace. `configs[k]` is the configuration of crate `k`.
@@ -157,6 +159,7 @@ pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
             };
             cx.function = cx.function(index);
             cx.write = idem007_annotation_mismatch::judge(index, &cx);
+            out.inventory.push((fi, inventory_entry(index, &cx)));
             out.tools += 1;
             if cx.write.is_some() {
                 out.write_tools += 1;
@@ -196,6 +199,25 @@ pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
         &claimed_comments,
     ));
     out
+}
+
+/// The inventory entry of a judged tool.
+fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEntry {
+    use idemcheck_spec::Judgement;
+    let (kind, evidence) = match &cx.write {
+        Some(WriteReason::Declared) => (Judgement::Write, "declared a write".to_string()),
+        Some(WriteReason::Evidence { description, .. }) => (Judgement::Write, description.clone()),
+        None => (Judgement::Read, "no write found".to_string()),
+    };
+    idemcheck_spec::ToolEntry {
+        name: cx.tool.name.clone(),
+        function: cx.function.clone(),
+        file: index.files[cx.file].rel.clone(),
+        line: cx.tool.loc.line,
+        style: cx.tool.style.as_str().to_string(),
+        kind,
+        evidence,
+    }
 }
 
 /// Sort hits by file, position, code, message and tool; drop exact duplicates.

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Get the sources of every labelled corpus repository, checked out at its pinned commit.
+#
+#   tests/corpus/fetch.sh [NAME ...]      (NAME: owner__name, as in labels/; default: all)
+#
+# Work trees go to $CORPUS_DIR (default: target/corpus), never into the repository itself.
+# Each repository is cloned from a local mirror when one exists ($CORPUS_MIRRORS, default
+# /work/.mirror, holding `owner+name/` git directories), else from $CORPUS_GIT_BASE/owner/name
+# (default https://github.com). Nobody else's code is vendored here: only labels and commits.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+dest=${CORPUS_DIR:-$root/target/corpus}
+mirrors=${CORPUS_MIRRORS:-/work/.mirror}
+base=${CORPUS_GIT_BASE:-https://github.com}
+mkdir -p "$dest"
+
+labels=()
+if [[ $# -gt 0 ]]; then
+  for n in "$@"; do labels+=("$here/labels/$n.toml"); done
+else
+  labels=("$here"/labels/*.toml)
+fi
+
+for f in "${labels[@]}"; do
+  name=$(basename "$f" .toml)
+  repo=$(sed -n 's/^repo *= *"\(.*\)"/\1/p' "$f" | head -1)
+  commit=$(sed -n 's/^commit *= *"\([0-9a-f]\{40\}\)"/\1/p' "$f" | head -1)
+  if [[ -z "$repo" || -z "$commit" ]]; then
+    echo "skip $name: no repo or pinned commit in $f" >&2
+    continue
+  fi
+  tree="$dest/$name"
+  if [[ -d "$tree/.git" ]] && [[ "$(git -C "$tree" rev-parse HEAD 2>/dev/null)" == "$commit" ]]; then
+    continue
+  fi
+  rm -rf "$tree"
+  src=""
+  mirror="$mirrors/${repo/\//+}"
+  if [[ -d "$mirror" ]]; then
+    src=$(find "$mirror" -maxdepth 3 -name HEAD -path '*' -printf '%h\n' 2>/dev/null | head -1)
+  fi
+  if [[ -n "$src" ]]; then
+    git clone -q --no-checkout "$src" "$tree"
+  else
+    git clone -q --no-checkout "$base/$repo" "$tree"
+  fi
+  git -C "$tree" -c advice.detachedHead=false checkout -q "$commit"
+  echo "$name @ ${commit:0:12}" >&2
+done
