@@ -26,6 +26,8 @@ use syn::{Attribute, Expr, Lit, Meta, Pat, Token, Type};
 use crate::evidence as ev;
 use crate::facts::*;
 
+mod values;
+
 /// A file to collect, with where it sits in its crate.
 #[derive(Debug, Clone)]
 pub struct FileJob {
@@ -248,6 +250,14 @@ struct FnState {
     range_idents: Vec<String>,
     take_vars: FastSet<String>,
     saw_take: bool,
+    /// Text held by string locals (see [`values`]).
+    texts: FastMap<String, String>,
+    /// Where each text local was bound.
+    text_locs: FastMap<String, Loc>,
+    /// Text locals already reported as write statements.
+    reported_texts: FastSet<String>,
+    /// Locals that guard a field of `self` (`let mut g = self.items.lock().await`).
+    state_aliases: FastMap<String, String>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -260,6 +270,8 @@ struct ImplCtx {
     router: bool,
     /// `type Args = X;`
     assoc_types: FastMap<String, String>,
+    /// pulseengine `#[mcp_tools]`: every public method is a tool.
+    pub_methods_are_tools: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,6 +324,49 @@ struct Collector<'a> {
     via_hint: Option<Via>,
     /// Structs with named fields.
     structs: Vec<StructFacts>,
+    /// String constants of the file, by name.
+    const_texts: FastMap<String, String>,
+}
+
+/// String constants of a file (modules and impls included), by name.
+fn collect_const_texts(items: &[syn::Item], out: &mut FastMap<String, String>) {
+    let lit = |e: &Expr| match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        Expr::Macro(_) => lit_str(e),
+        _ => None,
+    };
+    for item in items {
+        match item {
+            syn::Item::Const(c) => {
+                if let Some(t) = lit(&c.expr) {
+                    out.insert(c.ident.to_string(), t);
+                }
+            }
+            syn::Item::Static(st) => {
+                if let Some(t) = lit(&st.expr) {
+                    out.insert(st.ident.to_string(), t);
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_const_texts(items, out);
+                }
+            }
+            syn::Item::Impl(i) => {
+                for ii in &i.items {
+                    if let syn::ImplItem::Const(c) = ii
+                        && let Some(t) = lit(&c.expr)
+                    {
+                        out.insert(c.ident.to_string(), t);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn has_cfg_test(attrs: &[Attribute]) -> bool {
@@ -616,7 +671,8 @@ const COMMON_METHODS: &[&str] = &[
 
 /// Whether a method name on an unknown receiver is specific enough to follow into the
 /// workspace methods of that name.
-fn distinctive_method(name: &str) -> bool {
+/// Whether a method name is distinctive: several words, not a standard-library method.
+pub(crate) fn distinctive_method(name: &str) -> bool {
     name.contains('_') && !name.starts_with('_') && !COMMON_METHODS.contains(&name)
 }
 
@@ -672,6 +728,7 @@ impl<'a> Collector<'a> {
             pending_async: Vec::new(),
             toolbases: FastMap::default(),
             const_names: FastMap::default(),
+            const_texts: FastMap::default(),
             mcp_structs: Vec::new(),
             local_methods: FastMap::default(),
             config_lasts: config
@@ -962,6 +1019,7 @@ impl<'a> Collector<'a> {
                     || last == "side_effect"
                     || last == "rig_tool"
                     || last == "tool"
+                    || last == "mcp_tools_method"
                     || self.config_lasts.iter().any(|c| last == c)
                     || (path.segments.len() == 1 && {
                         let name = last.to_string();
@@ -978,6 +1036,7 @@ impl<'a> Collector<'a> {
             match last.as_str() {
                 "side_effect" => se = Some(a),
                 "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
+                "mcp_tools_method" => fw = Some((ToolStyle::McpTools, a)),
                 "tool" => {
                     let is_rmcp = resolved[0] == "rmcp"
                         || (resolved.len() == 1 && (router || self.uses_rmcp()));
@@ -1395,6 +1454,16 @@ impl<'a> Collector<'a> {
             let name = mc.method.to_string();
             let loc = Loc::of_span(mc.method.span());
             let unless = if i == 0 { first_call } else { None };
+            // A POST to a search, query, token or login endpoint only reads.
+            let post_reads = name == "post"
+                && mc
+                    .args
+                    .iter()
+                    .filter_map(|a| self.text_of(a))
+                    .any(|t| crate::effects::verbs::read_endpoint(&t).is_some());
+            if post_reads {
+                continue;
+            }
             if ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1 {
                 self.evidence(
                     EvidenceKind::Http,
@@ -1405,10 +1474,7 @@ impl<'a> Collector<'a> {
                 );
             }
             if ev::QUERY_METHODS.contains(&name.as_str())
-                && let Some(kw) = mc
-                    .args
-                    .iter()
-                    .find_map(|a| lit_str(a).and_then(|s| ev::sql_write_keyword(&s)))
+                && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a))
             {
                 self.evidence(
                     EvidenceKind::Sql,
@@ -1432,7 +1498,18 @@ impl<'a> Collector<'a> {
                     loc,
                     unless,
                 );
-            } else if ev::sdk_write_method(&name) && !(i == 0 && is_self(root)) {
+            } else if !(i == 0 && is_self(root))
+                && !ev::QUERY_METHODS.contains(&name.as_str())
+                && !(ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
+                && (ev::sdk_write_method(&name)
+                    || crate::effects::verbs::client_write(
+                        &name,
+                        i,
+                        (i > 0).then(|| chain[i - 1].method.to_string()).as_deref(),
+                        receiver_name(root).as_deref(),
+                    )
+                    .is_some())
+            {
                 // If a workspace type has a method of that name, it is followed instead.
                 let unless = match unless {
                     Some(u) => Some(u),
@@ -1721,6 +1798,7 @@ fn span_loc_of_error(e: &syn::Error) -> Option<Loc> {
 
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_file(&mut self, file: &'ast syn::File) {
+        collect_const_texts(&file.items, &mut self.const_texts);
         self.push_scope(&file.items);
         for item in &file.items {
             self.visit_item(item);
@@ -1853,10 +1931,18 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 _ => false,
             }
         });
+        let pub_methods_are_tools = i.trait_.is_none()
+            && i.attrs.iter().any(|a| {
+                a.path()
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "mcp_tools")
+            });
         let mut ctx = ImplCtx {
             self_ty: self_ty.clone(),
             router,
             assoc_types: FastMap::default(),
+            pub_methods_are_tools,
         };
         let mut const_name = None;
         for item in &i.items {
@@ -1886,7 +1972,17 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 if has_cfg_test(&f.attrs) {
                     continue;
                 }
-                let idx = self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl);
+                let idx = if pub_methods_are_tools
+                    && matches!(f.vis, syn::Visibility::Public(_))
+                    && !f.attrs.iter().any(|a| a.path().is_ident("tool"))
+                {
+                    // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
+                    let mut attrs = f.attrs.clone();
+                    attrs.push(syn::parse_quote!(#[mcp_tools_method]));
+                    self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl)
+                } else {
+                    self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl)
+                };
                 fn_idx.insert(f.sig.ident.to_string(), (idx, f));
             }
         }
@@ -2017,6 +2113,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         let meth = &m.method;
         let nargs = m.args.len();
+        self.check_state_mutation(m);
+        if nargs == 1
+            && (meth == "push_str" || meth == "push")
+            && let Expr::Path(p) = strip(&m.receiver)
+            && let Some(id) = p.path.get_ident()
+        {
+            let piece = self.text_of(&m.args[0]);
+            self.append_text(&id.to_string(), piece);
+        }
         if nargs == 2 && (meth == "header" || meth == "insert") {
             let is_key = match strip(&m.args[0]) {
                 Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),
@@ -2119,11 +2224,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.mark(|f| f.m_sleep = true);
         }
         if ev::QUERY_FNS.contains(&last.as_str())
-            && let Some(kw) = c
-                .args
-                .first()
-                .and_then(lit_str)
-                .and_then(|s| ev::sql_write_keyword(&s))
+            && let Some(kw) = c.args.first().and_then(|a| self.statement_write(a))
         {
             self.evidence(
                 EvidenceKind::Sql,
@@ -2317,6 +2418,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         use syn::BinOp::*;
+        if self.in_fn()
+            && matches!(b.op, AddAssign(_))
+            && let Expr::Path(p) = strip(&b.left)
+            && let Some(id) = p.path.get_ident()
+        {
+            let piece = self.text_of(&b.right);
+            self.append_text(&id.to_string(), piece);
+        }
         if matches!(b.op, Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_))
             && (mentions_attempt(&b.left) || mentions_attempt(&b.right))
         {
@@ -2385,6 +2494,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             _ => None,
         };
         let key_like = name.as_deref().is_some_and(ev::key_binding);
+        let local_name = name.clone();
         let (before, take_before) = {
             let f = self.fn_stack.last_mut().unwrap();
             f.pending_proc = None;
@@ -2414,6 +2524,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         f.saw_take |= take_before;
+        if let (Some(init), Some(name)) = (&l.init, local_name) {
+            let loc = Loc::of_tokens(l);
+            self.fn_stack
+                .last_mut()
+                .expect("in a function")
+                .text_locs
+                .insert(name.clone(), loc);
+            self.record_local_value(&name, &init.expr);
+        }
     }
 
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
@@ -2428,6 +2547,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if self.in_fn() {
+            self.check_state_assignment(&a.left, Loc::of_tokens(&a.left));
+            if let Expr::Path(p) = strip(&a.left)
+                && let Some(id) = p.path.get_ident()
+            {
+                let name = id.to_string();
+                self.record_local_value(&name, &a.right);
+            }
+        }
         if self.in_fn()
             && let Expr::Field(f) = strip(&a.left)
             && let syn::Member::Named(m) = &f.member
@@ -2449,6 +2577,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         match last.as_str() {
             "format" | "vec" | "println" | "print" | "eprintln" | "eprint" | "panic" | "join"
             | "try_join" | "assert" | "assert_eq" | "assert_ne" | "anyhow" | "bail" | "ensure" => {
+                if last == "format"
+                    && let Some(text) = first_lit_in_tokens(mac.tokens.clone())
+                {
+                    self.check_literal_statement(&text, Loc::of_tokens(mac));
+                }
                 // A call or a block needs a delimited group; bodies without one (most
                 // `format!("{}/orders", url)`) hold nothing to follow and are not parsed.
                 let has_group = mac
@@ -2484,6 +2617,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn visit_expr_lit(&mut self, l: &'ast syn::ExprLit) {
+        if self.in_fn()
+            && let Lit::Str(s) = &l.lit
+        {
+            self.check_literal_statement(&s.value(), Loc::of_tokens(l));
         }
     }
 

@@ -67,6 +67,9 @@ pub enum EvidenceKind {
     Message,
     /// A known SDK call that creates, charges, refunds or deletes.
     Sdk,
+    /// A change to state the server keeps between calls (a list pushed to, a map inserted
+    /// into behind a lock, an atomic bumped).
+    State,
 }
 
 /// One place in a function body that performs a write.
@@ -222,6 +225,8 @@ pub enum ToolStyle {
     McpSdk,
     /// An attribute or trait named in the configuration.
     Configured,
+    /// A public method of a pulseengine `#[mcp_tools] impl`.
+    McpTools,
 }
 
 impl ToolStyle {
@@ -235,6 +240,7 @@ impl ToolStyle {
             ToolStyle::RigAttr => "rig-attr",
             ToolStyle::McpSdk => "rust-mcp-sdk",
             ToolStyle::Configured => "configured",
+            ToolStyle::McpTools => "mcp-tools",
         }
     }
 }

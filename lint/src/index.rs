@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts};
 
 /// How many calls deep a write is followed from a tool, `verify` or `key_fn` function.
-pub const MAX_DEPTH: u32 = 4;
+pub const MAX_DEPTH: u32 = 8;
 
 /// A function, as an index into [`Index::fns`].
 pub type FnId = usize;
@@ -167,6 +167,21 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// Every workspace method called `name` (whatever its type or crate).
+    pub fn methods_named(&self, name: &str) -> Vec<FnId> {
+        self.methods_by_name.get(name).cloned().unwrap_or_default()
+    }
+
+    /// [`Index::methods_named`] when the name is distinctive enough to stand for one
+    /// operation (`add_issue_comment`, not `get` or `insert`).
+    pub fn methods_named_distinctive(&self, name: &str) -> Vec<FnId> {
+        if crate::collect::distinctive_method(name) {
+            self.methods_named(name)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Workspace functions a call from `caller` may reach.
     pub fn resolve(&self, caller: FnId, target: &CallTarget) -> Vec<FnId> {
         let f = self.func(caller);
@@ -177,16 +192,15 @@ impl<'a> Index<'a> {
                 None => Vec::new(),
             },
             CallTarget::TypeFn(ty, name) => self.methods_of(ty, name, krate),
-            CallTarget::AnyMethod(name) => match self.methods_by_name.get(name.as_str()) {
-                Some(ids) => self.prefer_krate(ids, krate),
-                None => Vec::new(),
-            },
+            // The receiver's type is not known here: every workspace method of that name,
+            // in any crate (effects often live in another member than the caller).
+            CallTarget::AnyMethod(name) => self.methods_named(name),
             CallTarget::FieldMethod(field, name) => {
                 let Some(ty) = &f.self_ty else {
                     return Vec::new();
                 };
                 let Some(types) = self.fields.get(&(ty.as_str(), field.as_str())) else {
-                    return Vec::new();
+                    return self.methods_named_distinctive(name);
                 };
                 let fty = types
                     .iter()
@@ -194,7 +208,14 @@ impl<'a> Index<'a> {
                     .or(types.first())
                     .map(|(_, t)| *t)
                     .unwrap_or("");
-                self.methods_of(fty, name, krate)
+                let found = self.methods_of(fty, name, krate);
+                if found.is_empty() {
+                    // A trait object or a generic (`Arc<dyn Store>`, `B: BillingApi`): every
+                    // workspace implementation of the method, the union of their effects.
+                    self.methods_named_distinctive(name)
+                } else {
+                    found
+                }
             }
             CallTarget::Path { absolute, segments } => {
                 self.resolve_path(*absolute, segments, &f.module, krate)

@@ -22,6 +22,7 @@ pub mod cli;
 pub mod collect;
 pub mod discover;
 pub mod docs;
+pub mod effects;
 pub mod evidence;
 pub mod facts;
 pub mod glob;

@@ -3,14 +3,15 @@
 #
 #   tests/corpus/fetch.sh [NAME ...]      (NAME: owner__name, as in labels/; default: all)
 #
-# Work trees go to $CORPUS_DIR (default: target/corpus), never into the repository itself.
+# Work trees go to $CORPUS_DIR (default: ~/.cache/idemcheck/corpus: outside this workspace, or cargo would take
+# them for members), never into the repository itself.
 # Each repository is cloned from a local mirror when one exists ($CORPUS_MIRRORS, default
 # /work/.mirror, holding `owner+name/` git directories), else from $CORPUS_GIT_BASE/owner/name
 # (default https://github.com). Nobody else's code is vendored here: only labels and commits.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-dest=${CORPUS_DIR:-$root/target/corpus}
+dest=${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/idemcheck/corpus}
 mirrors=${CORPUS_MIRRORS:-/work/.mirror}
 base=${CORPUS_GIT_BASE:-https://github.com}
 mkdir -p "$dest"

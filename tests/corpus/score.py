@@ -151,7 +151,8 @@ def main():
     markdown = "--markdown" in sys.argv
     detail = "--detail" in sys.argv
     binary = Path(os.environ.get("IDEMCHECK_BIN", ROOT / "target/release/cargo-idemcheck"))
-    corpus = Path(os.environ.get("CORPUS_DIR", ROOT / "target/corpus"))
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    corpus = Path(os.environ.get("CORPUS_DIR", cache / "idemcheck/corpus"))
     rows = []
     total = dict(tools=0, recognised=0, tp=0, fn=0, fp=0, f_tp=0, f_fp=0, f_fn=0, writes=0)
     for d in load_labels(set(args)):

@@ -404,6 +404,7 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::RigAttr => "rig `#[rig_tool]`",
         ToolStyle::McpSdk => "rust-mcp-sdk `#[mcp_tool]`",
         ToolStyle::Configured => "configured tool attribute or trait",
+        ToolStyle::McpTools => "public method of a pulseengine `#[mcp_tools]` impl",
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),

@@ -1,0 +1,284 @@
+//! Value flow inside one function: the text a local string holds (so that a statement
+//! assembled with `String::from`, `.to_string()`, `push_str`, `format!`, `+`, `concat!` or a
+//! `const` is judged by its verb where it is executed, or wherever it is beyond doubt a
+//! statement), and which locals are guards of state the server keeps between calls.
+
+use syn::{Expr, Lit};
+
+use super::{Collector, lit_str, strip};
+use crate::effects::state;
+use crate::effects::statement::{self, Statement};
+use crate::facts::{EvidenceKind, Loc};
+
+/// Longest text kept for a local (statements are decided by their first clauses).
+const MAX_TEXT: usize = 512;
+
+/// Methods between a state field and its mutation that keep pointing at the same state.
+const GUARDS: &[&str] = &[
+    "lock",
+    "write",
+    "try_lock",
+    "try_write",
+    "borrow_mut",
+    "get_mut",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "lock_owned",
+    "write_owned",
+    "blocking_lock",
+    "blocking_write",
+    "lock_arc",
+    "write_arc",
+    "pin",
+];
+
+impl Collector<'_> {
+    /// The text an expression evaluates to, as far as this function shows it: literals,
+    /// `format!`/`concat!` templates (placeholders kept as `{}`), `String::from`,
+    /// `.to_string()`, locals that hold text, and `const`s of the file.
+    pub(super) fn text_of(&self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Str(s) => Some(s.value()),
+                _ => None,
+            },
+            Expr::Macro(m) => {
+                let last = m.mac.path.segments.last()?.ident.to_string();
+                match last.as_str() {
+                    "format" | "concat" | "formatdoc" | "indoc" | "format_args" | "sql" => {
+                        lit_str(e)
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Path(p) => {
+                let last = p.path.segments.last()?.ident.to_string();
+                if p.path.segments.len() == 1
+                    && let Some(t) = self.fn_stack.last().and_then(|f| f.texts.get(&last))
+                {
+                    return Some(t.clone());
+                }
+                self.const_texts.get(&last).cloned()
+            }
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "to_string"
+                            | "to_owned"
+                            | "into"
+                            | "as_str"
+                            | "as_ref"
+                            | "clone"
+                            | "trim"
+                            | "as_bytes"
+                            | "to_uppercase"
+                    ) =>
+            {
+                self.text_of(&m.receiver)
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = strip(&c.func) else {
+                    return None;
+                };
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                    [.., "String", "new"] => Some(String::new()),
+                    [.., "String" | "Cow", "from"] | [.., "from"] => {
+                        c.args.first().and_then(|a| self.text_of(a))
+                    }
+                    [.., "with_capacity"] => Some(String::new()),
+                    _ => None,
+                }
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
+                let left = self.text_of(&b.left)?;
+                let right = self.text_of(&b.right).unwrap_or_else(|| "{}".into());
+                Some(left + &right)
+            }
+            _ => None,
+        }
+    }
+
+    /// The write verb of a statement handed to a query API, from its text as far as this
+    /// function shows it.
+    pub(super) fn statement_write(&self, arg: &Expr) -> Option<&'static str> {
+        match statement::classify(&self.text_of(arg)?)? {
+            Statement::Write(kw) => Some(kw),
+            Statement::Read(_) => None,
+        }
+    }
+
+    /// A `let name = <init>` in a function: remember its text, or that it guards a field.
+    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr) {
+        let text = self.text_of(init);
+        let field = self.state_field(init, true);
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        match text {
+            Some(t) => {
+                f.texts.insert(name.to_string(), t);
+            }
+            None => {
+                f.texts.remove(name);
+            }
+        }
+        match field {
+            Some(field) => {
+                f.state_aliases.insert(name.to_string(), field);
+            }
+            None => {
+                f.state_aliases.remove(name);
+            }
+        }
+        self.check_text_statement(name);
+    }
+
+    /// `name.push_str(x)`, `name += x`, `write!(name, ..)`: the text grows.
+    pub(super) fn append_text(&mut self, name: &str, piece: Option<String>) {
+        let piece = piece.unwrap_or_else(|| "{}".into());
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        let Some(t) = f.texts.get_mut(name) else {
+            return;
+        };
+        if t.len() < MAX_TEXT {
+            t.push_str(&piece);
+        }
+        self.check_text_statement(name);
+    }
+
+    /// When a local's text has become, beyond doubt, a statement that writes, record it
+    /// (once per local): it is built to be executed, wherever the execution happens.
+    fn check_text_statement(&mut self, name: &str) {
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.reported_texts.contains(name) {
+            return;
+        }
+        let Some(text) = f.texts.get(name) else {
+            return;
+        };
+        if let Some(Statement::Write(kw)) = statement::statement_shaped(text) {
+            let loc = f.text_locs.get(name).copied().unwrap_or_default();
+            let what = format!("{kw} statement built in `{name}`");
+            self.fn_stack
+                .last_mut()
+                .expect("checked")
+                .reported_texts
+                .insert(name.to_string());
+            self.evidence(EvidenceKind::Sql, true, what, loc, None);
+        }
+    }
+
+    /// A string literal or template anywhere in a function that is, beyond doubt, a
+    /// statement that writes.
+    pub(super) fn check_literal_statement(&mut self, text: &str, loc: Loc) {
+        if let Some(Statement::Write(kw)) = statement::statement_shaped(text) {
+            self.evidence(
+                EvidenceKind::Sql,
+                true,
+                format!("{kw} statement"),
+                loc,
+                None,
+            );
+        }
+    }
+
+    /// The field of `self` (or of a local guard of one) that an expression denotes through
+    /// guards: `self.notes`, `self.state.notes.lock().await`, `guard`, `guard.items`.
+    /// `allow_guard_calls` lets lock/unwrap calls sit in between.
+    pub(super) fn state_field(&self, e: &Expr, allow_guard_calls: bool) -> Option<String> {
+        match strip(e) {
+            Expr::Field(fe) => {
+                let syn::Member::Named(m) = &fe.member else {
+                    return self.state_field(&fe.base, allow_guard_calls);
+                };
+                let base = strip(&fe.base);
+                if matches!(base, Expr::Path(p) if p.path.is_ident("self")) {
+                    return Some(m.to_string());
+                }
+                self.state_field(base, allow_guard_calls)
+                    .map(|outer| format!("{outer}.{m}"))
+            }
+            Expr::MethodCall(mc)
+                if allow_guard_calls && GUARDS.contains(&mc.method.to_string().as_str()) =>
+            {
+                self.state_field(&mc.receiver, true)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.state_field(&u.expr, allow_guard_calls)
+            }
+            Expr::Path(p) => {
+                let id = p.path.get_ident()?.to_string();
+                self.fn_stack
+                    .last()
+                    .and_then(|f| f.state_aliases.get(&id))
+                    .cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// A mutation of state kept between calls: `self.items.lock().await.push(x)`,
+    /// `guard.insert(k, v)`, `self.count.fetch_add(1, ..)`, unless the field is a memo
+    /// cache or telemetry.
+    pub(super) fn check_state_mutation(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if !state::MUTATORS.contains(&name.as_str()) {
+            return;
+        }
+        let Some(field) = self.state_field(&m.receiver, true) else {
+            return;
+        };
+        if field.split('.').any(state::benign_field) {
+            return;
+        }
+        let loc = Loc::of_span(m.method.span());
+        self.evidence(
+            EvidenceKind::State,
+            true,
+            format!("state kept between calls changed (`{field}.{name}(..)`)"),
+            loc,
+            None,
+        );
+    }
+
+    /// `self.field = ..`, `*guard = ..`, `guard.field = ..`: an assignment to state kept
+    /// between calls.
+    pub(super) fn check_state_assignment(&mut self, left: &Expr, loc: Loc) {
+        let through_self_or_guard = match strip(left) {
+            Expr::Unary(_) | Expr::Field(_) | Expr::Index(_) => true,
+            _ => false,
+        };
+        if !through_self_or_guard {
+            return;
+        }
+        let target = match strip(left) {
+            Expr::Index(i) => &*i.expr,
+            other => other,
+        };
+        let Some(field) = self.state_field(target, true) else {
+            return;
+        };
+        if field.split('.').any(state::benign_field) {
+            return;
+        }
+        self.evidence(
+            EvidenceKind::State,
+            true,
+            format!("state kept between calls assigned (`{field} = ..`)"),
+            loc,
+            None,
+        );
+    }
+}

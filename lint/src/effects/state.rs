@@ -1,0 +1,105 @@
+//! State the server keeps between calls: a `Vec` pushed to, a map inserted into behind a
+//! `Mutex`/`RwLock`/`DashMap`, an atomic bumped. A retry repeats such a change just as it
+//! repeats an HTTP POST, so it is a write. Memo caches and telemetry are not.
+
+/// Methods that change a collection, a cell or an atomic in place.
+pub const MUTATORS: &[&str] = &[
+    "push",
+    "push_back",
+    "push_front",
+    "insert",
+    "remove",
+    "extend",
+    "clear",
+    "retain",
+    "append",
+    "truncate",
+    "drain",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "swap_remove",
+    "or_insert",
+    "or_insert_with",
+    "or_default",
+    "and_modify",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_or",
+    "fetch_and",
+    "fetch_update",
+    "fetch_max",
+    "fetch_min",
+    "store",
+    "swap",
+    "replace",
+    "set",
+    "take",
+    "get_or_insert",
+    "get_or_insert_with",
+    "entry",
+    "send_replace",
+    "send_modify",
+    "insert_many",
+    "remove_entry",
+    "split_off",
+    "resize",
+    "sort",
+    "dedup",
+    "rcu",
+];
+
+/// Field names that hold a memo cache, telemetry or synchronisation, not state a retry would
+/// duplicate.
+pub fn benign_field(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "cache",
+        "memo",
+        "metric",
+        "stats",
+        "telemetry",
+        "counter_metric",
+        "histogram",
+        "gauge",
+        "span",
+        "trace",
+        "log",
+        "semaphore",
+        "notify",
+        "waker",
+        "shutdown",
+        "cancel",
+        "rate",
+        "limiter",
+        "throttle",
+        "last_",
+        "seen",
+        "visited",
+        "lru",
+        "buffer",
+        "pending_log",
+        "query_counter",
+        "request_count",
+        "req_count",
+        "requests_total",
+        "calls_total",
+        "embed",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benign() {
+        assert!(benign_field("embedding_cache"));
+        assert!(benign_field("metrics"));
+        assert!(!benign_field("notes"));
+        assert!(!benign_field("todos"));
+        assert!(MUTATORS.contains(&"push"));
+    }
+}

@@ -1,0 +1,673 @@
+//! The verb vocabulary for calls into code the workspace does not define: generated gRPC
+//! clients (`client.create_pod(..)`), SDK builder chains (`client.issues().create(..)`),
+//! RPC method names given as strings (`call("core.remove_torrent", ..)`), and tool names.
+//!
+//! A name is split into words (`create_pod`, `createPod`, `core.remove_torrent`); its first
+//! word that is a verb of either list decides. Workspace methods are never judged by this:
+//! they are followed.
+
+/// Verbs that change state at the callee.
+pub const WRITE_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "remove",
+    "update",
+    "upsert",
+    "insert",
+    "set",
+    "put",
+    "post",
+    "patch",
+    "send",
+    "apply",
+    "start",
+    "stop",
+    "restart",
+    "kill",
+    "pull",
+    "push",
+    "publish",
+    "transfer",
+    "mint",
+    "burn",
+    "stake",
+    "unstake",
+    "swap",
+    "trade",
+    "deploy",
+    "undeploy",
+    "cancel",
+    "approve",
+    "merge",
+    "close",
+    "reopen",
+    "add",
+    "drop",
+    "destroy",
+    "terminate",
+    "provision",
+    "submit",
+    "pay",
+    "refund",
+    "charge",
+    "capture",
+    "void",
+    "archive",
+    "unarchive",
+    "assign",
+    "unassign",
+    "invite",
+    "revoke",
+    "grant",
+    "rename",
+    "move",
+    "upload",
+    "write",
+    "edit",
+    "modify",
+    "reset",
+    "clear",
+    "purge",
+    "scale",
+    "rollback",
+    "enable",
+    "disable",
+    "lock",
+    "unlock",
+    "pause",
+    "resume",
+    "suspend",
+    "execute",
+    "exec",
+    "run",
+    "trigger",
+    "dispatch",
+    "register",
+    "unregister",
+    "subscribe",
+    "unsubscribe",
+    "follow",
+    "unfollow",
+    "like",
+    "star",
+    "unstar",
+    "fork",
+    "comment",
+    "reply",
+    "react",
+    "label",
+    "tag",
+    "pin",
+    "unpin",
+    "mute",
+    "unmute",
+    "ban",
+    "unban",
+    "block",
+    "unblock",
+    "save",
+    "store",
+    "commit",
+    "sign",
+    "buy",
+    "sell",
+    "order",
+    "bid",
+    "withdraw",
+    "deposit",
+    "borrow",
+    "repay",
+    "lend",
+    "claim",
+    "vote",
+    "propose",
+    "install",
+    "uninstall",
+    "attach",
+    "detach",
+    "mark",
+    "resolve",
+    "complete",
+    "schedule",
+    "reschedule",
+    "book",
+    "reserve",
+    "release",
+    "notify",
+    "email",
+    "invoke",
+    "import",
+    "sync",
+    "copy",
+    "link",
+    "unlink",
+    "associate",
+    "disassociate",
+    "increment",
+    "decrement",
+    "append",
+    "truncate",
+    "rotate",
+    "renew",
+    "restore",
+    "replace",
+    "mkdir",
+    "rm",
+    "rmdir",
+    "touch",
+    "chmod",
+    "chown",
+    "checkout",
+    "rebase",
+    "reboot",
+    "shutdown",
+    "spawn",
+];
+
+/// Verbs that only observe.
+pub const READ_VERBS: &[&str] = &[
+    "get",
+    "list",
+    "describe",
+    "search",
+    "query",
+    "find",
+    "fetch",
+    "read",
+    "stat",
+    "status",
+    "version",
+    "logs",
+    "log",
+    "inspect",
+    "count",
+    "exists",
+    "watch",
+    "show",
+    "view",
+    "lookup",
+    "look",
+    "check",
+    "validate",
+    "verify",
+    "preview",
+    "explain",
+    "diff",
+    "compare",
+    "estimate",
+    "simulate",
+    "quote",
+    "download",
+    "export",
+    "retrieve",
+    "load",
+    "info",
+    "peek",
+    "head",
+    "browse",
+    "scan",
+    "analyze",
+    "analyse",
+    "summarize",
+    "summarise",
+    "render",
+    "format",
+    "parse",
+    "convert",
+    "calculate",
+    "compute",
+    "resolve_name",
+    "ping",
+    "health",
+    "echo",
+    "whoami",
+    "me",
+    "poll",
+    "recall",
+    "select",
+    "filter",
+    "sort",
+    "explore",
+    "discover",
+    "inspect",
+    "tail",
+    "cat",
+    "grep",
+    "ls",
+    "tree",
+    "history",
+    "balance",
+    "price",
+    "prices",
+    "ticker",
+    "metadata",
+    "schema",
+    "capabilities",
+    "suggest",
+    "recommend",
+    "translate",
+    "detect",
+    "extract",
+    "evaluate",
+    "test",
+    "dry",
+    "plan",
+    "audit",
+    "monitor",
+    "trace",
+    "debug",
+    "profile",
+    "measure",
+    "lint",
+    "contains",
+    "has",
+    "is",
+    "can",
+    "should",
+    "try_get",
+];
+
+/// The words of an identifier or dotted name, lower case: `createPod` → `create pod`,
+/// `core.remove_torrent` → `core remove torrent`.
+pub fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// What a name's verb says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verb {
+    /// It changes state; the verb.
+    Write(String),
+    /// It only observes; the verb.
+    Read(String),
+}
+
+/// The verb of the first word of `name` (`create_pod`, `delete`, `listPods`), if the first
+/// word is a verb of either list.
+pub fn leading_verb(name: &str) -> Option<Verb> {
+    let first = words(name).into_iter().next()?;
+    classify_word(&first)
+}
+
+/// The first word of `name`, or of its last dotted/slashed segment, that is a verb
+/// (`core.remove_torrent` → remove, `issues.create` → create, `tools/list` → list).
+pub fn rpc_verb(name: &str) -> Option<Verb> {
+    let last = name.rsplit(['.', '/', ':']).find(|s| !s.is_empty())?;
+    words(last).iter().find_map(|w| classify_word(w))
+}
+
+fn classify_word(w: &str) -> Option<Verb> {
+    if WRITE_VERBS.contains(&w) {
+        Some(Verb::Write(w.to_string()))
+    } else if READ_VERBS.contains(&w) {
+        Some(Verb::Read(w.to_string()))
+    } else {
+        None
+    }
+}
+
+/// Whether a tool's own name or description says it writes: the tie-breaker when the code
+/// reaches only opaque calls. Looks at the tool name's leading verb and the description's
+/// first word.
+pub fn name_says_write(name: &str, description: &str) -> Option<String> {
+    if let Some(Verb::Write(v)) = rpc_verb(name).or_else(|| leading_verb(name)) {
+        return Some(format!("its name `{name}` says `{v}`"));
+    }
+    let first = description.split_whitespace().next().unwrap_or("");
+    let first = first
+        .trim_matches(|c: char| !c.is_ascii_alphabetic())
+        .to_ascii_lowercase();
+    let stem = first.strip_suffix('s').unwrap_or(&first);
+    match classify_word(&first).or_else(|| classify_word(stem)) {
+        Some(Verb::Write(v)) => Some(format!("its description says `{v}`")),
+        _ => None,
+    }
+}
+
+/// Verbs that make a method of an external client a write: the write verbs minus those that
+/// name everyday in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`,
+/// `open_`, ...).
+const CLIENT_WRITE_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "remove",
+    "update",
+    "upsert",
+    "insert",
+    "put",
+    "post",
+    "patch",
+    "send",
+    "apply",
+    "start",
+    "stop",
+    "restart",
+    "kill",
+    "pull",
+    "push",
+    "publish",
+    "transfer",
+    "mint",
+    "burn",
+    "stake",
+    "unstake",
+    "swap",
+    "trade",
+    "deploy",
+    "undeploy",
+    "cancel",
+    "approve",
+    "merge",
+    "close",
+    "reopen",
+    "destroy",
+    "terminate",
+    "provision",
+    "submit",
+    "pay",
+    "refund",
+    "charge",
+    "capture",
+    "void",
+    "archive",
+    "unarchive",
+    "assign",
+    "unassign",
+    "invite",
+    "revoke",
+    "grant",
+    "rename",
+    "upload",
+    "edit",
+    "modify",
+    "purge",
+    "scale",
+    "rollback",
+    "enable",
+    "disable",
+    "pause",
+    "resume",
+    "suspend",
+    "trigger",
+    "dispatch",
+    "register",
+    "unregister",
+    "subscribe",
+    "unsubscribe",
+    "follow",
+    "unfollow",
+    "star",
+    "unstar",
+    "fork",
+    "comment",
+    "reply",
+    "ban",
+    "unban",
+    "commit",
+    "buy",
+    "sell",
+    "withdraw",
+    "deposit",
+    "borrow",
+    "repay",
+    "claim",
+    "vote",
+    "propose",
+    "install",
+    "uninstall",
+    "attach",
+    "detach",
+    "schedule",
+    "reschedule",
+    "book",
+    "reserve",
+    "notify",
+    "invoke",
+    "increment",
+    "decrement",
+    "restore",
+    "reboot",
+    "shutdown",
+    "transition",
+    "unlock",
+    "lock",
+    "move",
+    "execute",
+];
+
+/// Compound names of standard-library and common in-memory APIs that start with a write verb.
+const LOCAL_COMPOUNDS: &[&str] = &[
+    "push_str",
+    "push_back",
+    "push_front",
+    "insert_str",
+    "remove_entry",
+    "send_timeout",
+    "insert_many_local",
+    "create_span",
+    "start_span",
+    "update_hash",
+    "transfer_encoding",
+    "close_notify",
+    "remove_matches",
+    "push_within_capacity",
+    "start_timer",
+    "start_send",
+    "poll_close",
+    "lock_owned",
+    "execute_batch",
+    "move_to",
+    "send_replace",
+    "send_modify",
+    "send_if_modified",
+    "start_with",
+    "update_from",
+    "create_dir",
+    "create_dir_all",
+    "remove_file",
+    "remove_dir",
+    "remove_dir_all",
+    "lock_api",
+    "apply_patch_in_memory",
+];
+
+/// Receiver names that are clients of an external system.
+fn client_receiver(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "client",
+        "api",
+        "sdk",
+        "octocrab",
+        "stub",
+        "service",
+        "svc",
+        "gateway",
+        "kube",
+        "k8s",
+        "db",
+        "database",
+        "conn",
+        "pool",
+        "redis",
+        "graph",
+        "surreal",
+        "mongo",
+        "sled",
+        "collection",
+        "bucket",
+        "jira",
+        "github",
+        "gitlab",
+        "slack",
+        "stripe",
+        "s3",
+        "dynamo",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
+}
+
+/// Whether a method call on something the workspace does not define is a write, by the
+/// method's verb: `create_pod(..)`, `client.issues().create(..)`, `api.delete(..)`.
+/// `position` is the method's place in its chain (0: called on the root), `prev` the
+/// method before it, `receiver` the root's name.
+pub fn client_write(
+    name: &str,
+    position: usize,
+    prev: Option<&str>,
+    receiver: Option<&str>,
+) -> Option<String> {
+    if LOCAL_COMPOUNDS.contains(&name) {
+        return None;
+    }
+    let ws = words(name);
+    let first = ws.first()?;
+    if !CLIENT_WRITE_VERBS.contains(&first.as_str()) {
+        return None;
+    }
+    if ws.len() >= 2 {
+        // `start_at`, `update_from`, `close_to`: a builder setter or a conversion.
+        let preposition = matches!(
+            ws[1].as_str(),
+            "at" | "with"
+                | "from"
+                | "to"
+                | "by"
+                | "of"
+                | "in"
+                | "on"
+                | "for"
+                | "after"
+                | "before"
+                | "if"
+                | "when"
+                | "into"
+                | "as"
+                | "until"
+                | "timeout"
+                | "time"
+        );
+        return (!preposition).then(|| first.clone());
+    }
+    // A bare verb: only on a client, or after a resource accessor of a builder chain
+    // (`client.issues(o, r).create(..)`), never `send` (reqwest's and channels' terminal).
+    if first == "send" || first == "lock" {
+        return None;
+    }
+    let after_accessor = position >= 1
+        && prev.is_some_and(|p| {
+            leading_verb(p).is_none() && !matches!(p, "clone" | "lock" | "read" | "write" | "await")
+        });
+    let on_client = receiver.is_some_and(client_receiver);
+    (after_accessor || on_client).then(|| first.clone())
+}
+
+/// Whether a URL or path names an endpoint that only reads even when it is POSTed to: search,
+/// query, GraphQL reads, token exchanges and logins.
+pub fn read_endpoint(url: &str) -> Option<&'static str> {
+    let lower = url.to_ascii_lowercase();
+    const MARKERS: &[(&str, &str)] = &[
+        ("search", "a search endpoint"),
+        ("/query", "a query endpoint"),
+        ("_query", "a query endpoint"),
+        ("/token", "a token exchange"),
+        ("oauth", "a token exchange"),
+        ("/login", "a login"),
+        ("/signin", "a login"),
+        ("/sign_in", "a login"),
+        ("/auth", "a login"),
+        ("/lookup", "a lookup endpoint"),
+        ("/estimate", "an estimate endpoint"),
+        ("/simulate", "a simulation endpoint"),
+        ("/preview", "a preview endpoint"),
+        ("/validate", "a validation endpoint"),
+    ];
+    MARKERS
+        .iter()
+        .find(|(m, _)| lower.contains(m))
+        .map(|(_, why)| *why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_names() {
+        assert_eq!(words("createPod"), vec!["create", "pod"]);
+        assert_eq!(
+            words("core.remove_torrent"),
+            vec!["core", "remove", "torrent"]
+        );
+        assert_eq!(words("HTTPServer"), vec!["httpserver"]);
+    }
+
+    #[test]
+    fn verbs_decide() {
+        assert_eq!(
+            leading_verb("create_pod"),
+            Some(Verb::Write("create".into()))
+        );
+        assert_eq!(leading_verb("list_pods"), Some(Verb::Read("list".into())));
+        assert_eq!(leading_verb("pod_name"), None);
+        assert_eq!(
+            rpc_verb("core.remove_torrent"),
+            Some(Verb::Write("remove".into()))
+        );
+        assert_eq!(
+            rpc_verb("issues.create"),
+            Some(Verb::Write("create".into()))
+        );
+        assert_eq!(rpc_verb("torrent-get"), Some(Verb::Read("get".into())));
+    }
+
+    #[test]
+    fn client_calls() {
+        assert!(client_write("create_pod", 0, None, Some("client")).is_some());
+        assert!(client_write("delete_branch", 1, Some("repos"), Some("gh")).is_some());
+        assert!(client_write("create", 1, Some("issues"), Some("octocrab")).is_some());
+        assert!(client_write("delete", 0, None, Some("pods_api")).is_some());
+        assert!(client_write("remove", 0, None, Some("items")).is_none());
+        assert!(client_write("send", 2, Some("json"), Some("client")).is_none());
+        assert!(client_write("push_str", 0, None, None).is_none());
+        assert!(client_write("set_header", 0, None, Some("client")).is_none());
+        assert!(client_write("list_pods", 0, None, Some("client")).is_none());
+        assert!(client_write("start_at", 1, Some("jql"), Some("client")).is_none());
+    }
+
+    #[test]
+    fn posts_that_read() {
+        assert!(read_endpoint("/rest/api/2/search").is_some());
+        assert!(read_endpoint("https://x/oauth/token").is_some());
+        assert!(read_endpoint("/issue").is_none());
+    }
+
+    #[test]
+    fn names_break_ties() {
+        assert!(name_says_write("create_pull_request", "").is_some());
+        assert!(name_says_write("branch", "Deletes the branch").is_some());
+        assert!(name_says_write("get_issue", "Get an issue").is_none());
+        assert!(name_says_write("weather", "Current weather").is_none());
+    }
+}
