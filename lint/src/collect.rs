@@ -26,6 +26,7 @@ use syn::{Attribute, Expr, Lit, Meta, Pat, Token, Type};
 use crate::evidence as ev;
 use crate::facts::*;
 
+mod macros;
 mod values;
 
 /// A file to collect, with where it sits in its crate.
@@ -855,6 +856,36 @@ impl<'a> Collector<'a> {
         f.facts.evidence.push(e);
     }
 
+    /// A list of literal words that is a command line for a version-control, container or
+    /// package tool (`vec!["commit", "-m", msg]`, `["remote", "add", ..]`): its subcommand
+    /// decides, wherever the list is run.
+    fn command_words(&mut self, words: &[Option<String>], loc: Loc) {
+        match ev::command_words(words) {
+            Some((true, what)) => self.evidence(
+                EvidenceKind::Process,
+                true,
+                format!("command `{what}` built here"),
+                loc,
+                None,
+            ),
+            Some((false, what)) => self.read_signal(format!("command `{what}`"), loc, None),
+            None => {}
+        }
+    }
+
+    /// Record a read from outside (see [`FnFacts::reads`]).
+    fn read_signal(&mut self, what: String, loc: Loc, unless: Option<usize>) {
+        let Some(f) = self.cur() else { return };
+        f.facts.reads.push(Evidence {
+            kind: EvidenceKind::Http,
+            strong: false,
+            what,
+            loc,
+            unless_resolved: unless,
+            via: None,
+        });
+    }
+
     fn call(&mut self, target: CallTarget, loc: Loc) -> Option<usize> {
         let f = self.cur()?;
         let idx = f.facts.calls.len();
@@ -1462,7 +1493,38 @@ impl<'a> Collector<'a> {
                     .filter_map(|a| self.text_of(a))
                     .any(|t| crate::effects::verbs::read_endpoint(&t).is_some());
             if post_reads {
+                self.read_signal(format!("POST to a read endpoint (`.{name}(..)`)"), loc, None);
                 continue;
+            }
+            if name == "get"
+                && mc.args.len() == 1
+                && (self.text_of(&mc.args[0]).is_some_and(|t| t.contains('/'))
+                    || receiver_name(root)
+                        .is_some_and(|r| r.to_ascii_lowercase().contains("client")))
+            {
+                self.read_signal("HTTP GET (`.get(..)`)".into(), loc, None);
+            }
+            if ev::QUERY_METHODS.contains(&name.as_str())
+                && mc.args.iter().any(|a| {
+                    self.text_of(a)
+                        .and_then(|t| crate::effects::statement::classify(&t))
+                        .is_some_and(|st| !st.writes())
+                })
+            {
+                self.read_signal(format!("a read statement (`.{name}(..)`)"), loc, None);
+            }
+            if !(i == 0 && is_self(root))
+                && matches!(
+                    crate::effects::verbs::leading_verb(&name),
+                    Some(crate::effects::verbs::Verb::Read(_))
+                )
+                && crate::effects::verbs::words(&name).len() >= 2
+            {
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
+                };
+                self.read_signal(format!("a read call (`.{name}(..)`)"), loc, unless);
             }
             if ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1 {
                 self.evidence(
@@ -1640,7 +1702,26 @@ impl<'a> Collector<'a> {
     }
 
     fn process_evidence(&mut self, spec: &ProcSpec) {
+        let literal_args = spec.args.iter().any(|a| a != "…");
+        if spec.program.is_none() && !literal_args {
+            // Neither the program nor its arguments are written here: the callers' values
+            // decide (see `ev::command_words`).
+            return;
+        }
+        if spec.program.is_some() && !spec.args.is_empty() && !literal_args {
+            // `Command::new("git").args(args)`: the subcommand comes from the caller.
+            return;
+        }
         if ev::read_only_process(spec.program.as_deref(), &spec.args) {
+            self.read_signal(
+                format!(
+                    "read-only process `{} {}`",
+                    spec.program.as_deref().unwrap_or("…"),
+                    spec.args.join(" ")
+                ),
+                spec.loc,
+                None,
+            );
             return;
         }
         let what = match &spec.program {
@@ -1968,6 +2049,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             .unwrap_or_default();
         let mut fn_idx: FastMap<String, (usize, &syn::ImplItemFn)> = FastMap::default();
         for item in &i.items {
+            if let syn::ImplItem::Macro(m) = item
+                && !has_cfg_test(&m.attrs)
+            {
+                self.record_impl_macro(m);
+            }
             if let syn::ImplItem::Fn(f) = item {
                 if has_cfg_test(&f.attrs) {
                     continue;
@@ -2208,6 +2294,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         self.via_hint = external_crate(&segs).map(Via::Crate);
         if let Some(what) = ev::fs_write(&segs) {
             self.evidence(EvidenceKind::Fs, true, what, loc(), None);
+        } else if n >= 2
+            && matches!(segs[n - 2].as_str(), "fs" | "File")
+            && matches!(
+                last.as_str(),
+                "read" | "read_to_string" | "read_dir" | "metadata" | "open" | "canonicalize"
+            )
+        {
+            self.read_signal(format!("file read (`{}::{last}`)", segs[n - 2]), loc(), None);
+        } else if last == "get" && segs.first().is_some_and(|s| s == "reqwest") {
+            self.read_signal("HTTP GET (`reqwest::get`)".into(), loc(), None);
         }
         if !inner && n >= 2 && last == "new" && segs[n - 2] == "Command" {
             let spec = ProcSpec {
@@ -2309,6 +2405,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let n = segs.len();
         if n >= 2 && segs[n - 2].ident == "Method" {
             let m = segs[n - 1].ident.to_string();
+            if m == "GET" {
+                self.read_signal("HTTP GET (`Method::GET`)".into(), path_loc(&p.path), None);
+            }
             if matches!(m.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
                 self.evidence(
                     EvidenceKind::Http,
@@ -2582,6 +2681,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 {
                     self.check_literal_statement(&text, Loc::of_tokens(mac));
                 }
+                if last == "vec"
+                    && let Ok(items) =
+                        mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                {
+                    let words: Vec<Option<String>> = items.iter().map(lit_str).collect();
+                    self.command_words(&words, Loc::of_tokens(mac));
+                }
                 // A call or a block needs a delimited group; bodies without one (most
                 // `format!("{}/orders", url)`) hold nothing to follow and are not parsed.
                 let has_group = mac
@@ -2618,6 +2724,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
             _ => {}
         }
+    }
+
+    fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
+        if self.in_fn() {
+            let words: Vec<Option<String>> = a.elems.iter().map(lit_str).collect();
+            self.command_words(&words, Loc::of_tokens(a));
+        }
+        visit::visit_expr_array(self, a);
     }
 
     fn visit_expr_lit(&mut self, l: &'ast syn::ExprLit) {

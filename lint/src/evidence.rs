@@ -234,6 +234,57 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     false
 }
 
+/// Subcommands of git, docker, kubectl, cargo and npm that change state.
+const WRITE_SUBCOMMANDS: &[&str] = &[
+    "commit", "push", "add", "rm", "mv", "checkout", "switch", "reset", "restore", "merge",
+    "rebase", "cherry-pick", "revert", "clone", "init", "clean", "pull", "fetch", "apply", "am",
+    "gc", "prune", "delete", "create", "run", "exec", "kill", "stop", "start", "restart",
+    "scale", "rollout", "patch", "replace", "label", "annotate", "cordon", "drain", "taint",
+    "install", "uninstall", "publish", "yank", "build", "up", "down", "rmi", "tag", "login",
+    "logout", "update", "upgrade", "set", "edit", "expose", "autoscale",
+];
+
+/// Subcommands that are a noun whose second word decides (`remote add` vs `remote -v`).
+const NOUN_SUBCOMMANDS: &[&str] =
+    &["remote", "stash", "worktree", "branch", "config", "submodule", "notes", "network", "volume"];
+
+/// Second words that make a noun subcommand write.
+const NOUN_WRITES: &[&str] = &[
+    "add", "remove", "rm", "rename", "set-url", "set-head", "delete", "-d", "-D", "drop",
+    "pop", "push", "clear", "prune", "-m", "-M", "--move", "--delete", "--unset", "--add",
+    "create", "update", "init", "sync", "move", "lock", "unlock", "repair", "save", "apply",
+    "--set", "set",
+];
+
+/// What a list of literal command words does: `Some((writes, text))` when its first word is
+/// a known subcommand (`["commit", "-m", ..]`), `None` for any other list.
+pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
+    let first = words.first()?.as_deref()?;
+    let text = words
+        .iter()
+        .take(3)
+        .map(|w| w.as_deref().unwrap_or("…"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if NOUN_SUBCOMMANDS.contains(&first) {
+        let second = words.get(1);
+        let writes = match second {
+            None => first == "stash",
+            Some(None) => matches!(first, "branch" | "tag"),
+            Some(Some(w)) => NOUN_WRITES.contains(&w.as_str()),
+        };
+        return Some((writes, text));
+    }
+    if WRITE_SUBCOMMANDS.contains(&first) {
+        // One word alone is not yet a command line (`["add"]` could be anything).
+        return (words.len() >= 2).then_some((true, text));
+    }
+    let reads = READ_ONLY_SUBCOMMANDS
+        .iter()
+        .any(|(_, subs)| subs.contains(&first) && !first.starts_with('-'));
+    (reads && words.len() >= 2).then_some((false, text))
+}
+
 /// A random, clock or id source, from a resolved call path.
 pub fn unstable_source(segments: &[String]) -> Option<String> {
     let n = segments.len();
@@ -486,6 +537,17 @@ mod tests {
             Some("/usr/bin/kubectl"),
             &s(&["get", "pods"])
         ));
+    }
+
+    #[test]
+    fn command_lines() {
+        let w = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+        assert_eq!(command_words(&w(&["commit", "-m"])).map(|c| c.0), Some(true));
+        assert_eq!(command_words(&w(&["status", "--porcelain"])).map(|c| c.0), Some(false));
+        assert_eq!(command_words(&w(&["remote", "add"])).map(|c| c.0), Some(true));
+        assert_eq!(command_words(&w(&["remote", "-v"])).map(|c| c.0), Some(false));
+        assert_eq!(command_words(&w(&["add"])), None);
+        assert_eq!(command_words(&w(&["apples", "pears"])), None);
     }
 
     #[test]

@@ -206,6 +206,10 @@ pub struct FnFacts {
     pub retries: Vec<RetryLoop>,
     /// Reads of model-supplied key fields.
     pub model_keys: Vec<ModelKeyUse>,
+    /// Calls that show the function reads from outside (an HTTP GET, a SELECT, a file read,
+    /// a client call with a read verb): with no write found, they make a tool a read rather
+    /// than unknown.
+    pub reads: Vec<Evidence>,
 }
 
 /// Which framework style a tool is written in.

@@ -49,6 +49,8 @@ pub struct Index<'a> {
     pub any: Vec<Option<Reach>>,
     /// Nearest strong write.
     pub strong: Vec<Option<Reach>>,
+    /// Whether a read from outside is reached (see [`FnFacts::reads`]).
+    reads: Vec<bool>,
 }
 
 impl<'a> Index<'a> {
@@ -78,6 +80,7 @@ impl<'a> Index<'a> {
             edges: Vec::new(),
             any: Vec::new(),
             strong: Vec::new(),
+            reads: Vec::new(),
         };
         for (id, &(fi, j)) in index.fns.iter().enumerate() {
             let f = &files[fi].fns[j];
@@ -127,7 +130,50 @@ impl<'a> Index<'a> {
         index.edges = edges;
         index.any = index.reach(false);
         index.strong = index.reach(true);
+        index.reads = index.reach_reads();
         index
+    }
+
+    /// Whether a function reaches a read from outside within [`MAX_DEPTH`] calls.
+    pub fn reads_from(&self, id: FnId) -> bool {
+        self.reads.get(id).copied().unwrap_or(false)
+    }
+
+    fn reach_reads(&self) -> Vec<bool> {
+        let n = self.fns.len();
+        let mut depth: Vec<Option<u32>> = vec![None; n];
+        let mut rev: Vec<Vec<FnId>> = vec![Vec::new(); n];
+        for (caller, edges) in self.edges.iter().enumerate() {
+            for e in edges {
+                rev[e.callee].push(caller);
+            }
+        }
+        let mut queue = VecDeque::new();
+        for (id, slot) in depth.iter_mut().enumerate() {
+            let f = self.func(id);
+            let edges = &self.edges[id];
+            let own = f.reads.iter().any(|e| match e.unless_resolved {
+                Some(ci) => !edges.iter().any(|edge| edge.call == ci),
+                None => true,
+            });
+            if own {
+                *slot = Some(0);
+                queue.push_back(id);
+            }
+        }
+        while let Some(v) = queue.pop_front() {
+            let d = depth[v].expect("queued");
+            if d >= MAX_DEPTH {
+                continue;
+            }
+            for &caller in &rev[v] {
+                if depth[caller].is_none() {
+                    depth[caller] = Some(d + 1);
+                    queue.push_back(caller);
+                }
+            }
+        }
+        depth.into_iter().map(|d| d.is_some()).collect()
     }
 
     /// The facts of a function.
@@ -274,6 +320,19 @@ impl<'a> Index<'a> {
             let found = in_crate(k, &q);
             if !found.is_empty() {
                 return found;
+            }
+            // Re-exported from a submodule (`pub use create_entity::create_entities`).
+            let below: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|i| {
+                    let m = &self.func(*i).module;
+                    self.krate(*i) == k
+                        && (q.is_empty() || m.starts_with(&format!("{q}::")))
+                })
+                .collect();
+            if !below.is_empty() {
+                return below;
             }
         }
         // A module path relative to the caller's module, or a suffix of a module path.

@@ -84,7 +84,7 @@ pub fn benign_field(name: &str) -> bool {
         "req_count",
         "requests_total",
         "calls_total",
-        "embed",
+        "embed", "token", "auth", "credential",
     ]
     .iter()
     .any(|k| lower.contains(k))

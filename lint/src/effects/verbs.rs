@@ -575,7 +575,13 @@ pub fn client_write(
     if first == "send" || first == "lock" {
         return None;
     }
+    const BARE_AFTER_ACCESSOR: &[&str] = &[
+        "create", "delete", "update", "upsert", "cancel", "approve", "publish", "deploy",
+        "transfer", "comment", "reply", "archive", "submit", "trigger", "dispatch", "invite",
+        "revoke", "refund", "capture", "charge", "pay", "merge", "destroy", "terminate",
+    ];
     let after_accessor = position >= 1
+        && BARE_AFTER_ACCESSOR.contains(&first.as_str())
         && prev.is_some_and(|p| {
             leading_verb(p).is_none() && !matches!(p, "clone" | "lock" | "read" | "write" | "await")
         });

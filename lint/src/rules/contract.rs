@@ -21,10 +21,22 @@ pub fn check(_index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
         .map(|f| {
             let mut finding = f.clone();
             if !tool.has_contract
-                && let Some(WriteReason::Evidence { description, .. }) = &cx.write
-                && matches!(f.code, RuleCode::Idem001 | RuleCode::Idem007)
+                && let Some(WriteReason::Evidence {
+                    description,
+                    by_name,
+                    ..
+                }) = &cx.write
             {
-                finding.message = format!("{}; it writes: {description}", f.message);
+                if matches!(f.code, RuleCode::Idem001 | RuleCode::Idem007) {
+                    finding.message = if *by_name {
+                        format!("{}; judged a write by its words: {description}", f.message)
+                    } else {
+                        format!("{}; it writes: {description}", f.message)
+                    };
+                }
+                if *by_name && finding.severity == idemcheck_spec::Severity::Error {
+                    finding.severity = idemcheck_spec::Severity::Warning;
+                }
             }
             Hit {
                 file: cx.file,

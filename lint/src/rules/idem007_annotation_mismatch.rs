@@ -4,7 +4,9 @@
 //! `read_only_hint = true` is judged a writer only on strong evidence (an HTTP write, SQL,
 //! a filesystem write, a state-changing process, a message send), and the claim is then
 //! reported with the wording of `idemcheck_spec::rules::idem007_annotation_mismatch`
-//! (the contract check on the empty contract produced it). Names never make a writer.
+//! (the contract check on the empty contract produced it). Names decide only when the code
+//! shows nothing either way (no write and no read reached): then the tool's own name or
+//! description breaks the tie, and its findings are warnings.
 
 use super::{ToolCx, WriteReason, describe_write};
 use crate::index::{Index, MAX_DEPTH};
@@ -16,11 +18,27 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
         Some(false) => return None,
         None => {}
     }
-    let body = cx.body?;
     let strong_only = cx.tool.claims_read_only;
-    let (ev, at, chain) = index.write_path(body, strong_only, MAX_DEPTH)?;
+    if let Some(body) = cx.body
+        && let Some((ev, at, chain)) = index.write_path(body, strong_only, MAX_DEPTH)
+    {
+        return Some(WriteReason::Evidence {
+            description: describe_write(index, ev, at, &chain),
+            strong: ev.strong,
+            by_name: false,
+        });
+    }
+    // The code shows nothing either way: the tool's own words break the tie.
+    if strong_only || cx.body.is_some_and(|b| index.reads_from(b)) {
+        return None;
+    }
+    let words = cx.tool.description.clone().unwrap_or_else(|| cx.tool.doc.clone());
+    let why = crate::effects::verbs::name_says_write(&cx.tool.name, &words)?;
     Some(WriteReason::Evidence {
-        description: describe_write(index, ev, at, &chain),
-        strong: ev.strong,
+        description: format!(
+            "no write or read was found in the code it reaches (its effects are behind calls the lint cannot see into), and {why}"
+        ),
+        strong: false,
+        by_name: true,
     })
 }

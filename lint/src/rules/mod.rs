@@ -46,6 +46,9 @@ pub enum WriteReason {
         description: String,
         /// Whether the evidence is strong.
         strong: bool,
+        /// The code reaches no write and no read it can see: the tool's own name or
+        /// description broke the tie (its findings are warnings).
+        by_name: bool,
     },
 }
 
@@ -207,7 +210,20 @@ fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEn
     let (kind, evidence) = match &cx.write {
         Some(WriteReason::Declared) => (Judgement::Write, "declared a write".to_string()),
         Some(WriteReason::Evidence { description, .. }) => (Judgement::Write, description.clone()),
-        None => (Judgement::Read, "no write found".to_string()),
+        None => match (cx.body, cx.tool.declared_write) {
+            (_, Some(false)) => (Judgement::Read, "declared a read".to_string()),
+            (Some(b), _) if index.reads_from(b) => (
+                Judgement::Read,
+                "reads, and no write was found in the code it reaches".to_string(),
+            ),
+            _ if cx.tool.claims_read_only => {
+                (Judgement::Read, "declared `read_only_hint = true`".to_string())
+            }
+            _ => (
+                Judgement::Unknown,
+                "no write and no read found in the code it reaches".to_string(),
+            ),
+        },
     };
     idemcheck_spec::ToolEntry {
         name: cx.tool.name.clone(),
