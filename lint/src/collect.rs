@@ -25,6 +25,9 @@ use syn::{Attribute, Expr, Lit, Meta, Pat, Token, Type};
 
 use crate::evidence as ev;
 use crate::facts::*;
+use crate::frameworks;
+
+mod hooks;
 
 /// A file to collect, with where it sits in its crate.
 #[derive(Debug, Clone)]
@@ -103,6 +106,7 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
         Ok(file) => {
             facts.parsed = true;
             let mut c = Collector::new(job, config);
+            c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
             let children = std::mem::take(&mut c.children);
@@ -149,6 +153,7 @@ type FastSet<K> = rustc_hash::FxHashSet<K>;
 struct UseScope {
     names: FastMap<String, Vec<String>>,
     uses_rmcp: bool,
+    uses_swiftide: bool,
 }
 
 fn path_segments(path: &syn::Path) -> Vec<String> {
@@ -312,6 +317,8 @@ struct Collector<'a> {
     via_hint: Option<Via>,
     /// Structs with named fields.
     structs: Vec<StructFacts>,
+    /// State of the [`frameworks`] hooks.
+    fw: hooks::FwState,
 }
 
 fn has_cfg_test(attrs: &[Attribute]) -> bool {
@@ -681,6 +688,7 @@ impl<'a> Collector<'a> {
                 .collect(),
             via_hint: None,
             structs: Vec::new(),
+            fw: hooks::FwState::default(),
         }
     }
 
@@ -694,6 +702,7 @@ impl<'a> Collector<'a> {
                 if text.starts_with("rmcp") || text.starts_with(":: rmcp") {
                     scope.uses_rmcp = true;
                 }
+                scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&text);
             }
         }
         // Normalise crate/self/super prefixes to absolute module paths.
@@ -978,6 +987,16 @@ impl<'a> Collector<'a> {
             match last.as_str() {
                 "side_effect" => se = Some(a),
                 "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
+                "tool"
+                    if frameworks::swiftide::is_tool_attr(
+                        &resolved,
+                        router,
+                        self.uses_swiftide(),
+                        self.uses_rmcp(),
+                    ) =>
+                {
+                    fw = Some((ToolStyle::Swiftide, a));
+                }
                 "tool" => {
                     let is_rmcp = resolved[0] == "rmcp"
                         || (resolved.len() == 1 && (router || self.uses_rmcp()));
@@ -1257,6 +1276,7 @@ impl<'a> Collector<'a> {
                 self.visit_pat(&pt.pat);
             }
         }
+        self.fw_scan_fn(sig, block);
         self.visit_block(block);
         let idx = self.end_fn();
         if owner == FnOwner::Free {
@@ -1721,6 +1741,7 @@ fn span_loc_of_error(e: &syn::Error) -> Option<Loc> {
 
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_file(&mut self, file: &'ast syn::File) {
+        self.fw_begin_file(file);
         self.push_scope(&file.items);
         for item in &file.items {
             self.visit_item(item);
@@ -1823,6 +1844,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
             self.record_struct(s);
         }
+        self.fw_struct(s);
         for a in expand_attrs(&s.attrs) {
             let resolved = self.resolve(a.path());
             if resolved.last().is_some_and(|l| l == "mcp_tool") {
@@ -1867,7 +1889,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     }
                 }
                 syn::ImplItem::Const(c) if c.ident == "NAME" => {
-                    const_name = lit_str(&c.expr);
+                    const_name = lit_str(&c.expr)
+                        .or_else(|| frameworks::rig::tool_name(&c.expr, &self.fw.consts));
                 }
                 _ => {}
             }
@@ -1892,9 +1915,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         // Trait-based tools.
         let tp = trait_path.clone().unwrap_or_default();
-        let is_rig = trait_last == "Tool"
+        // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
+        // re-exports, aliases).
+        let is_rig = (trait_last == "Tool"
             && (tp.first().is_some_and(|f| f.starts_with("rig"))
-                || (tp.len() == 1 && fn_idx.contains_key("call")));
+                || (tp.len() == 1 && fn_idx.contains_key("call"))))
+            || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
         let configured = !tp.is_empty() && self.trait_matches_config(&tp);
         if trait_last == "ToolBase" {
             let mut info = ToolBaseInfo {
@@ -1959,6 +1985,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         start,
                         (Vec::new(), Vec::new()),
                     );
+                    self.fw_rig_description(&i.items);
                 }
             }
         }
@@ -1994,6 +2021,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_static(&mut self, _: &'ast syn::ItemStatic) {}
 
     fn visit_expr(&mut self, e: &'ast Expr) {
+        if self.fw_expr(e) {
+            return;
+        }
         let key = self.fn_stack.last_mut().is_some_and(|f| {
             !f.key_exprs.is_empty() && take_ptr(&mut f.key_exprs, e as *const _ as usize)
         });
@@ -2606,6 +2636,7 @@ impl Collector<'_> {
                 (vec!["self".to_string()], vec![ty.clone()]),
             );
         }
+        self.fw_finish();
         // Suppression comments.
         if text.contains("idemcheck:") {
             let lines: Vec<&str> = text.lines().collect();

@@ -222,6 +222,12 @@ pub enum ToolStyle {
     McpSdk,
     /// An attribute or trait named in the configuration.
     Configured,
+    /// swiftide `#[tool]` function or `#[derive(Tool)]` struct.
+    Swiftide,
+    /// `FunctionTool::new("name", "description", handler)` (adk-rust and look-alikes).
+    AdkFunctionTool,
+    /// A string-literal arm of a hand-written MCP `tools/call` dispatch `match`.
+    McpDispatch,
 }
 
 impl ToolStyle {
@@ -235,6 +241,9 @@ impl ToolStyle {
             ToolStyle::RigAttr => "rig-attr",
             ToolStyle::McpSdk => "rust-mcp-sdk",
             ToolStyle::Configured => "configured",
+            ToolStyle::Swiftide => "swiftide",
+            ToolStyle::AdkFunctionTool => "adk-function-tool",
+            ToolStyle::McpDispatch => "mcp-dispatch",
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod discover;
 pub mod docs;
 pub mod evidence;
 pub mod facts;
+pub mod frameworks;
 pub mod glob;
 pub mod index;
 pub mod report;

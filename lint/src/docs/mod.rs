@@ -404,6 +404,9 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::RigAttr => "rig `#[rig_tool]`",
         ToolStyle::McpSdk => "rust-mcp-sdk `#[mcp_tool]`",
         ToolStyle::Configured => "configured tool attribute or trait",
+        ToolStyle::Swiftide => "swiftide `#[tool]` / `#[derive(Tool)]`",
+        ToolStyle::AdkFunctionTool => "`FunctionTool::new` (adk-rust)",
+        ToolStyle::McpDispatch => "hand-written MCP `tools/call` dispatch arm",
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),
@@ -582,7 +585,9 @@ fn describe(
     };
     let mcp = matches!(
         tool.framework,
-        Some(ToolStyle::Rmcp | ToolStyle::RmcpToolBase | ToolStyle::McpSdk)
+        Some(
+            ToolStyle::Rmcp | ToolStyle::RmcpToolBase | ToolStyle::McpSdk | ToolStyle::McpDispatch
+        )
     );
     let mut doc = ToolDoc {
         name: tool.name.clone(),
