@@ -93,6 +93,7 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
     });
     let mut files = out.into_inner().expect("no panics while locked");
     files.sort_by(|a, b| a.rel.cmp(&b.rel).then(a.path.cmp(&b.path)));
+    crate::frameworks::drop_repeated(&mut files);
     files
 }
 
@@ -204,6 +205,8 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
             crate::collect::collect_source(&job, text, &config).0
         })
         .collect();
+    let mut files = files;
+    crate::frameworks::drop_repeated(&mut files);
     let plan = Plan {
         root: PathBuf::new(),
         crates: vec![crate::discover::CratePlan {

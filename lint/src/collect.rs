@@ -25,6 +25,9 @@ use syn::{Attribute, Expr, Lit, Meta, Pat, Token, Type};
 
 use crate::evidence as ev;
 use crate::facts::*;
+use crate::frameworks;
+
+mod hooks;
 
 mod macros;
 mod values;
@@ -106,6 +109,7 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
         Ok(file) => {
             facts.parsed = true;
             let mut c = Collector::new(job, config);
+            c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
             let children = std::mem::take(&mut c.children);
@@ -152,6 +156,7 @@ type FastSet<K> = rustc_hash::FxHashSet<K>;
 struct UseScope {
     names: FastMap<String, Vec<String>>,
     uses_rmcp: bool,
+    uses_swiftide: bool,
 }
 
 fn path_segments(path: &syn::Path) -> Vec<String> {
@@ -271,8 +276,6 @@ struct ImplCtx {
     router: bool,
     /// `type Args = X;`
     assoc_types: FastMap<String, String>,
-    /// pulseengine `#[mcp_tools]`: every public method is a tool.
-    pub_methods_are_tools: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -327,6 +330,8 @@ struct Collector<'a> {
     structs: Vec<StructFacts>,
     /// String constants of the file, by name.
     const_texts: FastMap<String, String>,
+    /// State of the [`frameworks`] hooks.
+    fw: hooks::FwState,
 }
 
 /// String constants of a file (modules and impls included), by name.
@@ -739,6 +744,7 @@ impl<'a> Collector<'a> {
                 .collect(),
             via_hint: None,
             structs: Vec::new(),
+            fw: hooks::FwState::default(),
         }
     }
 
@@ -752,6 +758,7 @@ impl<'a> Collector<'a> {
                 if text.starts_with("rmcp") || text.starts_with(":: rmcp") {
                     scope.uses_rmcp = true;
                 }
+                scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&text);
             }
         }
         // Normalise crate/self/super prefixes to absolute module paths.
@@ -1068,6 +1075,16 @@ impl<'a> Collector<'a> {
                 "side_effect" => se = Some(a),
                 "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
                 "mcp_tools_method" => fw = Some((ToolStyle::McpTools, a)),
+                "tool"
+                    if frameworks::swiftide::is_tool_attr(
+                        &resolved,
+                        router,
+                        self.uses_swiftide(),
+                        self.uses_rmcp(),
+                    ) =>
+                {
+                    fw = Some((ToolStyle::Swiftide, a));
+                }
                 "tool" => {
                     let is_rmcp = resolved[0] == "rmcp"
                         || (resolved.len() == 1 && (router || self.uses_rmcp()));
@@ -1347,6 +1364,7 @@ impl<'a> Collector<'a> {
                 self.visit_pat(&pt.pat);
             }
         }
+        self.fw_scan_fn(sig, block);
         self.visit_block(block);
         let idx = self.end_fn();
         if owner == FnOwner::Free {
@@ -1493,7 +1511,11 @@ impl<'a> Collector<'a> {
                     .filter_map(|a| self.text_of(a))
                     .any(|t| crate::effects::verbs::read_endpoint(&t).is_some());
             if post_reads {
-                self.read_signal(format!("POST to a read endpoint (`.{name}(..)`)"), loc, None);
+                self.read_signal(
+                    format!("POST to a read endpoint (`.{name}(..)`)"),
+                    loc,
+                    None,
+                );
                 continue;
             }
             if name == "get"
@@ -1880,6 +1902,7 @@ fn span_loc_of_error(e: &syn::Error) -> Option<Loc> {
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_file(&mut self, file: &'ast syn::File) {
         collect_const_texts(&file.items, &mut self.const_texts);
+        self.fw_begin_file(file);
         self.push_scope(&file.items);
         for item in &file.items {
             self.visit_item(item);
@@ -1982,6 +2005,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
             self.record_struct(s);
         }
+        self.fw_struct(s);
         for a in expand_attrs(&s.attrs) {
             let resolved = self.resolve(a.path());
             if resolved.last().is_some_and(|l| l == "mcp_tool") {
@@ -2023,7 +2047,6 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self_ty: self_ty.clone(),
             router,
             assoc_types: FastMap::default(),
-            pub_methods_are_tools,
         };
         let mut const_name = None;
         for item in &i.items {
@@ -2034,7 +2057,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     }
                 }
                 syn::ImplItem::Const(c) if c.ident == "NAME" => {
-                    const_name = lit_str(&c.expr);
+                    const_name = lit_str(&c.expr)
+                        .or_else(|| frameworks::rig::tool_name(&c.expr, &self.fw.consts));
                 }
                 _ => {}
             }
@@ -2074,9 +2098,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         // Trait-based tools.
         let tp = trait_path.clone().unwrap_or_default();
-        let is_rig = trait_last == "Tool"
+        // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
+        // re-exports, aliases).
+        let is_rig = (trait_last == "Tool"
             && (tp.first().is_some_and(|f| f.starts_with("rig"))
-                || (tp.len() == 1 && fn_idx.contains_key("call")));
+                || (tp.len() == 1 && fn_idx.contains_key("call"))))
+            || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
         let configured = !tp.is_empty() && self.trait_matches_config(&tp);
         if trait_last == "ToolBase" {
             let mut info = ToolBaseInfo {
@@ -2141,6 +2168,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         start,
                         (Vec::new(), Vec::new()),
                     );
+                    self.fw_rig_description(&i.items);
                 }
             }
         }
@@ -2176,6 +2204,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_static(&mut self, _: &'ast syn::ItemStatic) {}
 
     fn visit_expr(&mut self, e: &'ast Expr) {
+        if self.fw_expr(e) {
+            return;
+        }
         let key = self.fn_stack.last_mut().is_some_and(|f| {
             !f.key_exprs.is_empty() && take_ptr(&mut f.key_exprs, e as *const _ as usize)
         });
@@ -2301,7 +2332,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 "read" | "read_to_string" | "read_dir" | "metadata" | "open" | "canonicalize"
             )
         {
-            self.read_signal(format!("file read (`{}::{last}`)", segs[n - 2]), loc(), None);
+            self.read_signal(
+                format!("file read (`{}::{last}`)", segs[n - 2]),
+                loc(),
+                None,
+            );
         } else if last == "get" && segs.first().is_some_and(|s| s == "reqwest") {
             self.read_signal("HTTP GET (`reqwest::get`)".into(), loc(), None);
         }
@@ -2861,6 +2896,7 @@ impl Collector<'_> {
                 (vec!["self".to_string()], vec![ty.clone()]),
             );
         }
+        self.fw_finish();
         // Suppression comments.
         if text.contains("idemcheck:") {
             let lines: Vec<&str> = text.lines().collect();

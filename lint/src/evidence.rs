@@ -236,24 +236,82 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
 
 /// Subcommands of git, docker, kubectl, cargo and npm that change state.
 const WRITE_SUBCOMMANDS: &[&str] = &[
-    "commit", "push", "add", "rm", "mv", "checkout", "switch", "reset", "restore", "merge",
-    "rebase", "cherry-pick", "revert", "clone", "init", "clean", "pull", "fetch", "apply", "am",
-    "gc", "prune", "delete", "create", "run", "exec", "kill", "stop", "start", "restart",
-    "scale", "rollout", "patch", "replace", "label", "annotate", "cordon", "drain", "taint",
-    "install", "uninstall", "publish", "yank", "build", "up", "down", "rmi", "tag", "login",
-    "logout", "update", "upgrade", "set", "edit", "expose", "autoscale",
+    "commit",
+    "push",
+    "add",
+    "rm",
+    "mv",
+    "checkout",
+    "switch",
+    "reset",
+    "restore",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "clone",
+    "init",
+    "clean",
+    "pull",
+    "fetch",
+    "apply",
+    "am",
+    "gc",
+    "prune",
+    "delete",
+    "create",
+    "run",
+    "exec",
+    "kill",
+    "stop",
+    "start",
+    "restart",
+    "scale",
+    "rollout",
+    "patch",
+    "replace",
+    "label",
+    "annotate",
+    "cordon",
+    "drain",
+    "taint",
+    "install",
+    "uninstall",
+    "publish",
+    "yank",
+    "build",
+    "up",
+    "down",
+    "rmi",
+    "tag",
+    "login",
+    "logout",
+    "update",
+    "upgrade",
+    "set",
+    "edit",
+    "expose",
+    "autoscale",
 ];
 
 /// Subcommands that are a noun whose second word decides (`remote add` vs `remote -v`).
-const NOUN_SUBCOMMANDS: &[&str] =
-    &["remote", "stash", "worktree", "branch", "config", "submodule", "notes", "network", "volume"];
+const NOUN_SUBCOMMANDS: &[&str] = &[
+    "remote",
+    "stash",
+    "worktree",
+    "branch",
+    "config",
+    "submodule",
+    "notes",
+    "network",
+    "volume",
+];
 
 /// Second words that make a noun subcommand write.
 const NOUN_WRITES: &[&str] = &[
-    "add", "remove", "rm", "rename", "set-url", "set-head", "delete", "-d", "-D", "drop",
-    "pop", "push", "clear", "prune", "-m", "-M", "--move", "--delete", "--unset", "--add",
-    "create", "update", "init", "sync", "move", "lock", "unlock", "repair", "save", "apply",
-    "--set", "set",
+    "add", "remove", "rm", "rename", "set-url", "set-head", "delete", "-d", "-D", "drop", "pop",
+    "push", "clear", "prune", "-m", "-M", "--move", "--delete", "--unset", "--add", "create",
+    "update", "init", "sync", "move", "lock", "unlock", "repair", "save", "apply", "--set", "set",
 ];
 
 /// What a list of literal command words does: `Some((writes, text))` when its first word is
@@ -542,10 +600,22 @@ mod tests {
     #[test]
     fn command_lines() {
         let w = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
-        assert_eq!(command_words(&w(&["commit", "-m"])).map(|c| c.0), Some(true));
-        assert_eq!(command_words(&w(&["status", "--porcelain"])).map(|c| c.0), Some(false));
-        assert_eq!(command_words(&w(&["remote", "add"])).map(|c| c.0), Some(true));
-        assert_eq!(command_words(&w(&["remote", "-v"])).map(|c| c.0), Some(false));
+        assert_eq!(
+            command_words(&w(&["commit", "-m"])).map(|c| c.0),
+            Some(true)
+        );
+        assert_eq!(
+            command_words(&w(&["status", "--porcelain"])).map(|c| c.0),
+            Some(false)
+        );
+        assert_eq!(
+            command_words(&w(&["remote", "add"])).map(|c| c.0),
+            Some(true)
+        );
+        assert_eq!(
+            command_words(&w(&["remote", "-v"])).map(|c| c.0),
+            Some(false)
+        );
         assert_eq!(command_words(&w(&["add"])), None);
         assert_eq!(command_words(&w(&["apples", "pears"])), None);
     }

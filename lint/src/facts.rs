@@ -231,6 +231,12 @@ pub enum ToolStyle {
     Configured,
     /// A public method of a pulseengine `#[mcp_tools] impl`.
     McpTools,
+    /// swiftide `#[tool]` function or `#[derive(Tool)]` struct.
+    Swiftide,
+    /// `FunctionTool::new("name", "description", handler)` (adk-rust and look-alikes).
+    AdkFunctionTool,
+    /// A string-literal arm of a hand-written MCP `tools/call` dispatch `match`.
+    McpDispatch,
 }
 
 impl ToolStyle {
@@ -245,6 +251,9 @@ impl ToolStyle {
             ToolStyle::McpSdk => "rust-mcp-sdk",
             ToolStyle::Configured => "configured",
             ToolStyle::McpTools => "mcp-tools",
+            ToolStyle::Swiftide => "swiftide",
+            ToolStyle::AdkFunctionTool => "adk-function-tool",
+            ToolStyle::McpDispatch => "mcp-dispatch",
         }
     }
 }

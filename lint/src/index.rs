@@ -327,8 +327,7 @@ impl<'a> Index<'a> {
                 .copied()
                 .filter(|i| {
                     let m = &self.func(*i).module;
-                    self.krate(*i) == k
-                        && (q.is_empty() || m.starts_with(&format!("{q}::")))
+                    self.krate(*i) == k && (q.is_empty() || m.starts_with(&format!("{q}::")))
                 })
                 .collect();
             if !below.is_empty() {

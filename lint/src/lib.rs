@@ -25,6 +25,7 @@ pub mod docs;
 pub mod effects;
 pub mod evidence;
 pub mod facts;
+pub mod frameworks;
 pub mod glob;
 pub mod index;
 pub mod report;

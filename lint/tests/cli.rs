@@ -74,6 +74,7 @@ fixture_snapshot!(configured);
 fixture_snapshot!(unparsable);
 fixture_snapshot!(retries);
 fixture_snapshot!(clean);
+fixture_snapshot!(more_styles);
 
 const FIXTURES: &[&str] = &[
     "rmcp_server",
@@ -86,6 +87,7 @@ const FIXTURES: &[&str] = &[
     "unparsable",
     "retries",
     "clean",
+    "more_styles",
 ];
 
 #[test]

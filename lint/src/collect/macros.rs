@@ -52,9 +52,11 @@ fn paths_in(tokens: TokenStream, out: &mut Vec<Vec<String>>) {
                 let mut j = i + 1;
                 while j + 2 < toks.len() + 1 {
                     match (&toks.get(j), &toks.get(j + 1), &toks.get(j + 2)) {
-                        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(n)))
-                            if a.as_char() == ':' && b.as_char() == ':' =>
-                        {
+                        (
+                            Some(TokenTree::Punct(a)),
+                            Some(TokenTree::Punct(b)),
+                            Some(TokenTree::Ident(n)),
+                        ) if a.as_char() == ':' && b.as_char() == ':' => {
                             segs.push(n.to_string());
                             j += 3;
                         }
@@ -67,8 +69,23 @@ fn paths_in(tokens: TokenStream, out: &mut Vec<Vec<String>>) {
                 let first = segs[0].as_str();
                 let keyword = matches!(
                     first,
-                    "self" | "Self" | "crate" | "super" | "mut" | "ref" | "let" | "move" | "async"
-                        | "await" | "fn" | "true" | "false" | "as" | "in" | "if" | "else"
+                    "self"
+                        | "Self"
+                        | "crate"
+                        | "super"
+                        | "mut"
+                        | "ref"
+                        | "let"
+                        | "move"
+                        | "async"
+                        | "await"
+                        | "fn"
+                        | "true"
+                        | "false"
+                        | "as"
+                        | "in"
+                        | "if"
+                        | "else"
                 );
                 let lower_last = segs
                     .last()
@@ -95,7 +112,10 @@ mod tests {
                 .unwrap();
         let mut out = Vec::new();
         paths_in(tokens, &mut out);
-        assert_eq!(out, vec![vec!["memory".to_string(), "create_entities".to_string()]]);
+        assert_eq!(
+            out,
+            vec![vec!["memory".to_string(), "create_entities".to_string()]]
+        );
         let mut out = Vec::new();
         paths_in("self, Cmd { x }, delete_task".parse().unwrap(), &mut out);
         assert_eq!(out, vec![vec!["delete_task".to_string()]]);

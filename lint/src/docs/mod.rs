@@ -405,6 +405,9 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::McpSdk => "rust-mcp-sdk `#[mcp_tool]`",
         ToolStyle::Configured => "configured tool attribute or trait",
         ToolStyle::McpTools => "public method of a pulseengine `#[mcp_tools]` impl",
+        ToolStyle::Swiftide => "swiftide `#[tool]` / `#[derive(Tool)]`",
+        ToolStyle::AdkFunctionTool => "`FunctionTool::new` (adk-rust)",
+        ToolStyle::McpDispatch => "hand-written MCP `tools/call` dispatch arm",
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),
@@ -583,7 +586,9 @@ fn describe(
     };
     let mcp = matches!(
         tool.framework,
-        Some(ToolStyle::Rmcp | ToolStyle::RmcpToolBase | ToolStyle::McpSdk)
+        Some(
+            ToolStyle::Rmcp | ToolStyle::RmcpToolBase | ToolStyle::McpSdk | ToolStyle::McpDispatch
+        )
     );
     let mut doc = ToolDoc {
         name: tool.name.clone(),

@@ -84,7 +84,10 @@ pub fn benign_field(name: &str) -> bool {
         "req_count",
         "requests_total",
         "calls_total",
-        "embed", "token", "auth", "credential",
+        "embed",
+        "token",
+        "auth",
+        "credential",
     ]
     .iter()
     .any(|k| lower.contains(k))

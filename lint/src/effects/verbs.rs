@@ -576,9 +576,30 @@ pub fn client_write(
         return None;
     }
     const BARE_AFTER_ACCESSOR: &[&str] = &[
-        "create", "delete", "update", "upsert", "cancel", "approve", "publish", "deploy",
-        "transfer", "comment", "reply", "archive", "submit", "trigger", "dispatch", "invite",
-        "revoke", "refund", "capture", "charge", "pay", "merge", "destroy", "terminate",
+        "create",
+        "delete",
+        "update",
+        "upsert",
+        "cancel",
+        "approve",
+        "publish",
+        "deploy",
+        "transfer",
+        "comment",
+        "reply",
+        "archive",
+        "submit",
+        "trigger",
+        "dispatch",
+        "invite",
+        "revoke",
+        "refund",
+        "capture",
+        "charge",
+        "pay",
+        "merge",
+        "destroy",
+        "terminate",
     ];
     let after_accessor = position >= 1
         && BARE_AFTER_ACCESSOR.contains(&first.as_str())

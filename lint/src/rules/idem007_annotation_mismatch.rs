@@ -32,7 +32,11 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     if strong_only || cx.body.is_some_and(|b| index.reads_from(b)) {
         return None;
     }
-    let words = cx.tool.description.clone().unwrap_or_else(|| cx.tool.doc.clone());
+    let words = cx
+        .tool
+        .description
+        .clone()
+        .unwrap_or_else(|| cx.tool.doc.clone());
     let why = crate::effects::verbs::name_says_write(&cx.tool.name, &words)?;
     Some(WriteReason::Evidence {
         description: format!(

@@ -216,9 +216,10 @@ fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEn
                 Judgement::Read,
                 "reads, and no write was found in the code it reaches".to_string(),
             ),
-            _ if cx.tool.claims_read_only => {
-                (Judgement::Read, "declared `read_only_hint = true`".to_string())
-            }
+            _ if cx.tool.claims_read_only => (
+                Judgement::Read,
+                "declared `read_only_hint = true`".to_string(),
+            ),
             _ => (
                 Judgement::Unknown,
                 "no write and no read found in the code it reaches".to_string(),

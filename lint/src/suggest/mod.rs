@@ -735,6 +735,15 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
             "`#[rig_tool]` rewrites the function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the tool",
         ),
         ToolStyle::SideEffect => Some("the tool already has a contract"),
+        ToolStyle::Swiftide => Some(
+            "swiftide's `#[tool]` / `#[derive(Tool)]` generates the tool: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the tool",
+        ),
+        ToolStyle::AdkFunctionTool => Some(
+            "a `FunctionTool` handler is a closure or function value: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the handler",
+        ),
+        ToolStyle::McpDispatch => Some(
+            "a hand-written `tools/call` arm is no function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the arm",
+        ),
     };
     let index = ws
         .texts

@@ -1,0 +1,294 @@
+//! The collector's hooks into [`crate::frameworks`]: what the recognisers find becomes
+//! [`ToolFacts`] here, with the collector's own machinery (function recording,
+//! `make_tool`), so that `collect.rs` itself only calls in at a few places:
+//!
+//! - `collect_source` → [`Collector::fw_prepare`] (cheap text checks: which scans can find
+//!   anything in this file);
+//! - `visit_file` → [`Collector::fw_begin_file`] (string constants, for rig `NAME`s);
+//! - `handle_fn`, before the body is walked → [`Collector::fw_scan_fn`] (function tools and
+//!   dispatch arms in the body are noted by the address of their body expression);
+//! - `visit_expr` → [`Collector::fw_expr`] (a noted closure or arm is recorded as a function
+//!   of its own, the tool's body);
+//! - `visit_item_struct` → [`Collector::fw_struct`] (swiftide `#[derive(Tool)]`);
+//! - `visit_item_impl` → [`crate::frameworks::rig`] for the shape and name of rig tools,
+//!   [`Collector::fw_rig_description`];
+//! - `finish_file` → [`Collector::fw_finish`] (derived tools linked to their method).
+//!
+//! Dispatch arms and function tools that repeat a tool defined otherwise are dropped once
+//! every file is collected ([`crate::frameworks::drop_repeated`]).
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::visit;
+
+use super::{Collector, FastMap};
+use crate::facts::{ToolBody, ToolStyle};
+use crate::frameworks::{dispatch, function_tool, rig, swiftide, synthetic_ident};
+use idemcheck_spec::hints::ToolHints;
+
+/// Per-file state of the hooks.
+#[derive(Debug, Default)]
+pub(super) struct FwState {
+    /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
+    pub(super) consts: FastMap<String, String>,
+    want_consts: bool,
+    function_tools: bool,
+    tools_call: bool,
+    swiftide: bool,
+    /// Tool bodies to record when the walk reaches them, by expression address.
+    bodies: FastMap<usize, Vec<PendingBody>>,
+    /// swiftide `#[derive(Tool)]` structs, linked to their method at the end of the file.
+    derived: Vec<(syn::Ident, swiftide::DerivedTool, u32)>,
+}
+
+#[derive(Debug)]
+enum BodyKind {
+    /// A closure or a match arm: recorded as a function of its own.
+    Inline,
+    /// A function named by a path: the tool's body calls it.
+    Path(Vec<String>),
+}
+
+#[derive(Debug)]
+struct PendingBody {
+    style: ToolStyle,
+    name: String,
+    span: Span,
+    description: Option<String>,
+    /// Name of the synthetic function.
+    fn_ident: syn::Ident,
+    self_ty: Option<String>,
+    function: String,
+    sig: syn::Signature,
+    kind: BodyKind,
+}
+
+/// A signature standing for a closure: its parameters, with `_` for missing types and a
+/// context type for `ctx`-like names (so that they are not taken for model input).
+fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
+    let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+    sig.ident = ident;
+    sig.asyncness = c.asyncness;
+    for input in &c.inputs {
+        let arg = match input {
+            syn::Pat::Type(pt) => syn::FnArg::Typed(pt.clone()),
+            pat => {
+                let name = pat.to_token_stream().to_string();
+                let ty: syn::Type = if name.contains("ctx") || name.contains("context") {
+                    syn::parse_quote!(Context)
+                } else {
+                    syn::parse_quote!(_)
+                };
+                syn::FnArg::Typed(syn::PatType {
+                    attrs: Vec::new(),
+                    pat: Box::new(pat.clone()),
+                    colon_token: Default::default(),
+                    ty: Box::new(ty),
+                })
+            }
+        };
+        sig.inputs.push(arg);
+    }
+    sig
+}
+
+impl Collector<'_> {
+    /// Which scans can find anything in this file, from its text.
+    pub(super) fn fw_prepare(&mut self, text: &str) {
+        self.fw.want_consts = text.contains("NAME");
+        self.fw.function_tools = text.contains("FunctionTool");
+        self.fw.tools_call = text.contains("tools/call");
+        self.fw.swiftide = text.contains("swiftide");
+    }
+
+    /// The file's string constants, when a rig `NAME` may need them.
+    pub(super) fn fw_begin_file(&mut self, file: &syn::File) {
+        if self.fw.want_consts {
+            self.fw.consts = rig::string_consts(&file.items);
+        }
+    }
+
+    /// Whether the file (or the inline module being walked) imports swiftide.
+    pub(super) fn uses_swiftide(&self) -> bool {
+        self.scopes.iter().any(|s| s.uses_swiftide)
+    }
+
+    /// Note the function tools and dispatch arms of a function body, whose function has
+    /// just been begun (`begin_fn`).
+    pub(super) fn fw_scan_fn(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        let Some(cur) = self.fn_stack.last() else {
+            return;
+        };
+        let enclosing = cur.facts.display.clone();
+        let enclosing_name = cur.facts.name.clone();
+        let self_ty = cur.facts.self_ty.clone();
+        if self.fw.function_tools {
+            let found = function_tool::find(block, &|p: &syn::Path| self.resolve(p));
+            for t in found {
+                let ident = synthetic_ident(&enclosing_name, &t.name, t.name_span);
+                let (kind, function, sig) = match t.handler {
+                    Some(function_tool::Handler::Closure(c)) => (
+                        BodyKind::Inline,
+                        format!("{enclosing}::{{closure}}"),
+                        closure_sig(ident.clone(), c),
+                    ),
+                    Some(function_tool::Handler::Path(p)) => {
+                        let text = p.to_token_stream().to_string().replace(' ', "");
+                        let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+                        sig.ident = ident.clone();
+                        (BodyKind::Path(self.resolve(p)), text, sig)
+                    }
+                    None => {
+                        // A handler built some other way: a tool without a known body.
+                        let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+                        sig.ident = ident.clone();
+                        let hints = ToolHints {
+                            description: t.description.clone(),
+                            ..ToolHints::default()
+                        };
+                        self.make_tool(
+                            ToolStyle::AdkFunctionTool,
+                            &sig,
+                            None,
+                            Some(hints),
+                            Some(t.name.clone()),
+                            format!("{enclosing}::{{handler}}"),
+                            ToolBody::None,
+                            t.name_span.start().line as u32,
+                            (Vec::new(), Vec::new()),
+                        );
+                        continue;
+                    }
+                };
+                let key = t.handler_expr as *const syn::Expr as usize;
+                self.fw.bodies.entry(key).or_default().push(PendingBody {
+                    style: ToolStyle::AdkFunctionTool,
+                    name: t.name,
+                    span: t.name_span,
+                    description: t.description,
+                    fn_ident: ident,
+                    self_ty: self_ty.clone(),
+                    function,
+                    sig,
+                    kind,
+                });
+            }
+        }
+        for arm in dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call) {
+            let ident = synthetic_ident(&enclosing_name, &arm.name, arm.span);
+            let mut arm_sig = sig.clone();
+            arm_sig.ident = ident.clone();
+            let key = arm.body as *const syn::Expr as usize;
+            let function = format!("{enclosing}[{:?}]", arm.name);
+            self.fw.bodies.entry(key).or_default().push(PendingBody {
+                style: ToolStyle::McpDispatch,
+                name: arm.name,
+                span: arm.span,
+                description: None,
+                fn_ident: ident,
+                self_ty: self_ty.clone(),
+                function,
+                sig: arm_sig,
+                kind: BodyKind::Inline,
+            });
+        }
+    }
+
+    /// A noted tool body reached by the walk: recorded as a function of its own (closures,
+    /// arms; then `true`: the expression has been walked) or as a function calling the
+    /// named handler (then `false`: the caller walks the expression as usual).
+    pub(super) fn fw_expr(&mut self, e: &syn::Expr) -> bool {
+        if self.fw.bodies.is_empty() || !self.in_fn() {
+            return false;
+        }
+        let Some(pending) = self.fw.bodies.remove(&(e as *const syn::Expr as usize)) else {
+            return false;
+        };
+        let first = &pending[0];
+        self.begin_fn(&first.fn_ident, first.self_ty.clone());
+        let walked = match &first.kind {
+            BodyKind::Inline => {
+                visit::visit_expr(self, e);
+                true
+            }
+            BodyKind::Path(resolved) => {
+                if let Some(target) = self.call_target(resolved.clone()) {
+                    self.call(target, crate::facts::Loc::default());
+                }
+                false
+            }
+        };
+        let idx = self.end_fn();
+        self.fns[idx].display = first.function.clone();
+        for p in pending {
+            let hints = ToolHints {
+                description: p.description.clone(),
+                ..ToolHints::default()
+            };
+            self.make_tool(
+                p.style,
+                &p.sig,
+                None,
+                Some(hints),
+                Some(p.name.clone()),
+                p.function.clone(),
+                ToolBody::Local(idx),
+                p.span.start().line as u32,
+                (Vec::new(), Vec::new()),
+            );
+        }
+        walked
+    }
+
+    /// A struct with swiftide's `#[derive(Tool)]`: linked to its method at the end of the
+    /// file.
+    pub(super) fn fw_struct(&mut self, s: &syn::ItemStruct) {
+        if !self.fw.swiftide {
+            return;
+        }
+        let uses = self.uses_swiftide();
+        if let Some(d) = swiftide::derived_tool(s, |p| self.resolve(p), uses) {
+            let start = super::first_line(&s.attrs, s.ident.span());
+            self.fw.derived.push((s.ident.clone(), d, start));
+        }
+    }
+
+    /// The description of the rig tool just made, from its impl.
+    pub(super) fn fw_rig_description(&mut self, items: &[syn::ImplItem]) {
+        if let Some(t) = self.tools.last_mut()
+            && t.style == ToolStyle::RigTrait
+            && t.description.is_none()
+        {
+            t.description = rig::description(items);
+        }
+    }
+
+    /// Link derived swiftide tools to their methods.
+    pub(super) fn fw_finish(&mut self) {
+        for (ident, d, start) in std::mem::take(&mut self.fw.derived) {
+            let ty = ident.to_string();
+            let body = match self.local_methods.get(&(ty.clone(), d.method.clone())) {
+                Some(i) => ToolBody::Local(*i),
+                None => ToolBody::Method(ty.clone(), vec![d.method.clone()]),
+            };
+            let function = format!("{ty}::{}", d.method);
+            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+            sig.ident = ident;
+            let hints = ToolHints {
+                description: d.description.clone(),
+                ..ToolHints::default()
+            };
+            self.make_tool(
+                ToolStyle::Swiftide,
+                &sig,
+                None,
+                Some(hints),
+                Some(d.name.clone()),
+                function,
+                body,
+                start,
+                (Vec::new(), Vec::new()),
+            );
+        }
+    }
+}

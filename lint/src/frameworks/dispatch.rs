@@ -1,0 +1,456 @@
+//! Hand-written MCP `tools/call` dispatch.
+//!
+//! Servers that do not use a framework's router answer `tools/call` with a `match` on the
+//! tool name:
+//!
+//! ```ignore
+//! async fn call_tool(&self, request: CallToolRequestParam, ..) -> Result<CallToolResult, _> {
+//!     match request.name.as_ref() {
+//!         "create_issue" => self.create_issue(request.arguments).await,
+//!         "get_issue" => self.get_issue(request.arguments).await,
+//!         _ => Err(..),
+//!     }
+//! }
+//! ```
+//!
+//! Each string-literal arm is a tool named by the literal, whose body is the arm (the
+//! collector records the arm as a function, so the calls in it are followed). Only matches
+//! in a tools/call handler count — a function named like one (`call_tool`,
+//! `handle_call_tool`, `handle_tool_call`, `tools_call`, `execute_tool`, ...; this covers
+//! rmcp's `ServerHandler::call_tool` written by hand) or one in which the literal
+//! `"tools/call"` appears — and only when the scrutinee is about a tool name (`name`,
+//! `tool_name`, `request.name`, `params.name.as_str()`, `req.tool_name()`), so that other
+//! string matches (the JSON-RPC `method`, an `action` argument) are not taken for tools.
+
+use proc_macro2::Span;
+use syn::visit::Visit;
+use syn::{Expr, Lit, Pat};
+
+/// Whether a function name is one of a tools/call handler.
+pub fn is_handler_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    const PARTS: &[&str] = &[
+        "call_tool",
+        "tool_call",
+        "tools_call",
+        "calltool",
+        "toolcall",
+        "execute_tool",
+        "dispatch_tool",
+        "handle_tool",
+        "invoke_tool",
+        "run_tool",
+    ];
+    PARTS.iter().any(|p| n.contains(p))
+}
+
+/// Whether an expression names the tool being called: after `&`, `*`, parentheses and
+/// conversions (`.as_str()`, `.as_ref()`, `.unwrap()`, ...), a variable, field or getter
+/// called `name`, `function_name` or containing `tool`.
+pub fn is_tool_name_expr(e: &Expr) -> bool {
+    let last = match strip(e) {
+        Expr::Path(p) if p.path.segments.len() == 1 => p.path.segments[0].ident.to_string(),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(_) => return false,
+        },
+        Expr::MethodCall(m) if m.args.is_empty() => m.method.to_string(),
+        _ => return false,
+    };
+    let last = last.to_ascii_lowercase();
+    last == "name" || last == "function_name" || last == "fn_name" || last.contains("tool")
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Reference(r) => strip(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip(&u.expr),
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "as_str"
+                        | "as_ref"
+                        | "as_deref"
+                        | "unwrap"
+                        | "unwrap_or_default"
+                        | "to_string"
+                        | "to_owned"
+                        | "clone"
+                        | "borrow"
+                        | "deref"
+                        | "trim"
+                        | "to_lowercase"
+                ) =>
+        {
+            strip(&m.receiver)
+        }
+        _ => e,
+    }
+}
+
+/// One arm of a tool-name match: a tool.
+#[derive(Debug, Clone)]
+pub struct DispatchArm<'a> {
+    /// The literal: the tool's name.
+    pub name: String,
+    /// Where the literal is written.
+    pub span: Span,
+    /// The arm's body.
+    pub body: &'a Expr,
+}
+
+/// The string literals an arm's pattern matches (`"a"`, `"a" | "b"`); empty when the
+/// pattern is anything else.
+fn pattern_literals(p: &Pat, out: &mut Vec<(String, Span)>) -> bool {
+    match p {
+        Pat::Lit(l) => match &l.lit {
+            Lit::Str(s) => {
+                out.push((s.value(), s.span()));
+                true
+            }
+            _ => false,
+        },
+        Pat::Or(o) => o.cases.iter().all(|c| pattern_literals(c, out)),
+        Pat::Paren(pp) => pattern_literals(&pp.pat, out),
+        _ => false,
+    }
+}
+
+/// What a scan of a function body found.
+#[derive(Debug, Default)]
+pub struct Scan<'a> {
+    /// Arms of matches on a tool name.
+    pub arms: Vec<DispatchArm<'a>>,
+    /// Whether the literal `"tools/call"` appears.
+    pub mentions_tools_call: bool,
+}
+
+impl<'a> Visit<'a> for Scan<'a> {
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+    fn visit_lit_str(&mut self, s: &'a syn::LitStr) {
+        if !self.mentions_tools_call && s.value() == "tools/call" {
+            self.mentions_tools_call = true;
+        }
+    }
+    fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+        if is_tool_name_expr(&m.expr) {
+            for arm in &m.arms {
+                let mut lits = Vec::new();
+                // An arm naming a protocol method (`"tools/list" | "list_tools"`) is the
+                // protocol, not a tool.
+                if pattern_literals(&arm.pat, &mut lits)
+                    && !lits.iter().any(|(name, _)| name.contains('/'))
+                {
+                    for (name, span) in lits {
+                        self.arms.push(DispatchArm {
+                            name,
+                            span,
+                            body: &arm.body,
+                        });
+                    }
+                }
+            }
+        }
+        syn::visit::visit_expr_match(self, m);
+    }
+}
+
+/// The tool-name match arms of a function body, and whether it mentions `"tools/call"`
+/// (nested items left out). The caller decides whether the function is a handler.
+pub fn scan(block: &syn::Block) -> Scan<'_> {
+    let mut s = Scan::default();
+    s.visit_block(block);
+    s
+}
+
+/// The tools of a function: its tool-name match arms, when it is a tools/call handler by
+/// name or mentions `"tools/call"`.
+pub fn tools_of_fn<'a>(
+    name: &str,
+    block: &'a syn::Block,
+    file_mentions_tools_call: bool,
+) -> Vec<DispatchArm<'a>> {
+    let handler = is_handler_name(name);
+    if !handler && !file_mentions_tools_call {
+        return Vec::new();
+    }
+    let s = scan(block);
+    if handler || s.mentions_tools_call {
+        s.arms
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze_sources;
+    use idemcheck_spec::config::Config;
+
+    fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
+        let a = analyze_sources(files, Config::default());
+        let mut v: Vec<_> = a
+            .report
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.function.clone(),
+                    t.style.clone(),
+                    format!("{:?}", t.kind),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn handler_names() {
+        for n in [
+            "call_tool",
+            "handle_call_tool",
+            "handle_tool_call",
+            "tools_call",
+            "handle_tools_call",
+            "execute_tool",
+            "handle_call_tool_request",
+        ] {
+            assert!(is_handler_name(n), "{n}");
+        }
+        for n in ["handle_request", "list_tools", "call", "dispatch"] {
+            assert!(!is_handler_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn scrutinees_about_a_tool_name() {
+        let e = |s: &str| syn::parse_str::<Expr>(s).unwrap();
+        for s in [
+            "name",
+            "tool_name",
+            "request.name",
+            "params.name.as_str()",
+            "&*request.params.name",
+            "req.tool_name()",
+            "name.as_ref()",
+        ] {
+            assert!(is_tool_name_expr(&e(s)), "{s}");
+        }
+        for s in [
+            "method",
+            "req.method.as_str()",
+            "action",
+            "args.kind",
+            "x.len()",
+        ] {
+            assert!(!is_tool_name_expr(&e(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn arms_of_a_handler_are_tools_and_other_matches_are_not() {
+        let src = r#"
+use std::fs;
+
+pub struct Server { root: String }
+
+impl Server {
+    fn write_note(&self, args: &Value) -> Result<Value> {
+        fs::write(format!("{}/note", self.root), args.to_string())?;
+        Ok(Value::Null)
+    }
+
+    pub async fn call_tool(&self, request: CallToolRequestParam) -> Result<CallToolResult, Error> {
+        let args = request.arguments.unwrap_or_default();
+        match request.name.as_ref() {
+            "write_note" => self.write_note(&args),
+            "read_note" | "peek_note" => Ok(fs::read_to_string("note")?.into()),
+            "delete_note" => {
+                fs::remove_file(format!("{}/note", self.root))?;
+                Ok(Value::Null)
+            }
+            other => Err(Error::unknown(other)),
+        }
+    }
+
+    /// Not a handler: a string match elsewhere is not a tool list.
+    pub fn level(&self, name: &str) -> u8 {
+        match name { "debug" => 0, "info" => 1, _ => 2 }
+    }
+}
+
+pub fn handle_request(server: &Server, method: &str, params: Value) -> Result<Value> {
+    match method {
+        "tools/call" => {
+            let tool_name = params["name"].as_str().unwrap_or_default();
+            match tool_name {
+                "ping" => Ok(Value::Null),
+                _ => Err(Error::unknown(tool_name)),
+            }
+        }
+        "tools/list" => Ok(Value::Null),
+        _ => Err(Error::unknown(method)),
+    }
+}
+"#;
+        assert_eq!(
+            inventory(&[("src/lib.rs", src)]),
+            [
+                (
+                    "delete_note".into(),
+                    "Server::call_tool[\"delete_note\"]".into(),
+                    "mcp-dispatch".into(),
+                    "Write".into()
+                ),
+                (
+                    "peek_note".into(),
+                    "Server::call_tool[\"peek_note\"]".into(),
+                    "mcp-dispatch".into(),
+                    "Read".into()
+                ),
+                (
+                    "ping".into(),
+                    "handle_request[\"ping\"]".into(),
+                    "mcp-dispatch".into(),
+                    "Read".into()
+                ),
+                (
+                    "read_note".into(),
+                    "Server::call_tool[\"read_note\"]".into(),
+                    "mcp-dispatch".into(),
+                    "Read".into()
+                ),
+                (
+                    "write_note".into(),
+                    "Server::call_tool[\"write_note\"]".into(),
+                    "mcp-dispatch".into(),
+                    "Write".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn arms_calling_functions_of_other_files_are_followed() {
+        let lib = r#"
+mod repo;
+pub async fn execute_tool(ctx: &Ctx, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    match name {
+        "git_commit" => {
+            let input: repo::CommitInput = serde_json::from_value(arguments)?;
+            Ok(serde_json::to_value(repo::git_commit(ctx, input).await?)?)
+        }
+        "git_log" => Ok(serde_json::to_value(repo::git_log(ctx).await?)?),
+        _ => anyhow::bail!("unknown tool"),
+    }
+}
+"#;
+        let repo = r#"
+pub async fn git_commit(ctx: &Ctx, input: CommitInput) -> anyhow::Result<String> {
+    let out = tokio::process::Command::new("git").arg("commit").arg("-m").arg(&input.message).output().await?;
+    Ok(String::from_utf8(out.stdout)?)
+}
+pub async fn git_log(ctx: &Ctx) -> anyhow::Result<String> {
+    let out = tokio::process::Command::new("git").arg("log").output().await?;
+    Ok(String::from_utf8(out.stdout)?)
+}
+"#;
+        let got = inventory(&[("src/lib.rs", lib), ("src/repo.rs", repo)]);
+        let kinds: Vec<(&str, &str)> = got.iter().map(|t| (t.0.as_str(), t.3.as_str())).collect();
+        assert_eq!(kinds, [("git_commit", "Write"), ("git_log", "Read")]);
+    }
+
+    #[test]
+    fn protocol_method_arms_are_not_tools() {
+        let src = r#"
+pub async fn run_tool(tool_name: &str) -> Result<()> {
+    match tool_name {
+        "tools/list" | "list_tools" => print_tools(),
+        "echo" => Ok(()),
+        _ => Ok(()),
+    }
+}
+"#;
+        let names: Vec<String> = inventory(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(names, ["echo"]);
+    }
+
+    /// rust-mcp-sdk: `#[mcp_tool]` structs stay the tools whether the handler dispatches on
+    /// the tools enum (`MyTools::try_from(params)`) or matches on the name by hand; the
+    /// hand-written arms that repeat them are dropped.
+    #[test]
+    fn rust_mcp_sdk_tools_with_enum_or_name_dispatch() {
+        let tools_rs = r#"
+use rust_mcp_sdk::macros::mcp_tool;
+use rust_mcp_sdk::tool_box;
+
+#[mcp_tool(name = "save_entity", description = "Save an entity")]
+pub struct SaveEntityTool { pub name: String }
+impl SaveEntityTool {
+    pub async fn call_tool(&self, db: &Db) -> Result<CallToolResult, CallToolError> {
+        sqlx::query("INSERT INTO entities (name) VALUES ($1)").bind(&self.name).execute(&db.pool).await?;
+        Ok(CallToolResult::text_content(vec![]))
+    }
+}
+
+#[mcp_tool(name = "get_entity", description = "Read an entity", read_only_hint = true)]
+pub struct GetEntityTool { pub name: String }
+impl GetEntityTool {
+    pub async fn call_tool(&self, db: &Db) -> Result<CallToolResult, CallToolError> {
+        Ok(CallToolResult::text_content(vec![]))
+    }
+}
+
+tool_box!(EntityTools, [SaveEntityTool, GetEntityTool]);
+"#;
+        let enum_handler = r#"
+use crate::tools::EntityTools;
+impl ServerHandler for Handler {
+    async fn handle_call_tool_request(&self, request: CallToolRequest, _rt: &dyn McpServer)
+        -> Result<CallToolResult, CallToolError> {
+        let params = EntityTools::try_from(request.params).map_err(CallToolError::new)?;
+        match params {
+            EntityTools::SaveEntityTool(t) => t.call_tool(&self.db).await,
+            EntityTools::GetEntityTool(t) => t.call_tool(&self.db).await,
+        }
+    }
+}
+"#;
+        let name_handler = r#"
+impl ServerHandler for Handler {
+    async fn handle_call_tool_request(&self, request: CallToolRequest, _rt: &dyn McpServer)
+        -> Result<CallToolResult, CallToolError> {
+        let args = request.params.arguments.clone().unwrap_or_default();
+        match request.params.name.as_str() {
+            "save_entity" => SaveEntityTool::from(args).call_tool(&self.db).await,
+            "get_entity" => GetEntityTool::from(args).call_tool(&self.db).await,
+            other => Err(CallToolError::unknown_tool(other.to_string())),
+        }
+    }
+}
+"#;
+        for handler in [enum_handler, name_handler] {
+            let got = inventory(&[("src/tools.rs", tools_rs), ("src/handler.rs", handler)]);
+            let got: Vec<(&str, &str, &str)> = got
+                .iter()
+                .map(|t| (t.0.as_str(), t.2.as_str(), t.3.as_str()))
+                .collect();
+            assert_eq!(
+                got,
+                [
+                    ("get_entity", "rust-mcp-sdk", "Read"),
+                    ("save_entity", "rust-mcp-sdk", "Write")
+                ]
+            );
+        }
+    }
+}

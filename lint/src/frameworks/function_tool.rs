@@ -1,0 +1,235 @@
+//! `FunctionTool::new("name", "description", handler)`: adk-rust's function tools (and the
+//! look-alikes of radkit, hiver-mcp, ... with the same argument order).
+//!
+//! Each such call is a tool named by its first argument. The handler is the last argument:
+//! a closure (`|ctx, args| async move { .. }`), whose body the collector records as the
+//! tool's function so that the effects in it are found, or a path to a function
+//! (`get_weather`), which the tool's body calls. A second string literal argument is the
+//! description; a schema argument in between (`json!({..})`) is allowed.
+
+use proc_macro2::Span;
+use syn::visit::Visit;
+use syn::{Expr, ExprCall, ExprClosure};
+
+use super::str_lit;
+
+/// What a function tool runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Handler<'a> {
+    /// A closure: its body is the tool's body.
+    Closure(&'a ExprClosure),
+    /// A function named by a path.
+    Path(&'a syn::Path),
+}
+
+/// One `FunctionTool::new(..)` call.
+#[derive(Debug, Clone)]
+pub struct FunctionTool<'a> {
+    /// The tool's name (first argument).
+    pub name: String,
+    /// Where the name is written.
+    pub name_span: Span,
+    /// The second argument, when it is a string literal.
+    pub description: Option<String>,
+    /// The handler (last argument), when it is a closure or a path.
+    pub handler: Option<Handler<'a>>,
+    /// The handler expression (the key under which the collector finds it again).
+    pub handler_expr: &'a Expr,
+}
+
+/// Whether a callee, resolved through `use`, is `FunctionTool::new`.
+pub fn is_constructor(resolved: &[String]) -> bool {
+    let n = resolved.len();
+    n >= 2 && resolved[n - 1] == "new" && resolved[n - 2] == "FunctionTool"
+}
+
+/// The function tool a call builds, if it is one.
+pub fn of_call<'a>(
+    c: &'a ExprCall,
+    resolve: &impl Fn(&syn::Path) -> Vec<String>,
+) -> Option<FunctionTool<'a>> {
+    let Expr::Path(p) = &*c.func else { return None };
+    if !is_constructor(&resolve(&p.path)) || c.args.len() < 3 {
+        return None;
+    }
+    let (name, name_span) = str_lit(c.args.first()?)?;
+    let description = str_lit(&c.args[1]).map(|p| p.0);
+    let last = c.args.last()?;
+    let handler = match strip_handler(last) {
+        Expr::Closure(cl) => Some(Handler::Closure(cl)),
+        Expr::Path(p) => Some(Handler::Path(&p.path)),
+        _ => None,
+    };
+    Some(FunctionTool {
+        name,
+        name_span,
+        description,
+        handler,
+        handler_expr: strip_handler(last),
+    })
+}
+
+/// `Box::pin(..)`-free handler expression: parentheses and references removed.
+fn strip_handler(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_handler(&p.expr),
+        Expr::Reference(r) => strip_handler(&r.expr),
+        Expr::Group(g) => strip_handler(&g.expr),
+        _ => e,
+    }
+}
+
+/// Every `FunctionTool::new(..)` call in a function body (nested items left out: they are
+/// scanned when the collector reaches them).
+pub fn find<'a>(
+    block: &'a syn::Block,
+    resolve: &impl Fn(&syn::Path) -> Vec<String>,
+) -> Vec<FunctionTool<'a>> {
+    struct Scan<'a, 'r, R> {
+        resolve: &'r R,
+        out: Vec<FunctionTool<'a>>,
+    }
+    impl<'a, R: Fn(&syn::Path) -> Vec<String>> Visit<'a> for Scan<'a, '_, R> {
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_expr_call(&mut self, c: &'a ExprCall) {
+            if let Some(t) = of_call(c, self.resolve) {
+                self.out.push(t);
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut scan = Scan {
+        resolve,
+        out: Vec::new(),
+    };
+    scan.visit_block(block);
+    scan.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze_sources;
+    use idemcheck_spec::config::Config;
+
+    fn inventory(src: &str) -> Vec<(String, String, String, String)> {
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let mut v: Vec<_> = a
+            .report
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.function.clone(),
+                    t.style.clone(),
+                    format!("{:?}", t.kind),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn finds_calls_with_closure_and_path_handlers() {
+        let f: syn::ItemFn = syn::parse_str(
+            r#"fn tools() {
+                let a = FunctionTool::new("a", "does a", |_ctx, args| async move { Ok(args) });
+                let b = adk_tool::FunctionTool::new("b", "does b", json!({}), handle_b);
+                let c = FunctionTool::new(def, |_c, _a| Box::pin(async { Ok(()) }));
+                fn inner() { FunctionTool::new("hidden", "x", f); }
+            }"#,
+        )
+        .unwrap();
+        let resolve = |p: &syn::Path| {
+            p.segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect::<Vec<_>>()
+        };
+        let got = find(&f.block, &resolve);
+        let names: Vec<_> = got.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(matches!(got[0].handler, Some(Handler::Closure(_))));
+        assert!(matches!(got[1].handler, Some(Handler::Path(_))));
+        assert_eq!(got[1].description.as_deref(), Some("does b"));
+    }
+
+    #[test]
+    fn closure_bodies_and_named_handlers_are_tool_bodies() {
+        let src = r#"
+use adk_tool::FunctionTool;
+use std::sync::Arc;
+
+async fn get_weather(ctx: Arc<dyn ToolContext>, args: Value) -> Result<Value> {
+    let city = args["city"].as_str().unwrap_or("Unknown");
+    Ok(json!({ "city": city }))
+}
+
+async fn save_note(ctx: Arc<dyn ToolContext>, args: Value) -> Result<Value> {
+    std::fs::write("notes.txt", args.to_string())?;
+    Ok(json!({}))
+}
+
+pub fn build() -> Vec<Arc<dyn Tool>> {
+    let delete = FunctionTool::new(
+        "delete_file",
+        "Delete a file",
+        |_ctx, args| async move {
+            let path = args["path"].as_str().unwrap_or_default();
+            std::fs::remove_file(path)?;
+            Ok(json!({ "deleted": true }))
+        },
+    );
+    let weather = FunctionTool::new("get_weather", "Current weather", get_weather);
+    let save = FunctionTool::new("save_note", "Save a note", save_note);
+    vec![Arc::new(delete), Arc::new(weather), Arc::new(save)]
+}
+"#;
+        assert_eq!(
+            inventory(src),
+            [
+                (
+                    "delete_file".into(),
+                    "build::{closure}".into(),
+                    "adk-function-tool".into(),
+                    "Write".into()
+                ),
+                (
+                    "get_weather".into(),
+                    "get_weather".into(),
+                    "adk-function-tool".into(),
+                    "Read".into()
+                ),
+                (
+                    "save_note".into(),
+                    "save_note".into(),
+                    "adk-function-tool".into(),
+                    "Write".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_write_in_the_closure_is_reported_at_the_tool() {
+        let src = r#"
+use adk_tool::FunctionTool;
+pub fn build() {
+    let t = FunctionTool::new("post_message", "Post", move |_ctx, args| async move {
+        reqwest::Client::new().post("https://chat.example/api").json(&args).send().await?;
+        Ok(json!({}))
+    });
+}
+"#;
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let f = a
+            .report
+            .findings
+            .iter()
+            .find(|f| f.tool == "post_message")
+            .expect("a finding for the write tool");
+        assert_eq!(f.line, 4);
+    }
+}

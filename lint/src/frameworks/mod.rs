@@ -1,0 +1,137 @@
+//! Recognisers for tool styles that are not a plain framework attribute on a function.
+//!
+//! Each submodule reads syntax only and answers "is this a tool, named what, with its body
+//! where"; turning the answer into [`crate::facts::ToolFacts`] (signatures, contract check,
+//! recorded bodies) is done by the collector's hooks (`collect/hooks.rs`), so that the
+//! per-file visitor itself only gains a few calls.
+//!
+//! - [`rig`]: rig's `Tool` by shape (`const NAME` + `fn call`), whatever the trait is called
+//!   or re-exported as (`PortableTool`, an alias, a re-export through another crate);
+//! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
+//! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
+//!   look-alikes);
+//! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name.
+
+pub mod dispatch;
+pub mod function_tool;
+pub mod rig;
+pub mod swiftide;
+
+use proc_macro2::Span;
+use syn::{Expr, Lit};
+
+use crate::facts::{FileFacts, ToolStyle};
+
+/// Drop dispatch arms and function tools that repeat the name of a tool defined in another
+/// style anywhere in the files (a hand-written `call_tool` dispatching to `#[mcp_tool]`
+/// structs or rig tools: those are the definitions), and repeats among themselves.
+pub fn drop_repeated(files: &mut [FileFacts]) {
+    let weak = |s: ToolStyle| matches!(s, ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool);
+    if !files.iter().any(|f| f.tools.iter().any(|t| weak(t.style))) {
+        return;
+    }
+    let strong: rustc_hash::FxHashSet<String> = files
+        .iter()
+        .flat_map(|f| f.tools.iter())
+        .filter(|t| !weak(t.style))
+        .map(|t| t.name.clone())
+        .collect();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for f in files.iter_mut() {
+        let krate = f.krate;
+        f.tools.retain(|t| {
+            !weak(t.style) || (!strong.contains(&t.name) && seen.insert((krate, t.name.clone())))
+        });
+    }
+}
+
+/// `ResetFile` → `reset_file`, `HTTPGet` → `http_get` (what `convert_case`'s snake case
+/// gives for the usual type names).
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1);
+            let boundary = match prev {
+                None | Some('_') => false,
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
+                Some(_) => false,
+            };
+            if boundary {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A string literal (through `&`, parentheses and `.to_string()`-like conversions), with
+/// its span.
+pub fn str_lit(e: &Expr) -> Option<(String, Span)> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some((s.value(), s.span())),
+            _ => None,
+        },
+        Expr::Reference(r) => str_lit(&r.expr),
+        Expr::Paren(p) => str_lit(&p.expr),
+        Expr::Group(g) => str_lit(&g.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "to_string" | "to_owned" | "into" | "as_str"
+                ) =>
+        {
+            str_lit(&m.receiver)
+        }
+        _ => None,
+    }
+}
+
+/// An identifier for a synthetic function standing for a tool body: `prefix` and the tool
+/// name with everything but ASCII letters, digits and `_` replaced, so that it can never
+/// collide with a method a call resolves to.
+pub fn synthetic_ident(prefix: &str, tool: &str, span: Span) -> syn::Ident {
+    let mut s = String::with_capacity(prefix.len() + tool.len() + 8);
+    s.push_str(prefix);
+    s.push_str("__tool_");
+    for c in tool.chars() {
+        s.push(if c.is_ascii_alphanumeric() { c } else { '_' });
+    }
+    syn::Ident::new(&s, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_of_type_names() {
+        assert_eq!(snake_case("ResetFile"), "reset_file");
+        assert_eq!(snake_case("ExplainCode"), "explain_code");
+        assert_eq!(snake_case("HTTPGet"), "http_get");
+        assert_eq!(snake_case("Get2Fa"), "get2_fa");
+        assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+
+    #[test]
+    fn string_literals_through_conversions() {
+        let e: Expr = syn::parse_str(r#"&"x".to_string()"#).unwrap();
+        assert_eq!(str_lit(&e).map(|p| p.0).as_deref(), Some("x"));
+        let e: Expr = syn::parse_str("name").unwrap();
+        assert!(str_lit(&e).is_none());
+    }
+
+    #[test]
+    fn synthetic_idents_are_valid() {
+        let id = synthetic_ident("call_tool", "git.status-v2", Span::call_site());
+        assert_eq!(id.to_string(), "call_tool__tool_git_status_v2");
+    }
+}
