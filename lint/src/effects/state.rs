@@ -88,6 +88,10 @@ pub fn benign_field(name: &str) -> bool {
         "token",
         "auth",
         "credential",
+        "next",
+        "round",
+        "_to_",
+        "lookup",
     ]
     .iter()
     .any(|k| lower.contains(k))

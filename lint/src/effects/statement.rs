@@ -101,6 +101,14 @@ fn find(list: &'static [&'static str], w: &str) -> Option<&'static str> {
 /// Classify one statement's words.
 fn classify_words(ws: &[String]) -> Option<Statement> {
     let first = ws.first()?.as_str();
+    if first == "CREATE"
+        && ws
+            .windows(3)
+            .any(|w| w[0] == "IF" && w[1] == "NOT" && w[2] == "EXISTS")
+    {
+        // Schema set-up that a retry cannot repeat.
+        return Some(Statement::Read("CREATE IF NOT EXISTS"));
+    }
     if let Some(v) = find(WRITE_VERBS, first) {
         return Some(Statement::Write(v));
     }

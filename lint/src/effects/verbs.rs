@@ -330,7 +330,27 @@ fn classify_word(w: &str) -> Option<Verb> {
 /// reaches only opaque calls. Looks at the tool name's leading verb and the description's
 /// first word.
 pub fn name_says_write(name: &str, description: &str) -> Option<String> {
-    if let Some(Verb::Write(v)) = rpc_verb(name).or_else(|| leading_verb(name)) {
+    let last = name
+        .rsplit(['.', '/', ':'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(name);
+    if let Some(Verb::Write(v)) = leading_verb(last) {
+        return Some(format!("its name `{name}` says `{v}`"));
+    }
+    // `git_commit`, `jira_create_issue`: a verb after a prefix, if it cannot be a noun.
+    const PLAIN_VERBS: &[&str] = &[
+        "create", "delete", "remove", "update", "upsert", "insert", "commit", "push", "pull",
+        "merge", "rebase", "checkout", "reset", "clean", "clone", "init", "add", "send", "apply",
+        "deploy", "cancel", "approve", "transfer", "stash", "cherry", "revert", "rename", "move",
+        "write", "edit", "modify", "kill", "restart", "start", "stop", "publish", "upload",
+        "assign", "close", "reopen",
+    ];
+    let ws = words(last);
+    if let Some(v) = ws
+        .iter()
+        .take(3)
+        .find(|w| PLAIN_VERBS.contains(&w.as_str()))
+    {
         return Some(format!("its name `{name}` says `{v}`"));
     }
     let first = description.split_whitespace().next().unwrap_or("");
@@ -489,6 +509,11 @@ const LOCAL_COMPOUNDS: &[&str] = &[
     "remove_dir_all",
     "lock_api",
     "apply_patch_in_memory",
+    "borrow_mut",
+    "swap_remove",
+    "swap_with_slice",
+    "close_connection",
+    "start_transaction",
 ];
 
 /// Receiver names that are clients of an external system.
@@ -696,5 +721,7 @@ mod tests {
         assert!(name_says_write("branch", "Deletes the branch").is_some());
         assert!(name_says_write("get_issue", "Get an issue").is_none());
         assert!(name_says_write("weather", "Current weather").is_none());
+        assert!(name_says_write("vector_store_stats", "").is_none());
+        assert!(name_says_write("git_commit", "").is_some());
     }
 }
