@@ -7,3 +7,140 @@
 pub mod state;
 pub mod statement;
 pub mod verbs;
+
+/// One small source per shape of write (and of read), run through the whole pipeline: the
+/// tool inventory must judge each tool as its comment says.
+#[cfg(test)]
+mod shapes {
+    use idemcheck_spec::Judgement;
+    use idemcheck_spec::config::Config;
+
+    fn kinds(src: &str) -> Vec<(String, Judgement)> {
+        let analysis = crate::analysis::analyze_sources(&[("src/lib.rs", src)], Config::default());
+        analysis
+            .report
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.kind))
+            .collect()
+    }
+
+    fn kind_of(all: &[(String, Judgement)], name: &str) -> Judgement {
+        all.iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("tool {name} not found in {all:?}"))
+            .1
+    }
+
+    const SERVER: &str = r#"
+use rmcp::{tool, tool_router};
+use std::sync::Mutex;
+
+pub struct Db;
+impl Db {
+    pub async fn run_statement(&self, sql: &str) -> u64 { self.conn.execute(sql, ()).await }
+}
+
+pub trait Store { fn put_note(&self, n: String); }
+pub struct SqlStore;
+impl Store for SqlStore {
+    fn put_note(&self, n: String) { self.conn.execute("INSERT INTO notes VALUES (?1)", [n]); }
+}
+
+pub struct Server { db: Db, notes: Mutex<Vec<String>>, store: std::sync::Arc<dyn Store>, client: Client }
+
+#[tool_router]
+impl Server {
+    /// Statement assembled in a local, executed by a shared helper.
+    #[tool(description = "Upsert a record")]
+    async fn upsert_record(&self) -> String {
+        let mut q = "UPSERT ".to_string();
+        q.push_str("person MERGE $data");
+        self.db.run_statement(&q).await;
+        String::new()
+    }
+
+    /// The same helper with a SELECT reads.
+    #[tool(description = "List records")]
+    async fn list_records(&self) -> String {
+        let q = format!("SELECT * FROM {}", "person");
+        self.db.run_statement(&q).await;
+        String::new()
+    }
+
+    /// State kept between calls.
+    #[tool(description = "Remember a note")]
+    async fn remember(&self, note: String) -> String {
+        self.notes.lock().unwrap().push(note);
+        String::new()
+    }
+
+    /// A trait object: every workspace impl of the method.
+    #[tool(description = "Save a note")]
+    async fn save_note(&self, note: String) -> String {
+        self.store.put_note(note);
+        String::new()
+    }
+
+    /// An SDK builder chain with a write verb.
+    #[tool(description = "Open an issue")]
+    async fn open_issue(&self) -> String {
+        self.client.issues("o", "r").create("title").send().await;
+        String::new()
+    }
+
+    /// A POST to a search endpoint reads.
+    #[tool(description = "Search issues")]
+    async fn search_issues(&self) -> String {
+        self.client.post("/rest/api/2/search").send().await;
+        String::new()
+    }
+
+    /// Nothing either way, and the name says delete: a write by its words.
+    #[tool(description = "Delete the branch")]
+    async fn delete_branch(&self, name: String) -> String {
+        opaque(name)
+    }
+
+    /// Nothing either way, and the name says nothing: unknown.
+    #[tool(description = "Weather")]
+    async fn weather(&self) -> String {
+        opaque(String::new())
+    }
+}
+"#;
+
+    #[test]
+    fn each_shape_is_judged_by_its_code() {
+        let all = kinds(SERVER);
+        assert_eq!(kind_of(&all, "upsert_record"), Judgement::Write);
+        assert_eq!(kind_of(&all, "list_records"), Judgement::Unknown);
+        assert_eq!(kind_of(&all, "remember"), Judgement::Write);
+        assert_eq!(kind_of(&all, "save_note"), Judgement::Write);
+        assert_eq!(kind_of(&all, "open_issue"), Judgement::Write);
+        assert_eq!(kind_of(&all, "search_issues"), Judgement::Read);
+        assert_eq!(kind_of(&all, "delete_branch"), Judgement::Write);
+        assert_eq!(kind_of(&all, "weather"), Judgement::Unknown);
+    }
+
+    #[test]
+    fn a_write_by_its_words_is_a_warning() {
+        let analysis =
+            crate::analysis::analyze_sources(&[("src/lib.rs", SERVER)], Config::default());
+        let f = analysis
+            .report
+            .findings
+            .iter()
+            .find(|f| f.tool == "delete_branch" && f.code == idemcheck_spec::RuleCode::Idem001)
+            .expect("IDEM001 for delete_branch");
+        assert_eq!(f.severity, idemcheck_spec::Severity::Warning);
+        assert!(f.message.contains("its name"), "{}", f.message);
+        let strong = analysis
+            .report
+            .findings
+            .iter()
+            .find(|f| f.tool == "upsert_record" && f.code == idemcheck_spec::RuleCode::Idem001)
+            .expect("IDEM001 for upsert_record");
+        assert_eq!(strong.severity, idemcheck_spec::Severity::Error);
+    }
+}

@@ -367,10 +367,11 @@ mod tests {
         );
         assert!(statement_shaped("DELETE $thing").unwrap().writes());
         assert!(
-            statement_shaped("CREATE TABLE IF NOT EXISTS t (a INT)")
+            !statement_shaped("CREATE TABLE IF NOT EXISTS t (a INT)")
                 .unwrap()
                 .writes()
         );
+        assert!(statement_shaped("CREATE TABLE t (a INT)").unwrap().writes());
         assert!(
             statement_shaped("RELATE {}->relations->{} SET w = 1")
                 .unwrap()

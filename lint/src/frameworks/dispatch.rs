@@ -318,7 +318,7 @@ pub fn handle_request(server: &Server, method: &str, params: Value) -> Result<Va
                     "ping".into(),
                     "handle_request[\"ping\"]".into(),
                     "mcp-dispatch".into(),
-                    "Read".into()
+                    "Unknown".into()
                 ),
                 (
                     "read_note".into(),

@@ -200,7 +200,7 @@ pub fn build() -> Vec<Arc<dyn Tool>> {
                     "get_weather".into(),
                     "get_weather".into(),
                     "adk-function-tool".into(),
-                    "Read".into()
+                    "Unknown".into()
                 ),
                 (
                     "save_note".into(),

@@ -245,7 +245,7 @@ pub struct CreatePullRequest {
                     "create_pull_request".into(),
                     "CreatePullRequest::open".into(),
                     "swiftide".into(),
-                    "Read".into()
+                    "Write".into()
                 ),
                 (
                     "peek".into(),
