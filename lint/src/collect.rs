@@ -1582,9 +1582,9 @@ impl<'a> Collector<'a> {
                     loc,
                     unless,
                 );
-            } else if !(i == 0 && is_self(root))
-                && !ev::QUERY_METHODS.contains(&name.as_str())
-                && !(ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
+            } else if !(ev::QUERY_METHODS.contains(&name.as_str())
+                || i == 0 && is_self(root)
+                || ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
                 && (ev::sdk_write_method(&name)
                     || crate::effects::verbs::client_write(
                         &name,

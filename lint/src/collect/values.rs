@@ -256,10 +256,10 @@ impl Collector<'_> {
     /// `self.field = ..`, `*guard = ..`, `guard.field = ..`: an assignment to state kept
     /// between calls.
     pub(super) fn check_state_assignment(&mut self, left: &Expr, loc: Loc) {
-        let through_self_or_guard = match strip(left) {
-            Expr::Unary(_) | Expr::Field(_) | Expr::Index(_) => true,
-            _ => false,
-        };
+        let through_self_or_guard = matches!(
+            strip(left),
+            Expr::Unary(_) | Expr::Field(_) | Expr::Index(_)
+        );
         if !through_self_or_guard {
             return;
         }

@@ -126,7 +126,7 @@ fn classify_words(ws: &[String]) -> Option<Statement> {
                 .find_map(|w| find(WRITE_CLAUSES, w))
                 .map_or(
                     Statement::Read(find(OPENERS, first).unwrap_or("MATCH")),
-                    |v| Statement::Write(v),
+                    Statement::Write,
                 ),
         );
     }
