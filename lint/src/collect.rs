@@ -264,6 +264,10 @@ struct FnState {
     reported_texts: FastSet<String>,
     /// Locals that guard a field of `self` (`let mut g = self.items.lock().await`).
     state_aliases: FastMap<String, String>,
+    /// Word lists held by locals (`let mut args = vec!["branch"]; args.push(..)`).
+    lists: FastMap<String, Vec<Option<String>>>,
+    /// Word-list locals already judged.
+    reported_lists: FastSet<String>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1594,10 +1598,19 @@ impl<'a> Collector<'a> {
                     )
                     .is_some())
             {
-                // If a workspace type has a method of that name, it is followed instead.
+                // If a workspace type has a method of that name, it is followed instead; but
+                // after an accessor of a builder chain (`client.issues().upload_attachment(..)`)
+                // the receiver is the SDK's own type, so a workspace method of the same name
+                // (often the tool itself) is followed besides, not instead.
+                let after_accessor = i >= 1
+                    && crate::effects::verbs::leading_verb(&chain[i - 1].method.to_string())
+                        .is_none();
                 let unless = match unless {
                     Some(u) => Some(u),
-                    None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
+                    None => {
+                        let c = self.call(CallTarget::AnyMethod(name.clone()), Loc::default());
+                        if after_accessor { None } else { c }
+                    }
                 };
                 self.evidence(
                     EvidenceKind::Sdk,
@@ -2237,7 +2250,18 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             && let Some(id) = p.path.get_ident()
         {
             let piece = self.text_of(&m.args[0]);
-            self.append_text(&id.to_string(), piece);
+            self.append_text(&id.to_string(), piece.clone());
+            if meth == "push" {
+                self.append_list(&id.to_string(), vec![piece], Loc::of_tokens(m));
+            }
+        }
+        if nargs == 1
+            && (meth == "extend" || meth == "extend_from_slice" || meth == "append")
+            && let Expr::Path(p) = strip(&m.receiver)
+            && let Some(id) = p.path.get_ident()
+            && let Some(words) = self.list_words(&m.args[0])
+        {
+            self.append_list(&id.to_string(), words, Loc::of_tokens(m));
         }
         if nargs == 2 && (meth == "header" || meth == "insert") {
             let is_key = match strip(&m.args[0]) {

@@ -324,12 +324,23 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
         .map(|w| w.as_deref().unwrap_or("…"))
         .collect::<Vec<_>>()
         .join(" ");
-    if NOUN_SUBCOMMANDS.contains(&first) {
-        let second = words.get(1);
-        let writes = match second {
+    if NOUN_SUBCOMMANDS.contains(&first) || first == "tag" {
+        // The first word after the noun that is not a listing flag decides; a name given to
+        // `branch` or `tag` creates one.
+        const LIST_FLAGS: &[&str] = &["-l", "--list", "-a", "-r", "-v", "-vv", "--all", "show"];
+        let next = words[1..]
+            .iter()
+            .find(|w| !w.as_deref().is_some_and(|w| LIST_FLAGS.contains(&w)));
+        let writes = match next {
             None => first == "stash",
             Some(None) => matches!(first, "branch" | "tag"),
-            Some(Some(w)) => NOUN_WRITES.contains(&w.as_str()),
+            Some(Some(w)) if w.starts_with('-') && !NOUN_WRITES.contains(&w.as_str()) => {
+                matches!(first, "branch" | "tag") && w == "-f"
+            }
+            Some(Some(w)) => {
+                NOUN_WRITES.contains(&w.as_str())
+                    || (matches!(first, "branch" | "tag") && !w.starts_with('-'))
+            }
         };
         return Some((writes, text));
     }
@@ -617,6 +628,18 @@ mod tests {
             Some(false)
         );
         assert_eq!(command_words(&w(&["add"])), None);
+        assert_eq!(
+            command_words(&w(&["branch", "-f", "x"])).map(|c| c.0),
+            Some(true)
+        );
+        assert_eq!(
+            command_words(&w(&["branch", "-a"])).map(|c| c.0),
+            Some(false)
+        );
+        assert_eq!(
+            command_words(&[Some("branch".into()), None]).map(|c| c.0),
+            Some(true)
+        );
         assert_eq!(command_words(&w(&["apples", "pears"])), None);
     }
 

@@ -291,7 +291,17 @@ impl<'a> Index<'a> {
                 .collect()
         };
         if absolute {
-            return in_crate(krate, &qual);
+            let found = in_crate(krate, &qual);
+            if !found.is_empty() {
+                return found;
+            }
+            // A file declared by both a package's library and its binary (`mod tools;` in
+            // lib.rs and main.rs) is read once, for one of the two crates.
+            return cands
+                .iter()
+                .copied()
+                .filter(|i| self.func(*i).module == qual)
+                .collect();
         }
         if segments.len() == 1 {
             // Same module, then enclosing modules, then a unique function of that name.
@@ -375,9 +385,12 @@ impl<'a> Index<'a> {
                 rev[e.callee].push((caller, *e));
             }
         }
+        let setup: Vec<bool> = (0..n)
+            .map(|id| crate::effects::setup::is_setup_fn(&self.func(id).name))
+            .collect();
         let mut queue = VecDeque::new();
         for (id, slot) in out.iter_mut().enumerate() {
-            if self.own_evidence(id).any(|e| e.strong || !strong_only) {
+            if !setup[id] && self.own_evidence(id).any(|e| e.strong || !strong_only) {
                 *slot = Some(Reach {
                     depth: 0,
                     next: None,
@@ -391,7 +404,7 @@ impl<'a> Index<'a> {
                 continue;
             }
             for &(caller, edge) in &rev[v] {
-                if out[caller].is_none() {
+                if out[caller].is_none() && !setup[caller] {
                     out[caller] = Some(Reach {
                         depth: d + 1,
                         next: Some(edge),

@@ -139,6 +139,75 @@ impl Collector<'_> {
             }
         }
         self.check_text_statement(name);
+        match self.list_words(init) {
+            Some(words) => {
+                let f = self.fn_stack.last_mut().expect("in a function");
+                f.lists.insert(name.to_string(), Vec::new());
+                f.reported_lists.remove(name);
+                self.append_list(name, words, super::Loc::of_tokens(init));
+            }
+            None => {
+                if let Some(f) = self.fn_stack.last_mut() {
+                    f.lists.remove(name);
+                }
+            }
+        }
+    }
+
+    /// The words of a list expression: `vec![..]`, `[..]`, `Vec::new()` (none yet).
+    pub(super) fn list_words(&self, e: &Expr) -> Option<Vec<Option<String>>> {
+        use syn::punctuated::Punctuated;
+        match strip(e) {
+            Expr::Macro(m) if m.mac.path.segments.last()?.ident == "vec" => {
+                let items = m
+                    .mac
+                    .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                    .ok()?;
+                Some(items.iter().map(|x| self.text_of(x)).collect())
+            }
+            Expr::Array(a) => Some(a.elems.iter().map(|x| self.text_of(x)).collect()),
+            Expr::Call(c) => {
+                let Expr::Path(p) = strip(&c.func) else {
+                    return None;
+                };
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                (segs.len() >= 2
+                    && segs[segs.len() - 2] == "Vec"
+                    && matches!(segs[segs.len() - 1].as_str(), "new" | "with_capacity"))
+                .then(Vec::new)
+            }
+            _ => None,
+        }
+    }
+
+    /// Words added to a list local; once it reads as a command line, its subcommand decides.
+    pub(super) fn append_list(&mut self, name: &str, words: Vec<Option<String>>, loc: Loc) {
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        let Some(list) = f.lists.get_mut(name) else {
+            return;
+        };
+        if list.len() < 16 {
+            list.extend(words);
+        }
+        if f.reported_lists.contains(name) {
+            return;
+        }
+        let list = list.clone();
+        if let Some((writes, _)) = crate::evidence::command_words(&list) {
+            // A read verdict can still become a write as words are added (`["branch"]`,
+            // then a name), so only a write is final.
+            if writes {
+                f.reported_lists.insert(name.to_string());
+            }
+            self.command_words(&list, loc);
+        }
     }
 
     /// `name.push_str(x)`, `name += x`, `write!(name, ..)`: the text grows.

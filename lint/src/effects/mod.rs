@@ -4,6 +4,7 @@
 //! keeps between calls write ([`state`]). The per-file pass applies them to the syntax it
 //! visits; nothing here sees syntax trees.
 
+pub mod setup;
 pub mod state;
 pub mod statement;
 pub mod verbs;

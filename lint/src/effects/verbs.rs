@@ -334,6 +334,13 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .rsplit(['.', '/', ':'])
         .find(|s| !s.is_empty())
         .unwrap_or(name);
+    let ws = words(last);
+    if ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "cache" | "memo" | "caches"))
+    {
+        return None;
+    }
     if let Some(Verb::Write(v)) = leading_verb(last) {
         return Some(format!("its name `{name}` says `{v}`"));
     }
@@ -518,7 +525,10 @@ const LOCAL_COMPOUNDS: &[&str] = &[
 
 /// Receiver names that are clients of an external system.
 fn client_receiver(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    // The last word names what it is: `jira_client`, `pods_api`, `db`, not `jira_types`.
+    let Some(lower) = words(name).pop() else {
+        return false;
+    };
     [
         "client",
         "api",
@@ -550,7 +560,7 @@ fn client_receiver(name: &str) -> bool {
         "dynamo",
     ]
     .iter()
-    .any(|k| lower.contains(k))
+    .any(|k| lower == *k || (k.len() > 3 && lower.ends_with(k)))
 }
 
 /// Whether a method call on something the workspace does not define is a write, by the
@@ -701,6 +711,8 @@ mod tests {
         assert!(client_write("create", 1, Some("issues"), Some("octocrab")).is_some());
         assert!(client_write("delete", 0, None, Some("pods_api")).is_some());
         assert!(client_write("remove", 0, None, Some("items")).is_none());
+        assert!(client_write("delete", 0, None, Some("jira_types")).is_none());
+        assert!(client_write("delete", 0, None, Some("jira_client")).is_some());
         assert!(client_write("send", 2, Some("json"), Some("client")).is_none());
         assert!(client_write("push_str", 0, None, None).is_none());
         assert!(client_write("set_header", 0, None, Some("client")).is_none());
@@ -723,5 +735,6 @@ mod tests {
         assert!(name_says_write("weather", "Current weather").is_none());
         assert!(name_says_write("vector_store_stats", "").is_none());
         assert!(name_says_write("git_commit", "").is_some());
+        assert!(name_says_write("clear_cache", "").is_none());
     }
 }
