@@ -268,6 +268,9 @@ struct FnState {
     lists: FastMap<String, Vec<Option<String>>>,
     /// Word-list locals already judged.
     reported_lists: FastSet<String>,
+    /// A JSON-RPC body in this function names a method with a read verb
+    /// (`"method": "getAssetsByOwner"`).
+    rpc_reads: bool,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1001,7 +1004,8 @@ impl<'a> Collector<'a> {
     }
 
     fn end_fn(&mut self) -> usize {
-        let state = self.fn_stack.pop().expect("begin_fn");
+        let mut state = self.fn_stack.pop().expect("begin_fn");
+        values::posts_that_read(&mut state);
         let idx = self.fns.len();
         if let Some(ty) = &state.facts.self_ty {
             self.local_methods
@@ -1586,6 +1590,14 @@ impl<'a> Collector<'a> {
                     loc,
                     unless,
                 );
+            } else if crate::effects::state::browser_action(&name, receiver_name(root).as_deref()) {
+                self.evidence(
+                    EvidenceKind::State,
+                    false,
+                    format!("browser action (`.{name}(..)`)"),
+                    loc,
+                    unless,
+                );
             } else if !(ev::QUERY_METHODS.contains(&name.as_str())
                 || i == 0 && is_self(root)
                 || ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
@@ -2042,7 +2054,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let router = expand_attrs(&i.attrs).iter().any(|a| {
             let last = a.path().segments.last().map(|s| s.ident.to_string());
             match last.as_deref() {
-                Some("tool_router") => true,
+                // rmcp's `#[tool_router]`; mcp-attr's `#[mcp_server] impl McpServer for ..`.
+                Some("tool_router") | Some("mcp_server") => true,
                 Some("tool") => {
                     matches!(&a.meta, Meta::List(l) if l.tokens.to_string().contains("tool_box"))
                 }
@@ -2766,6 +2779,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 }
             }
             "nanoid" => self.unstable("`nanoid!()`".into(), Loc::of_tokens(mac)),
+            "json" => self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac)),
             name if ev::QUERY_MACROS.contains(&name) => {
                 if let Some(kw) =
                     first_lit_in_tokens(mac.tokens.clone()).and_then(|s| ev::sql_write_keyword(&s))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Get the sources of every labelled corpus repository, checked out at its pinned commit.
 #
-#   tests/corpus/fetch.sh [NAME ...]      (NAME: owner__name, as in labels/; default: all)
+#   tests/corpus/fetch.sh [NAME ...]      (NAME: owner__name, as in labels/ or heldout/;
+#                                         default: all)
 #
 # Work trees go to $CORPUS_DIR (default: ~/.cache/idemcheck/corpus: outside this workspace, or cargo would take
 # them for members), never into the repository itself.
@@ -18,9 +19,13 @@ mkdir -p "$dest"
 
 labels=()
 if [[ $# -gt 0 ]]; then
-  for n in "$@"; do labels+=("$here/labels/$n.toml"); done
+  for n in "$@"; do
+    for d in labels heldout; do
+      [[ -f "$here/$d/$n.toml" ]] && labels+=("$here/$d/$n.toml")
+    done
+  done
 else
-  labels=("$here"/labels/*.toml)
+  labels=("$here"/labels/*.toml "$here"/heldout/*.toml)
 fi
 
 for f in "${labels[@]}"; do

@@ -3,7 +3,10 @@
 
     tests/corpus/fetch.sh                 # get the sources at their pinned commits
     cargo build --release -p cargo-idemcheck
-    python3 tests/corpus/score.py [--markdown] [--detail] [NAME ...]
+    python3 tests/corpus/score.py [--markdown] [--detail] [--heldout] [NAME ...]
+
+`labels/` is the development set the classifier was tuned on; `heldout/` (`--heldout`) was
+labelled afterwards and is only measured, never tuned on.
 
 For each labelled repository it runs the lint (`--workspace --message-format json`) on the
 pinned sources and compares its tool inventory and findings with the labels:
@@ -31,9 +34,9 @@ ROOT = HERE.parent.parent
 CODES = {f"IDEM00{i}" for i in range(1, 10)}
 
 
-def load_labels(names):
+def load_labels(names, subdir="labels"):
     out = []
-    for p in sorted((HERE / "labels").glob("*.toml")):
+    for p in sorted((HERE / subdir).glob("*.toml")):
         if names and p.stem not in names:
             continue
         d = tomllib.loads(p.read_text())
@@ -148,6 +151,7 @@ def ratio(a, b):
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    subdir = "heldout" if "--heldout" in sys.argv else "labels"
     markdown = "--markdown" in sys.argv
     detail = "--detail" in sys.argv
     binary = Path(os.environ.get("IDEMCHECK_BIN", ROOT / "target/release/cargo-idemcheck"))
@@ -155,7 +159,7 @@ def main():
     corpus = Path(os.environ.get("CORPUS_DIR", cache / "idemcheck/corpus"))
     rows = []
     total = dict(tools=0, recognised=0, tp=0, fn=0, fp=0, f_tp=0, f_fp=0, f_fn=0, writes=0)
-    for d in load_labels(set(args)):
+    for d in load_labels(set(args), subdir):
         tree = corpus / d["_name"]
         if not tree.is_dir():
             print(f"missing sources for {d['_name']}: run tests/corpus/fetch.sh", file=sys.stderr)

@@ -31,6 +31,10 @@ const GUARDS: &[&str] = &[
     "lock_arc",
     "write_arc",
     "pin",
+    "ok_or",
+    "ok_or_else",
+    "last_mut",
+    "first_mut",
 ];
 
 impl Collector<'_> {
@@ -349,5 +353,87 @@ impl Collector<'_> {
             loc,
             None,
         );
+    }
+}
+
+/// A POST that only reads: the function names a JSON-RPC method with a read verb, or the
+/// function is itself named as a read (`query_transactions`, `search_issues`) and its name has
+/// no write verb. Its POST evidence becomes read evidence that says why.
+pub(super) fn posts_that_read(state: &mut super::FnState) {
+    use crate::effects::verbs::{Verb, leading_verb, words};
+    let name_words = words(&state.facts.name);
+    let named_read = (matches!(leading_verb(&state.facts.name), Some(Verb::Read(_)))
+        || name_words
+            .iter()
+            .any(|w| crate::effects::verbs::READ_VERBS.contains(&w.as_str())))
+        && !name_words
+            .iter()
+            .any(|w| crate::effects::verbs::WRITE_VERBS.contains(&w.as_str()));
+    if !named_read && !state.rpc_reads {
+        return;
+    }
+    let why = if state.rpc_reads {
+        "its JSON-RPC method reads"
+    } else {
+        "the function that sends it is named as a read"
+    };
+    let (posts, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut state.facts.evidence)
+        .into_iter()
+        .partition(|e| e.kind == EvidenceKind::Http && e.what.starts_with("HTTP POST"));
+    state.facts.evidence = rest;
+    for mut e in posts {
+        e.what = format!("{} judged a read: {why}", e.what);
+        state.facts.reads.push(e);
+    }
+}
+
+impl Collector<'_> {
+    /// `json!({"method": "getAssetsByOwner", ..})`: a JSON-RPC call whose method's verb
+    /// decides (`sendTransaction` writes, `getBalance` reads).
+    pub(super) fn json_rpc_method(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
+        use crate::effects::verbs::{Verb, rpc_verb};
+        use proc_macro2::TokenTree;
+        fn find(tokens: proc_macro2::TokenStream) -> Option<String> {
+            let toks: Vec<TokenTree> = tokens.into_iter().collect();
+            for (i, t) in toks.iter().enumerate() {
+                match t {
+                    TokenTree::Group(g) => {
+                        if let Some(m) = find(g.stream()) {
+                            return Some(m);
+                        }
+                    }
+                    TokenTree::Literal(l) if l.to_string() == "\"method\"" => {
+                        if let (Some(TokenTree::Punct(p)), Some(TokenTree::Literal(v))) =
+                            (toks.get(i + 1), toks.get(i + 2))
+                            && p.as_char() == ':'
+                        {
+                            return syn::parse_str::<syn::LitStr>(&v.to_string())
+                                .ok()
+                                .map(|s| s.value());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        let Some(method) = find(tokens) else {
+            return;
+        };
+        match rpc_verb(&method) {
+            Some(Verb::Read(_)) => {
+                if let Some(f) = self.fn_stack.last_mut() {
+                    f.rpc_reads = true;
+                }
+            }
+            Some(Verb::Write(_)) => self.evidence(
+                EvidenceKind::Sdk,
+                true,
+                format!("JSON-RPC call `{method}`"),
+                loc,
+                None,
+            ),
+            None => {}
+        }
     }
 }

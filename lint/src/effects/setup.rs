@@ -45,6 +45,8 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.starts_with("init_")
         || name.starts_with("new_with")
         || name.starts_with("with_")
+        || name.starts_with("get_or_")
+        || name.starts_with("ensure_")
 }
 
 #[cfg(test)]
@@ -58,5 +60,6 @@ mod tests {
         assert!(is_setup_fn("open_database"));
         assert!(!is_setup_fn("create_entities"));
         assert!(!is_setup_fn("new_issue"));
+        assert!(is_setup_fn("get_or_create_client"));
     }
 }

@@ -108,5 +108,77 @@ mod tests {
         assert!(!benign_field("notes"));
         assert!(!benign_field("todos"));
         assert!(MUTATORS.contains(&"push"));
+        assert!(browser_action("click", Some("element")));
+        assert!(browser_action("goto", Some("client")));
+        assert!(!browser_action("click", Some("counter")));
+        assert!(!browser_action("clear", Some("items")));
     }
+}
+
+/// Browser automation (WebDriver, CDP): navigating, clicking, typing or resizing changes the
+/// page of a session the server keeps between calls, and a retry does it again.
+pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
+    const ACTIONS: &[&str] = &[
+        "goto",
+        "navigate",
+        "navigate_to",
+        "back",
+        "forward",
+        "refresh",
+        "reload",
+        "click",
+        "double_click",
+        "right_click",
+        "send_keys",
+        "type_text",
+        "type_str",
+        "fill",
+        "submit",
+        "set_window_size",
+        "set_window_rect",
+        "maximize_window",
+        "minimize_window",
+        "select_by_value",
+        "select_by_index",
+        "select_by_label",
+        "clear",
+        "press_key",
+        "scroll",
+        "scroll_into_view",
+        "hover",
+        "drag_and_drop",
+        "upload_file",
+        "close_window",
+        "new_window",
+        "switch_to_window",
+        "switch_to_frame",
+        "set_cookie",
+        "add_cookie",
+        "delete_cookie",
+        "delete_all_cookies",
+    ];
+    const RECEIVERS: &[&str] = &[
+        "client",
+        "element",
+        "elem",
+        "el",
+        "page",
+        "browser",
+        "driver",
+        "tab",
+        "webdriver",
+        "session",
+        "button",
+        "input",
+        "field",
+        "link",
+        "form",
+        "frame",
+        "window",
+    ];
+    ACTIONS.contains(&method)
+        && receiver.is_some_and(|r| {
+            let last = crate::effects::verbs::words(r).pop().unwrap_or_default();
+            RECEIVERS.contains(&last.as_str())
+        })
 }

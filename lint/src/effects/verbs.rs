@@ -335,24 +335,17 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .find(|s| !s.is_empty())
         .unwrap_or(name);
     let ws = words(last);
-    if ws
-        .iter()
-        .any(|w| matches!(w.as_str(), "cache" | "memo" | "caches"))
-    {
+    // A name with a read verb or a cache in it breaks no tie (`get_pull_request`,
+    // `write_status`, `clear_cache`).
+    if ws.iter().any(|w| {
+        matches!(w.as_str(), "cache" | "memo" | "caches") || READ_VERBS.contains(&w.as_str())
+    }) {
         return None;
     }
     if let Some(Verb::Write(v)) = leading_verb(last) {
         return Some(format!("its name `{name}` says `{v}`"));
     }
     // `git_commit`, `jira_create_issue`: a verb after a prefix, if it cannot be a noun.
-    const PLAIN_VERBS: &[&str] = &[
-        "create", "delete", "remove", "update", "upsert", "insert", "commit", "push", "pull",
-        "merge", "rebase", "checkout", "reset", "clean", "clone", "init", "add", "send", "apply",
-        "deploy", "cancel", "approve", "transfer", "stash", "cherry", "revert", "rename", "move",
-        "write", "edit", "modify", "kill", "restart", "start", "stop", "publish", "upload",
-        "assign", "close", "reopen",
-    ];
-    let ws = words(last);
     if let Some(v) = ws
         .iter()
         .take(3)
@@ -365,11 +358,20 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .trim_matches(|c: char| !c.is_ascii_alphabetic())
         .to_ascii_lowercase();
     let stem = first.strip_suffix('s').unwrap_or(&first);
-    match classify_word(&first).or_else(|| classify_word(stem)) {
-        Some(Verb::Write(v)) => Some(format!("its description says `{v}`")),
-        _ => None,
-    }
+    [first.as_str(), stem]
+        .into_iter()
+        .find(|w| PLAIN_VERBS.contains(w))
+        .map(|v| format!("its description says `{v}`"))
 }
+
+/// Verbs that say "writes" in a tool's name or description whatever follows them.
+const PLAIN_VERBS: &[&str] = &[
+    "create", "delete", "remove", "update", "upsert", "insert", "commit", "push", "pull", "merge",
+    "rebase", "checkout", "reset", "clean", "clone", "init", "add", "send", "apply", "deploy",
+    "cancel", "approve", "transfer", "stash", "cherry", "revert", "rename", "move", "write",
+    "edit", "modify", "kill", "restart", "start", "stop", "publish", "upload", "assign", "close",
+    "reopen",
+];
 
 /// Verbs that make a method of an external client a write: the write verbs minus those that
 /// name everyday in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`,
@@ -736,5 +738,8 @@ mod tests {
         assert!(name_says_write("vector_store_stats", "").is_none());
         assert!(name_says_write("git_commit", "").is_some());
         assert!(name_says_write("clear_cache", "").is_none());
+        assert!(name_says_write("get_pull_request", "").is_none());
+        assert!(name_says_write("write_status", "Show the write mode").is_none());
+        assert!(name_says_write("lookup_repo", "Resolve a repository").is_none());
     }
 }
