@@ -111,6 +111,7 @@ fn every_fixture_json_is_valid_against_the_schema() {
         "retries",
         "clean",
         "unparsable",
+        "unknown_tools",
     ] {
         let text = ok(&fixture_manifest(name), &["--format", "json"]);
         let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
@@ -352,4 +353,174 @@ fn readme_excerpts_are_real_output() {
         blocks += 1;
     }
     assert_eq!(blocks, 2);
+}
+
+/// The section of a tool in the Markdown document, from its heading to the next one.
+fn section<'a>(markdown: &'a str, heading: &str) -> &'a str {
+    let start = markdown
+        .find(&format!("\n### {heading}"))
+        .unwrap_or_else(|| panic!("section {heading}"));
+    let rest = &markdown[start + 1..];
+    let end = rest[4..].find("\n### ").map_or(rest.len(), |i| i + 4);
+    &rest[..end]
+}
+
+/// The report's inventory: (name, kind) per tool.
+fn inventory(manifest: &Path) -> Vec<(String, String)> {
+    let argv: Vec<std::ffi::OsString> = vec![
+        "cargo-idemcheck".into(),
+        "idemcheck".into(),
+        "--message-format".into(),
+        "json".into(),
+        "--manifest-path".into(),
+        manifest.into(),
+    ];
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    cargo_idemcheck::cli::main_with(argv, &mut out, &mut err);
+    let report: serde_json::Value = serde_json::from_slice(&out).expect("JSON report");
+    let mut tools: Vec<(String, String)> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    tools.sort();
+    tools
+}
+
+#[test]
+fn docs_judge_tools_three_ways_like_the_report() {
+    let manifest = fixture_manifest("unknown_tools");
+    // The hints rows carry each MCP tool's kind: exactly the report inventory's judgement.
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&manifest, &["--mcp-hints", "--format", "json"])).unwrap();
+    let mut kinds: Vec<(String, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().to_string(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, inventory(&manifest));
+    assert!(
+        kinds.contains(&("frobnicate".into(), "unknown".into())),
+        "{kinds:?}"
+    );
+    // And so do the other example and fixtures.
+    for name in ["rmcp_server", "helpers_reads", "clean"] {
+        let rows: serde_json::Value = serde_json::from_str(&ok(
+            &fixture_manifest(name),
+            &["--mcp-hints", "--format", "json"],
+        ))
+        .unwrap();
+        for r in rows.as_array().unwrap() {
+            let tool = r["tool"].as_str().unwrap().to_string();
+            let kind = r["kind"].as_str().unwrap().to_string();
+            assert!(
+                inventory(&fixture_manifest(name)).contains(&(tool.clone(), kind.clone())),
+                "{name}: {tool} {kind}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_tools_are_never_recommended_read_only() {
+    let manifest = fixture_manifest("unknown_tools");
+    let markdown = ok(&manifest, &[]);
+    let frob = section(&markdown, "frobnicate");
+    assert!(
+        frob.contains("**On a timeout: unknown: the lint found no write and no read; until it is declared, treat a timeout as possibly done."),
+        "{frob}"
+    );
+    assert!(
+        !frob.contains("it only reads, so it can simply be called again"),
+        "{frob}"
+    );
+    assert!(!frob.contains("safe to call again"), "{frob}");
+    assert!(frob.contains("| Kind | **unknown** — "), "{frob}");
+    assert!(frob.contains("`#[side_effect(kind = \"read\")]`"), "{frob}");
+    assert!(frob.contains("`kind = \"write\"`"), "{frob}");
+    assert!(
+        frob.contains("the MCP default applies: a tool may write"),
+        "{frob}"
+    );
+    assert!(frob.contains("possibly done"), "diagram: {frob}");
+    // The hints: nothing justified for read_only_hint, no "may claim", a request to declare.
+    let hints_row = markdown
+        .lines()
+        .find(|l| l.starts_with("| `frobnicate`"))
+        .expect("hints row");
+    assert!(!hints_row.contains("read_only_hint = true"), "{hints_row}");
+    assert!(!hints_row.contains("may claim"), "{hints_row}");
+    assert!(hints_row.contains("**undeclared**"), "{hints_row}");
+    assert!(hints_row.contains("a tool may write"), "{hints_row}");
+    assert!(!markdown.contains("may claim `read_only_hint = true`"));
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&manifest, &["--mcp-hints", "--format", "json"])).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["tool"] == "frobnicate")
+        .unwrap();
+    assert_eq!(row["kind"], "unknown");
+    assert_eq!(row["hints"][0]["hint"], "read_only_hint");
+    assert!(row["hints"][0]["justified"].is_null(), "{row}");
+    let diffs = row["differences"].as_array().unwrap();
+    assert_eq!(diffs.len(), 1, "{row}");
+    assert_eq!(diffs[0]["kind"], "undeclared");
+    assert_ne!(diffs[0]["suggestion"], "read_only_hint = true");
+    // The bare contract keeps the MCP default (may write), never claims a read.
+    let contracts: Vec<ToolContract> =
+        serde_json::from_str(&ok(&manifest, &["--format", "json"])).unwrap();
+    let frob = contracts.iter().find(|c| c.name == "frobnicate").unwrap();
+    assert_eq!(frob.kind, idemcheck_spec::model::ToolKind::Write);
+    // HTML says the same.
+    let page = ok(&manifest, &["--format", "html"]);
+    assert!(page.contains("class=\"kind-unknown\""));
+    assert!(page.contains("treat a timeout as possibly done"));
+    assert!(!page.contains("may claim</span> <code>read_only_hint = true"));
+}
+
+#[test]
+fn a_write_by_its_words_says_so() {
+    let markdown = ok(&fixture_manifest("unknown_tools"), &[]);
+    let del = section(&markdown, "delete_widget");
+    assert!(
+        del.contains("| Kind | **write** — judged a write by its words: the code it reaches makes only calls the lint cannot see into (no write and no read was found), so the tool's own name or description decided: its name `delete_widget` says `delete` |"),
+        "{del}"
+    );
+    assert!(
+        del.contains("**On a timeout: judged a write by its words"),
+        "{del}"
+    );
+    assert!(!del.contains("found writing:  "), "{del}");
+}
+
+#[test]
+fn a_guarded_tool_lists_its_state_write() {
+    let markdown = ok(&fixture_manifest("unknown_tools"), &[]);
+    let remember = section(&markdown, "remember");
+    assert!(
+        remember.contains("declared by its `#[side_effect]` contract (`kind = \"write\"`, the default); it writes: state kept between calls changed (`notes.push(..)`) in `Server::remember`"),
+        "{remember}"
+    );
+    assert!(!remember.contains("no write was found"), "{remember}");
+    assert!(!remember.contains("no write call was found"), "{remember}");
+    assert!(
+        remember.contains("Writes found:\n\n- state kept between calls changed (`notes.push(..)`)"),
+        "{remember}"
+    );
+    assert!(remember.contains("| Contract | complete |"), "{remember}");
 }
