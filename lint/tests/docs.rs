@@ -524,3 +524,105 @@ fn a_guarded_tool_lists_its_state_write() {
     );
     assert!(remember.contains("| Contract | complete |"), "{remember}");
 }
+
+/// `cargo idemcheck ARGS` run as cargo runs it, in `dir`; (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("cargo-idemcheck")
+        .unwrap()
+        .current_dir(dir)
+        .arg("idemcheck")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn docs_at_a_virtual_workspace_root_lists_every_member_tool() {
+    // Two member crates, one tool each, no `default-members`: cargo selects every member,
+    // and so do `docs` and `check`, with or without `--workspace`.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/virtual_ws");
+    let (code, out, err) = run_in(&root, &["docs", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let contracts: Vec<ToolContract> = serde_json::from_str(&out).expect("contracts");
+    let names: Vec<&str> = contracts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["create_charge", "find_ticket"]);
+    let (_, with_flag, _) = run_in(&root, &["docs", "--format", "json", "--workspace"]);
+    assert_eq!(with_flag, out);
+    for args in [
+        &["--message-format", "json"][..],
+        &["--message-format", "json", "--workspace"][..],
+    ] {
+        let (_, report, _) = run_in(&root, args);
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        let mut tools: Vec<&str> = report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        tools.sort();
+        assert_eq!(tools, names, "{args:?}");
+    }
+    // `--manifest-path` to the root from elsewhere selects the same.
+    assert_eq!(ok(&root.join("Cargo.toml"), &["--format", "json"]), out);
+}
+
+#[test]
+fn an_empty_document_while_other_members_have_tools_is_a_warning() {
+    // `default-members` names a member without tools: cargo (and idemcheck) select only it.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/virtual_ws");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for member in ["billing", "desk"] {
+        std::fs::create_dir_all(root.join(member).join("src")).unwrap();
+        for file in ["Cargo.toml", "src/lib.rs"] {
+            std::fs::copy(
+                fixture.join(member).join(file),
+                root.join(member).join(file),
+            )
+            .unwrap();
+        }
+    }
+    std::fs::create_dir_all(root.join("cli/src")).unwrap();
+    std::fs::write(
+        root.join("cli/Cargo.toml"),
+        "[package]\nname = \"vws-cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("cli/src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"billing\", \"desk\", \"cli\"]\ndefault-members = [\"cli\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = run_in(root, &["docs", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "[]");
+    assert!(err.starts_with("warning: no tools in the selected packages (vws_cli), but 2 tools are in other members of the workspace (fixture-vws-billing, fixture-vws-desk)"), "{err}");
+    assert!(
+        err.contains("pass `--workspace`, or `-p fixture-vws-billing`"),
+        "{err}"
+    );
+    // `check` warns the same way; `--workspace` finds both and says nothing.
+    let (_, _, err) = run_in(root, &[]);
+    assert!(
+        err.contains("warning: no tools in the selected packages"),
+        "{err}"
+    );
+    let (code, out, err) = run_in(root, &["docs", "--format", "json", "--workspace"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(out.matches("\"name\"").count(), 2, "{out}");
+    // A selected package without tools, others with: the same warning.
+    let (_, _, err) = run_in(root, &["docs", "-p", "vws-cli"]);
+    assert!(
+        err.contains("warning: no tools in the selected packages"),
+        "{err}"
+    );
+}
