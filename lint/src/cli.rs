@@ -207,6 +207,11 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         return EXIT_FAILURE;
     }
     crate::adopt::print_notes(&adopted.notes, parsed.message_format, out, err);
+    if analysis.report.summary.tools == 0
+        && let Some(warning) = crate::discover::tools_left_out(&selection, &plan)
+    {
+        let _ = writeln!(err, "{warning}");
+    }
     if analysis.has_errors() {
         EXIT_FINDINGS
     } else {

@@ -357,3 +357,74 @@ fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, D
         only: None,
     })
 }
+
+/// When a run over `plan` found no tool although members of the workspace that `sel` left
+/// out have some (a root whose `default-members` hold no tool, a `-p` of a package without
+/// one): a warning for stderr naming them. `None` when the selection was the whole
+/// workspace, explicit paths, or the rest of the workspace has no tool either.
+///
+/// Every subcommand selects packages as cargo does (see [`plan`]); this only makes an empty
+/// result visible.
+pub fn tools_left_out(sel: &Selection, plan: &Plan) -> Option<String> {
+    if sel.workspace || !sel.paths.is_empty() {
+        return None;
+    }
+    let whole = Selection {
+        workspace: true,
+        packages: Vec::new(),
+        paths: Vec::new(),
+        ..sel.clone()
+    };
+    let all = self::plan(&whole).ok()?;
+    let selected: std::collections::BTreeSet<&str> =
+        plan.crates.iter().map(|c| c.name.as_str()).collect();
+    if all
+        .crates
+        .iter()
+        .all(|c| selected.contains(c.name.as_str()))
+    {
+        return None;
+    }
+    let files = crate::analysis::collect_all(&all);
+    let mut by_crate: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in &files {
+        let name = all.crates[f.krate].name.as_str();
+        if !f.tools.is_empty() && !selected.contains(name) {
+            *by_crate.entry(name).or_default() += f.tools.len();
+        }
+    }
+    if by_crate.is_empty() {
+        return None;
+    }
+    // Package names (what `-p` takes) of the crates (targets) with tools.
+    let mut cmd = cargo_metadata::MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(m) = &sel.manifest_path {
+        cmd.manifest_path(m);
+    }
+    let metadata = cmd.exec().ok()?;
+    let package_of = |krate: &str| -> String {
+        metadata
+            .workspace_packages()
+            .iter()
+            .find(|p| p.targets.iter().any(|t| t.name.replace('-', "_") == krate))
+            .map_or_else(|| krate.to_string(), |p| p.name.to_string())
+    };
+    let mut packages: Vec<String> = by_crate.keys().map(|k| package_of(k)).collect();
+    packages.sort();
+    packages.dedup();
+    let tools: usize = by_crate.values().sum();
+    let mut chosen: Vec<&str> = selected.into_iter().collect();
+    chosen.dedup();
+    let chosen = if chosen.is_empty() {
+        "none".to_string()
+    } else {
+        chosen.join(", ")
+    };
+    Some(format!(
+        "warning: no tools in the selected packages ({chosen}), but {tools} {} in other members of the workspace ({}); as cargo does, a run without `--workspace` or `-p` selects the workspace's default members (or the package in the current directory): pass `--workspace`, or `-p {}`",
+        if tools == 1 { "tool is" } else { "tools are" },
+        packages.join(", "),
+        packages[0],
+    ))
+}

@@ -111,6 +111,7 @@ fn every_fixture_json_is_valid_against_the_schema() {
         "retries",
         "clean",
         "unparsable",
+        "unknown_tools",
     ] {
         let text = ok(&fixture_manifest(name), &["--format", "json"]);
         let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
@@ -352,4 +353,276 @@ fn readme_excerpts_are_real_output() {
         blocks += 1;
     }
     assert_eq!(blocks, 2);
+}
+
+/// The section of a tool in the Markdown document, from its heading to the next one.
+fn section<'a>(markdown: &'a str, heading: &str) -> &'a str {
+    let start = markdown
+        .find(&format!("\n### {heading}"))
+        .unwrap_or_else(|| panic!("section {heading}"));
+    let rest = &markdown[start + 1..];
+    let end = rest[4..].find("\n### ").map_or(rest.len(), |i| i + 4);
+    &rest[..end]
+}
+
+/// The report's inventory: (name, kind) per tool.
+fn inventory(manifest: &Path) -> Vec<(String, String)> {
+    let argv: Vec<std::ffi::OsString> = vec![
+        "cargo-idemcheck".into(),
+        "idemcheck".into(),
+        "--message-format".into(),
+        "json".into(),
+        "--manifest-path".into(),
+        manifest.into(),
+    ];
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    cargo_idemcheck::cli::main_with(argv, &mut out, &mut err);
+    let report: serde_json::Value = serde_json::from_slice(&out).expect("JSON report");
+    let mut tools: Vec<(String, String)> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    tools.sort();
+    tools
+}
+
+#[test]
+fn docs_judge_tools_three_ways_like_the_report() {
+    let manifest = fixture_manifest("unknown_tools");
+    // The hints rows carry each MCP tool's kind: exactly the report inventory's judgement.
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&manifest, &["--mcp-hints", "--format", "json"])).unwrap();
+    let mut kinds: Vec<(String, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().to_string(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, inventory(&manifest));
+    assert!(
+        kinds.contains(&("frobnicate".into(), "unknown".into())),
+        "{kinds:?}"
+    );
+    // And so do the other example and fixtures.
+    for name in ["rmcp_server", "helpers_reads", "clean"] {
+        let rows: serde_json::Value = serde_json::from_str(&ok(
+            &fixture_manifest(name),
+            &["--mcp-hints", "--format", "json"],
+        ))
+        .unwrap();
+        for r in rows.as_array().unwrap() {
+            let tool = r["tool"].as_str().unwrap().to_string();
+            let kind = r["kind"].as_str().unwrap().to_string();
+            assert!(
+                inventory(&fixture_manifest(name)).contains(&(tool.clone(), kind.clone())),
+                "{name}: {tool} {kind}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_tools_are_never_recommended_read_only() {
+    let manifest = fixture_manifest("unknown_tools");
+    let markdown = ok(&manifest, &[]);
+    let frob = section(&markdown, "frobnicate");
+    assert!(
+        frob.contains("**On a timeout: unknown: the lint found no write and no read; until it is declared, treat a timeout as possibly done."),
+        "{frob}"
+    );
+    assert!(
+        !frob.contains("it only reads, so it can simply be called again"),
+        "{frob}"
+    );
+    assert!(!frob.contains("safe to call again"), "{frob}");
+    assert!(frob.contains("| Kind | **unknown** — "), "{frob}");
+    assert!(frob.contains("`#[side_effect(kind = \"read\")]`"), "{frob}");
+    assert!(frob.contains("`kind = \"write\"`"), "{frob}");
+    assert!(
+        frob.contains("the MCP default applies: a tool may write"),
+        "{frob}"
+    );
+    assert!(frob.contains("possibly done"), "diagram: {frob}");
+    // The hints: nothing justified for read_only_hint, no "may claim", a request to declare.
+    let hints_row = markdown
+        .lines()
+        .find(|l| l.starts_with("| `frobnicate`"))
+        .expect("hints row");
+    assert!(!hints_row.contains("read_only_hint = true"), "{hints_row}");
+    assert!(!hints_row.contains("may claim"), "{hints_row}");
+    assert!(hints_row.contains("**undeclared**"), "{hints_row}");
+    assert!(hints_row.contains("a tool may write"), "{hints_row}");
+    assert!(!markdown.contains("may claim `read_only_hint = true`"));
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&manifest, &["--mcp-hints", "--format", "json"])).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["tool"] == "frobnicate")
+        .unwrap();
+    assert_eq!(row["kind"], "unknown");
+    assert_eq!(row["hints"][0]["hint"], "read_only_hint");
+    assert!(row["hints"][0]["justified"].is_null(), "{row}");
+    let diffs = row["differences"].as_array().unwrap();
+    assert_eq!(diffs.len(), 1, "{row}");
+    assert_eq!(diffs[0]["kind"], "undeclared");
+    assert_ne!(diffs[0]["suggestion"], "read_only_hint = true");
+    // The bare contract keeps the MCP default (may write), never claims a read.
+    let contracts: Vec<ToolContract> =
+        serde_json::from_str(&ok(&manifest, &["--format", "json"])).unwrap();
+    let frob = contracts.iter().find(|c| c.name == "frobnicate").unwrap();
+    assert_eq!(frob.kind, idemcheck_spec::model::ToolKind::Write);
+    // HTML says the same.
+    let page = ok(&manifest, &["--format", "html"]);
+    assert!(page.contains("class=\"kind-unknown\""));
+    assert!(page.contains("treat a timeout as possibly done"));
+    assert!(!page.contains("may claim</span> <code>read_only_hint = true"));
+}
+
+#[test]
+fn a_write_by_its_words_says_so() {
+    let markdown = ok(&fixture_manifest("unknown_tools"), &[]);
+    let del = section(&markdown, "delete_widget");
+    assert!(
+        del.contains("| Kind | **write** — judged a write by its words: the code it reaches makes only calls the lint cannot see into (no write and no read was found), so the tool's own name or description decided: its name `delete_widget` says `delete` |"),
+        "{del}"
+    );
+    assert!(
+        del.contains("**On a timeout: judged a write by its words"),
+        "{del}"
+    );
+    assert!(!del.contains("found writing:  "), "{del}");
+}
+
+#[test]
+fn a_guarded_tool_lists_its_state_write() {
+    let markdown = ok(&fixture_manifest("unknown_tools"), &[]);
+    let remember = section(&markdown, "remember");
+    assert!(
+        remember.contains("declared by its `#[side_effect]` contract (`kind = \"write\"`, the default); it writes: state kept between calls changed (`notes.push(..)`) in `Server::remember`"),
+        "{remember}"
+    );
+    assert!(!remember.contains("no write was found"), "{remember}");
+    assert!(!remember.contains("no write call was found"), "{remember}");
+    assert!(
+        remember.contains("Writes found:\n\n- state kept between calls changed (`notes.push(..)`)"),
+        "{remember}"
+    );
+    assert!(remember.contains("| Contract | complete |"), "{remember}");
+}
+
+/// `cargo idemcheck ARGS` run as cargo runs it, in `dir`; (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("cargo-idemcheck")
+        .unwrap()
+        .current_dir(dir)
+        .arg("idemcheck")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn docs_at_a_virtual_workspace_root_lists_every_member_tool() {
+    // Two member crates, one tool each, no `default-members`: cargo selects every member,
+    // and so do `docs` and `check`, with or without `--workspace`.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/virtual_ws");
+    let (code, out, err) = run_in(&root, &["docs", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let contracts: Vec<ToolContract> = serde_json::from_str(&out).expect("contracts");
+    let names: Vec<&str> = contracts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["create_charge", "find_ticket"]);
+    let (_, with_flag, _) = run_in(&root, &["docs", "--format", "json", "--workspace"]);
+    assert_eq!(with_flag, out);
+    for args in [
+        &["--message-format", "json"][..],
+        &["--message-format", "json", "--workspace"][..],
+    ] {
+        let (_, report, _) = run_in(&root, args);
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        let mut tools: Vec<&str> = report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        tools.sort();
+        assert_eq!(tools, names, "{args:?}");
+    }
+    // `--manifest-path` to the root from elsewhere selects the same.
+    assert_eq!(ok(&root.join("Cargo.toml"), &["--format", "json"]), out);
+}
+
+#[test]
+fn an_empty_document_while_other_members_have_tools_is_a_warning() {
+    // `default-members` names a member without tools: cargo (and idemcheck) select only it.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/virtual_ws");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for member in ["billing", "desk"] {
+        std::fs::create_dir_all(root.join(member).join("src")).unwrap();
+        for file in ["Cargo.toml", "src/lib.rs"] {
+            std::fs::copy(
+                fixture.join(member).join(file),
+                root.join(member).join(file),
+            )
+            .unwrap();
+        }
+    }
+    std::fs::create_dir_all(root.join("cli/src")).unwrap();
+    std::fs::write(
+        root.join("cli/Cargo.toml"),
+        "[package]\nname = \"vws-cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("cli/src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"billing\", \"desk\", \"cli\"]\ndefault-members = [\"cli\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = run_in(root, &["docs", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "[]");
+    assert!(err.starts_with("warning: no tools in the selected packages (vws_cli), but 2 tools are in other members of the workspace (fixture-vws-billing, fixture-vws-desk)"), "{err}");
+    assert!(
+        err.contains("pass `--workspace`, or `-p fixture-vws-billing`"),
+        "{err}"
+    );
+    // `check` warns the same way; `--workspace` finds both and says nothing.
+    let (_, _, err) = run_in(root, &[]);
+    assert!(
+        err.contains("warning: no tools in the selected packages"),
+        "{err}"
+    );
+    let (code, out, err) = run_in(root, &["docs", "--format", "json", "--workspace"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(out.matches("\"name\"").count(), 2, "{out}");
+    // A selected package without tools, others with: the same warning.
+    let (_, _, err) = run_in(root, &["docs", "-p", "vws-cli"]);
+    assert!(
+        err.contains("warning: no tools in the selected packages"),
+        "{err}"
+    );
 }

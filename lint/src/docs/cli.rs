@@ -101,6 +101,12 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             generated,
         },
     );
+    if docs.tools.is_empty()
+        && let Some(warning) = crate::discover::tools_left_out(&selection, &plan)
+    {
+        // Never a silent empty document while the workspace has tools.
+        let _ = writeln!(err, "{warning}");
+    }
     let text = match (parsed.format, parsed.mcp_hints) {
         (DocFormat::Markdown, false) => super::markdown::render(&docs),
         (DocFormat::Markdown, true) => super::markdown::render_hints(&docs),

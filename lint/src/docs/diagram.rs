@@ -3,7 +3,7 @@
 //! (`stateDiagram-v2`, for Markdown) and an inline SVG drawn here by hand (for HTML; no
 //! script, no network).
 
-use idemcheck_spec::model::ToolKind;
+use idemcheck_spec::Judgement;
 
 use super::ToolDoc;
 use super::text::{duration, html};
@@ -108,7 +108,34 @@ fn edge(from: &'static str, to: &'static str, label: impl Into<String>, bend: i3
 impl Diagram {
     /// The diagram of a documented tool.
     pub fn of(doc: &ToolDoc) -> Diagram {
-        if doc.kind == ToolKind::Read {
+        if doc.kind == Judgement::Unknown && !doc.has_contract {
+            return Diagram {
+                nodes: vec![
+                    node("start", &[], NodeKind::Start, 0, 0),
+                    node(
+                        "call",
+                        &["call", "no write, no read found"],
+                        NodeKind::State,
+                        0,
+                        1,
+                    ),
+                    node("result", &["result"], NodeKind::Good, 0, 2),
+                    node(
+                        "lost",
+                        &["timeout", "possibly done"],
+                        NodeKind::Unknown,
+                        1,
+                        1,
+                    ),
+                ],
+                edges: vec![
+                    edge("start", "call", "", 0),
+                    edge("call", "result", "answer", 0),
+                    edge("call", "lost", "timeout", 0),
+                ],
+            };
+        }
+        if doc.kind == Judgement::Read {
             return Diagram {
                 nodes: vec![
                     node("start", &[], NodeKind::Start, 0, 0),

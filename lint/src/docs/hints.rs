@@ -2,7 +2,9 @@
 //! its contract and code justify, and the difference.
 //!
 //! - `read_only_hint`: justified `true` exactly when the tool is a read tool (the same
-//!   classification as `check`); a write tool may not claim it (`IDEM007`).
+//!   judgement as `check`'s inventory); a write tool may not claim it (`IDEM007`). For a
+//!   tool judged unknown (no write and no read found) nothing is justified: the MCP default
+//!   (`false`, a tool may write) stands, and the row asks for a declaration instead.
 //! - `idempotent_hint`: for a write tool, justified `true` only with a complete contract
 //!   (key, postcondition, retry cap) and no open `IDEM001`/`IDEM004` finding (a key that is
 //!   missing or unstable makes nothing idempotent); otherwise `false`. The MCP specification
@@ -13,8 +15,7 @@
 //! A hint that is not declared counts with the MCP default (`read_only_hint = false`,
 //! `destructive_hint = true`, `idempotent_hint = false`, `open_world_hint = true`).
 
-use idemcheck_spec::RuleCode;
-use idemcheck_spec::model::ToolKind;
+use idemcheck_spec::{Judgement, RuleCode};
 use serde::Serialize;
 
 use super::ToolDoc;
@@ -41,6 +42,9 @@ pub enum DiffKind {
     Contradiction,
     /// The tool may claim more than it declares.
     MayClaim,
+    /// The lint cannot tell whether the tool writes: the tool should declare which it is
+    /// (no hint is recommended).
+    Undeclared,
 }
 
 /// A difference between declared and justified hints.
@@ -69,8 +73,8 @@ pub struct HintRow {
     pub file: String,
     /// Line of the tool's name.
     pub line: u32,
-    /// Read or write.
-    pub kind: ToolKind,
+    /// Write, read or unknown.
+    pub kind: Judgement,
     /// The four hints.
     pub hints: Vec<HintCell>,
     /// Differences (empty: the hints tell the truth).
@@ -83,7 +87,8 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
         return None;
     }
     let declared = doc.declared_hints.unwrap_or_default();
-    let write = doc.kind == ToolKind::Write;
+    let write = doc.kind == Judgement::Write;
+    let unknown = doc.kind == Judgement::Unknown;
     let open = |code: RuleCode| doc.findings.iter().any(|f| f.code == code);
     let key_ok = !open(RuleCode::Idem001) && !open(RuleCode::Idem004);
     let complete = doc.has_contract && doc.contract.is_complete() && key_ok;
@@ -92,7 +97,8 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
             hint: "read_only_hint",
             declared: declared.read_only,
             effective: declared.read_only.unwrap_or(false),
-            justified: Some(!write),
+            // Unknown: neither `true` (never recommend claiming a read) nor `false`.
+            justified: (!unknown).then_some(!write),
         },
         HintCell {
             hint: "destructive_hint",
@@ -114,6 +120,15 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
         },
     ];
     let mut differences = Vec::new();
+    if unknown {
+        differences.push(HintDiff {
+            hint: "read_only_hint",
+            kind: DiffKind::Undeclared,
+            effective: declared.read_only.unwrap_or(false),
+            suggestion: "#[side_effect(kind = \"read\")] or kind = \"write\"".into(),
+            reason: "unknown: the lint found no write and no read, so the MCP default stands (a tool may write); declare which it is (`#[side_effect(kind = \"read\")]`, a `#[side_effect]` write contract, or the MCP hints)".into(),
+        });
+    }
     let first_write = doc
         .writes
         .iter()

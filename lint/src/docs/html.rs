@@ -2,7 +2,7 @@
 //! CSS, inline SVG diagrams, no script, and a Content-Security-Policy that forbids every
 //! load, so the page renders the same offline as online.
 
-use idemcheck_spec::model::ToolKind;
+use idemcheck_spec::Judgement;
 
 use super::hints::DiffKind;
 use super::markdown::{declared_list, findings_cell, intro, justified_list};
@@ -27,10 +27,12 @@ table.facts th { width: 150px; }
 .summary-text { color: #444444; margin: 0 0 8px; font-style: italic; }
 .kind-write { color: #8a1c1c; font-weight: 600; }
 .kind-read { color: #1c5e20; font-weight: 600; }
+.kind-unknown { color: #7a5a00; font-weight: 600; }
 .status-complete { color: #1c5e20; }
 .status-incomplete, .status-none { color: #8a1c1c; font-weight: 600; }
 .contradiction { color: #8a1c1c; font-weight: 600; }
 .may-claim { color: #5a4a00; }
+.undeclared { color: #7a5a00; font-weight: 600; }
 figure.diagram { margin: 12px 0 0; overflow-x: auto; }
 figure.diagram figcaption { font-size: 12px; color: #666666; }
 a { color: #1f4e9c; }
@@ -49,6 +51,7 @@ fn status_class(t: &ToolDoc) -> &'static str {
         "complete" => "status-complete",
         "none" => "status-none",
         s if s.starts_with("incomplete") => "status-incomplete",
+        s if s.starts_with("undeclared") => "status-none",
         _ => "status-read",
     }
 }
@@ -68,8 +71,8 @@ pub fn render(docs: &Docs) -> String {
                 t.anchor(),
                 html(&t.name),
                 html(&t.function),
-                t.kind.as_str(),
-                t.kind.as_str(),
+                t.kind_str(),
+                t.kind_str(),
                 status_class(t),
                 html(&t.contract_status()),
                 html(&findings_cell(t)),
@@ -139,6 +142,10 @@ fn hints_section(docs: &Docs, out: &mut String) {
                         html(&d.suggestion),
                         html_inline(&d.reason)
                     ),
+                    DiffKind::Undeclared => format!(
+                        "<span class=\"undeclared\">undeclared</span>: {}",
+                        html_inline(&d.reason)
+                    ),
                 })
                 .collect::<Vec<_>>()
                 .join("<br>")
@@ -147,8 +154,8 @@ fn hints_section(docs: &Docs, out: &mut String) {
             "<tr><td><code>{}</code> ({})</td><td class=\"kind-{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             html(&row.tool),
             link(docs, &row.file, row.line),
-            row.kind.as_str(),
-            row.kind.as_str(),
+            super::text::judgement(row.kind),
+            super::text::judgement(row.kind),
             html(&declared_list(row)),
             html(&justified_list(row)),
             diff
@@ -183,13 +190,13 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
             "Kind",
             format!(
                 "<span class=\"kind-{}\">{}</span> — {}",
-                t.kind.as_str(),
-                t.kind.as_str(),
+                t.kind_str(),
+                t.kind_str(),
                 html_inline(&t.kind_reason)
             ),
         ),
     ];
-    if t.kind == ToolKind::Write {
+    if t.kind == Judgement::Write {
         rows.push((
             "Contract",
             format!(
@@ -252,7 +259,7 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
     }
     out.push_str("</tbody>\n</table>\n");
     if !t.writes.is_empty() {
-        out.push_str("<p>Write calls found:</p>\n<ul class=\"writes\">\n");
+        out.push_str("<p>Writes found:</p>\n<ul class=\"writes\">\n");
         for w in t.writes.iter().take(super::MAX_WRITES) {
             let mut line = format!(
                 "<li>{} ({})",

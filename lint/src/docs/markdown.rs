@@ -1,7 +1,7 @@
 //! `--format markdown` (the default): a summary table, the MCP hints table, then one section
 //! per tool with its contract, arguments, findings and a Mermaid state diagram.
 
-use idemcheck_spec::model::ToolKind;
+use idemcheck_spec::Judgement;
 
 use super::hints::{DiffKind, HintRow};
 use super::text::{duration, md_cell, md_code};
@@ -17,12 +17,17 @@ pub(crate) fn intro(docs: &Docs) -> String {
     let writes = docs
         .tools
         .iter()
-        .filter(|t| t.kind == ToolKind::Write)
+        .filter(|t| t.kind == Judgement::Write)
         .count();
     let complete = docs
         .tools
         .iter()
-        .filter(|t| t.kind == ToolKind::Write && t.complete())
+        .filter(|t| t.kind == Judgement::Write && t.complete())
+        .count();
+    let unknown = docs
+        .tools
+        .iter()
+        .filter(|t| t.kind == Judgement::Unknown)
         .count();
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
@@ -31,11 +36,16 @@ pub(crate) fn intro(docs: &Docs) -> String {
             format!("{n} {many}")
         }
     };
+    let unknown = match unknown {
+        0 => String::new(),
+        n => format!("; {n} unknown: no write and no read found, not declared"),
+    };
     format!(
-        "{} ({} write, {} of them with a complete contract) in {}. For every tool: what it does on a timeout, and where its key is derived.",
+        "{} ({} write, {} of them with a complete contract{}) in {}. For every tool: what it does on a timeout, and where its key is derived.",
         plural(docs.tools.len(), "tool", "tools"),
         writes,
         complete,
+        unknown,
         plural(docs.files as usize, "file", "files"),
     )
 }
@@ -69,11 +79,16 @@ pub(crate) fn declared_list(row: &HintRow) -> String {
 
 /// Justified hints as `read_only_hint = false, idempotent_hint = true`.
 pub(crate) fn justified_list(row: &HintRow) -> String {
-    row.hints
+    let items: Vec<String> = row
+        .hints
         .iter()
         .filter_map(|h| h.justified.map(|v| format!("{} = {v}", h.hint)))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    if items.is_empty() {
+        "none: the lint cannot tell whether it writes".into()
+    } else {
+        items.join(", ")
+    }
 }
 
 fn hints_table(docs: &Docs, out: &mut String) {
@@ -96,6 +111,7 @@ fn hints_table(docs: &Docs, out: &mut String) {
                     DiffKind::MayClaim => {
                         format!("may claim {}: {}", md_code(&d.suggestion), d.reason)
                     }
+                    DiffKind::Undeclared => format!("**undeclared**: {}", d.reason),
                 })
                 .collect::<Vec<_>>()
                 .join("<br>")
@@ -104,7 +120,7 @@ fn hints_table(docs: &Docs, out: &mut String) {
             "| {} ({}) | {} | {} | {} | {} |\n",
             md_code(&row.tool),
             link(docs, &row.file, row.line),
-            row.kind.as_str(),
+            super::text::judgement(row.kind),
             md_cell(&declared_list(row)),
             md_cell(&justified_list(row)),
             md_cell(&diff),
@@ -169,7 +185,7 @@ pub fn render(docs: &Docs) -> String {
             md_cell(&t.name),
             t.anchor(),
             md_code(&t.function),
-            t.kind.as_str(),
+            t.kind_str(),
             md_cell(&t.contract_status()),
             findings_cell(t)
         ));
@@ -196,12 +212,9 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
     let mut rows: Vec<(&str, String)> = vec![
         ("Source", link(docs, &t.file, t.line)),
         ("Defined as", t.style.clone()),
-        (
-            "Kind",
-            format!("**{}** — {}", t.kind.as_str(), t.kind_reason),
-        ),
+        ("Kind", format!("**{}** — {}", t.kind_str(), t.kind_reason)),
     ];
-    if t.kind == ToolKind::Write {
+    if t.kind == Judgement::Write {
         rows.push(("Contract", t.contract_status()));
         rows.push(("Key", t.key_text.clone()));
         rows.push((
@@ -254,7 +267,7 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
         out.push_str(&format!("| {k} | {} |\n", md_cell(&v)));
     }
     if !t.writes.is_empty() {
-        out.push_str("\nWrite calls found:\n\n");
+        out.push_str("\nWrites found:\n\n");
         for w in t.writes.iter().take(super::MAX_WRITES) {
             let mut line = format!("- {} ({})", w.text, link(docs, &w.file, w.line));
             if !w.chain.is_empty() {

@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use idemcheck_spec::model::{KeyDerivation, ToolContract, ToolKind};
-use idemcheck_spec::{RuleCode, Severity};
+use idemcheck_spec::{Judgement, RuleCode, Severity};
 
 use crate::analysis::{Analysis, analyze_files, collect_all};
 use crate::discover::Plan;
@@ -139,11 +139,16 @@ pub struct ToolDoc {
     pub style: String,
     /// Whether it is served over MCP (its hints are compared).
     pub mcp: bool,
-    /// Read or write.
-    pub kind: ToolKind,
-    /// Why it is read or write: the annotation, or what was (not) found.
+    /// Write, read or unknown: the judgement of the report's inventory
+    /// ([`crate::rules::inventory_entry`]).
+    pub kind: Judgement,
+    /// Judged a write by its own name or description: the code it reaches shows no write
+    /// and no read (only calls the lint cannot see into).
+    pub by_words: bool,
+    /// Why it is write, read or unknown: the annotation, or what was (not) found.
     pub kind_reason: String,
-    /// Write calls found in the code it reaches.
+    /// Writes found in the code it reaches: calls, statements and changes to state kept
+    /// between calls.
     pub writes: Vec<WriteDoc>,
     /// The contract, as `--format json` emits it.
     pub contract: ToolContract,
@@ -174,10 +179,15 @@ pub struct ToolDoc {
 }
 
 impl ToolDoc {
-    /// "complete", "incomplete: no key, no retry cap", "none", or "— (read)".
+    /// "complete", "incomplete: no key, no retry cap", "none", "not needed (read)" or
+    /// "undeclared (unknown)".
     pub fn contract_status(&self) -> String {
-        if self.kind == ToolKind::Read {
-            return "not needed (read)".into();
+        match self.kind {
+            Judgement::Read => return "not needed (read)".into(),
+            Judgement::Unknown if !self.has_contract => {
+                return "undeclared (unknown: read or write?)".into();
+            }
+            _ => {}
         }
         let c = &self.contract;
         let mut missing = Vec::new();
@@ -197,9 +207,19 @@ impl ToolDoc {
         }
     }
 
-    /// Whether a write tool's contract is complete (always true for reads).
+    /// Whether a write tool's contract is complete (always true for reads, never for a tool
+    /// judged unknown).
     pub fn complete(&self) -> bool {
-        self.contract.is_complete() && (self.has_contract || self.kind == ToolKind::Read)
+        match self.kind {
+            Judgement::Read => self.contract.is_complete(),
+            Judgement::Write => self.contract.is_complete() && self.has_contract,
+            Judgement::Unknown => false,
+        }
+    }
+
+    /// `write`, `read` or `unknown`.
+    pub fn kind_str(&self) -> &'static str {
+        text::judgement(self.kind)
     }
 
     /// Suppressions, as (`IDEM001, IDEM002`, reason): those written on the contract and those
@@ -326,16 +346,18 @@ pub fn build_from(
             };
             cx.function = cx.function(&index);
             cx.write = idem007_annotation_mismatch::judge(&index, &cx);
+            // The same judgement as the report's inventory: write, read or unknown.
+            let judged = crate::rules::inventory_entry(&index, &cx);
             let open = findings
                 .get(&(tool.name.as_str(), cx.function.as_str()))
                 .cloned()
                 .unwrap_or_default();
-            let mut doc = describe(&index, &structs, &cx, open);
+            let mut doc = describe(&index, &structs, &cx, judged.kind, open);
             doc.suppressed = suppressed
                 .get(&(tool.name.as_str(), cx.function.as_str()))
                 .cloned()
                 .unwrap_or_default();
-            if doc.kind == ToolKind::Write {
+            if doc.kind == Judgement::Write {
                 // The author's own answer, where a rule was silenced.
                 for (codes, reason) in doc.suppressions() {
                     doc.answer
@@ -513,23 +535,29 @@ fn describe(
     index: &Index<'_>,
     structs: &StructIndex<'_>,
     cx: &ToolCx<'_>,
+    kind: Judgement,
     findings: Vec<FindingDoc>,
 ) -> ToolDoc {
     let tool = cx.tool;
     let file = &index.files[cx.file];
-    let kind = if cx.write.is_some() {
-        ToolKind::Write
-    } else {
-        ToolKind::Read
-    };
     let writes = cx
         .body
         .map(|b| writes_from(index, structs, b))
         .unwrap_or_default();
-    let kind_reason = kind_reason(tool, cx.write.as_ref(), &writes);
+    let by_words = matches!(cx.write, Some(WriteReason::Evidence { by_name: true, .. }));
+    let kind_reason = kind_reason(tool, kind, cx.write.as_ref(), &writes);
     let contract = match &tool.contract {
         Some(c) => c.clone(),
-        None => ToolContract::bare(tool.name.clone(), cx.function.clone(), kind),
+        // A tool judged unknown may write (the MCP default): its bare contract does not
+        // claim a read.
+        None => ToolContract::bare(
+            tool.name.clone(),
+            cx.function.clone(),
+            match kind {
+                Judgement::Read => ToolKind::Read,
+                Judgement::Write | Judgement::Unknown => ToolKind::Write,
+            },
+        ),
     };
     let verify = tool.verify.as_ref().map(|(call, text)| {
         let found = cx.body.and_then(|b| {
@@ -598,6 +626,7 @@ fn describe(
         style: style_text(tool),
         mcp,
         kind,
+        by_words,
         kind_reason,
         writes,
         contract,
@@ -620,7 +649,13 @@ fn describe(
     doc
 }
 
-fn kind_reason(tool: &ToolFacts, write: Option<&WriteReason>, writes: &[WriteDoc]) -> String {
+/// Why a tool is write, read or unknown, for its section's Kind row.
+fn kind_reason(
+    tool: &ToolFacts,
+    kind: Judgement,
+    write: Option<&WriteReason>,
+    writes: &[WriteDoc],
+) -> String {
     let found = |w: &[WriteDoc]| -> String {
         match w.first() {
             Some(first) if first.chain.is_empty() => {
@@ -662,11 +697,25 @@ fn kind_reason(tool: &ToolFacts, write: Option<&WriteReason>, writes: &[WriteDoc
             };
             if writes.is_empty() {
                 format!(
-                    "declared by {by}; no write call was found in the workspace code it reaches (the effect is behind a trait, a generic or an external API)"
+                    "declared by {by}; no write was found in the workspace code it reaches — no write call, no write statement, no change to state kept between calls (the effect is behind a trait, a generic or an external API)"
                 )
             } else {
                 format!("declared by {by}; it writes: {}", found(writes))
             }
+        }
+        Some(WriteReason::Evidence {
+            by_name: true,
+            description,
+            ..
+        }) => {
+            // "no write or read was found in the code it reaches (..), and its name `x` says
+            // `delete`": the words that decided.
+            let why = description
+                .split_once("), and ")
+                .map_or(description.as_str(), |(_, why)| why);
+            format!(
+                "judged a write by its words: the code it reaches makes only calls the lint cannot see into (no write and no read was found), so the tool's own name or description decided: {why}"
+            )
         }
         Some(WriteReason::Evidence { .. }) => {
             let strong: Vec<WriteDoc> = writes.iter().filter(|w| w.strong).cloned().collect();
@@ -694,9 +743,13 @@ fn kind_reason(tool: &ToolFacts, write: Option<&WriteReason>, writes: &[WriteDoc
                 } else {
                     "declared by `read_only_hint = true`, and no write was found in its body or the workspace functions it calls".to_string()
                 }
+            } else if kind == Judgement::Unknown {
+                format!(
+                    "the lint found no write and no read in its body or the workspace functions it calls (up to {MAX_DEPTH} calls deep), so the MCP default applies: a tool may write. Declare which it is: `#[side_effect(kind = \"read\")]` if it only reads, a `#[side_effect]` contract (`kind = \"write\"`, the default) with a key if it writes, or the MCP hints that say so"
+                )
             } else {
                 format!(
-                    "no write was found in its body or the workspace functions it calls (up to {MAX_DEPTH} calls deep)"
+                    "it reads, and no write was found in its body or the workspace functions it calls (up to {MAX_DEPTH} calls deep)"
                 )
             }
         }

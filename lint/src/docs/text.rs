@@ -1,9 +1,22 @@
 //! The sentences of the document (key derivation, the answer to the review question) and the
 //! small text helpers the renderers share (escaping, slugs, durations).
 
-use idemcheck_spec::model::{KeyDerivation, ToolKind};
+use idemcheck_spec::Judgement;
+use idemcheck_spec::model::KeyDerivation;
 
 use super::ToolDoc;
+
+/// `write`, `read` or `unknown`.
+pub(crate) fn judgement(kind: Judgement) -> &'static str {
+    match kind {
+        Judgement::Write => "write",
+        Judgement::Read => "read",
+        Judgement::Unknown => "unknown",
+    }
+}
+
+/// The timeout answer of a tool judged unknown.
+pub(crate) const UNKNOWN_ANSWER: &str = "On a timeout: unknown: the lint found no write and no read; until it is declared, treat a timeout as possibly done. Declare it with `#[side_effect(kind = \"read\")]` or a `#[side_effect]` write contract (`kind = \"write\"`) with a key, or with MCP hints.";
 
 /// A GitHub-style heading slug: lowercase, spaces to `-`, punctuation other than `-` and `_`
 /// dropped.
@@ -60,8 +73,12 @@ fn contract_at(doc: &ToolDoc) -> String {
 
 /// The key derivation in words.
 pub(crate) fn key_text(doc: &ToolDoc) -> String {
-    if doc.kind == ToolKind::Read {
-        return "none needed: a read can be repeated".into();
+    match doc.kind {
+        Judgement::Read => return "none needed: a read can be repeated".into(),
+        Judgement::Unknown if !doc.has_contract => {
+            return "none: it is not known to be a read, and no contract derives a key".into();
+        }
+        _ => {}
     }
     let dedup = if doc.contract.server_dedup {
         "; the key is also passed to the downstream API, which deduplicates on it (`server_dedup`)"
@@ -91,11 +108,18 @@ pub(crate) fn key_text(doc: &ToolDoc) -> String {
 /// The plain sentence answering "what does it do on a timeout, and where is its key
 /// derived?".
 pub(crate) fn answer(doc: &ToolDoc) -> String {
-    if doc.kind == ToolKind::Read {
-        return "On a timeout: it only reads, so it can simply be called again; it needs no key."
-            .into();
+    match doc.kind {
+        Judgement::Read => {
+            return "On a timeout: it only reads, so it can simply be called again; it needs no key."
+                .into();
+        }
+        Judgement::Unknown if !doc.has_contract => return UNKNOWN_ANSWER.into(),
+        _ => {}
     }
     let c = &doc.contract;
+    if !doc.has_contract && doc.by_words {
+        return "On a timeout: judged a write by its words, and nothing guards it — no key, no postcondition, no retry cap — so whoever retries it (the agent, the MCP client, a retry layer) may run the write again and duplicate the effect. Its key is derived nowhere.".into();
+    }
     if !doc.has_contract {
         return "On a timeout: nothing guards it — no key, no postcondition, no retry cap — so whoever retries it (the agent, the MCP client, a retry layer) runs the write again and may duplicate the effect. Its key is derived nowhere.".into();
     }

@@ -204,8 +204,9 @@ pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
     out
 }
 
-/// The inventory entry of a judged tool.
-fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEntry {
+/// The inventory entry of a judged tool: write, read or unknown, and why. The report's
+/// inventory and `cargo idemcheck docs` both take the judgement from here.
+pub fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEntry {
     use idemcheck_spec::Judgement;
     let (kind, evidence) = match &cx.write {
         Some(WriteReason::Declared) => (Judgement::Write, "declared a write".to_string()),
