@@ -268,6 +268,8 @@ struct FnState {
     lists: FastMap<String, Vec<Option<String>>>,
     /// Word-list locals already judged.
     reported_lists: FastSet<String>,
+    /// Types of locals and parameters, where the function shows them.
+    local_types: FastMap<String, String>,
     /// A JSON-RPC body in this function names a method with a read verb
     /// (`"method": "getAssetsByOwner"`).
     rpc_reads: bool,
@@ -1366,10 +1368,19 @@ impl<'a> Collector<'a> {
             None
         };
         self.begin_fn(&sig.ident, self_ty);
-        // Destructured model-supplied keys in parameters.
+        // Destructured model-supplied keys in parameters; the types of plain parameters.
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {
                 self.visit_pat(&pt.pat);
+                if let Pat::Ident(pi) = &*pt.pat
+                    && let Some(ty) = type_name(&pt.ty)
+                {
+                    self.fn_stack
+                        .last_mut()
+                        .expect("begin_fn")
+                        .local_types
+                        .insert(pi.ident.to_string(), ty);
+                }
             }
         }
         self.fw_scan_fn(sig, block);
@@ -1452,6 +1463,16 @@ impl<'a> Collector<'a> {
                 CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
                 Loc::default(),
             );
+        } else if let Expr::Path(p) = root
+            && let Some(id) = p.path.get_ident()
+            && let Some(ty) = self
+                .fn_stack
+                .last()
+                .and_then(|f| f.local_types.get(&id.to_string()))
+                .cloned()
+        {
+            let name = chain[0].method.to_string();
+            first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
         } else if matches!(root, Expr::Path(_) | Expr::Field(_)) {
             // A method on a local or a field of a local (`ds.add_account(..)`, whose type is
             // not known here): followed to the workspace methods of that name, when the name
@@ -2441,6 +2462,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         } else {
             None
         };
+        if n >= 2
+            && !c.args.is_empty()
+            && let Some(what) = crate::effects::verbs::command_variant(&segs[n - 2], &last)
+        {
+            self.evidence(EvidenceKind::Sdk, false, what, loc(), None);
+        }
         let combinator = ev::retry_combinator_fn(&segs);
         let target = self.call_target(segs);
         let call_idx = target.and_then(|t| self.call(t, Loc::default()));

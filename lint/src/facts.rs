@@ -123,6 +123,10 @@ pub enum CallTarget {
     /// recorded for SDK-like names, so that a workspace method of that name is followed
     /// instead of counting the name as a write).
     AnyMethod(String),
+    /// `x.f(..)` on a local or parameter whose type the function shows (`let x = T::new(..)`,
+    /// `x: &T`): `T`'s method `f`, else (a trait or a generic) every workspace method of
+    /// that distinctive name.
+    TypedMethod(String, String),
 }
 
 /// One call in a function body.

@@ -241,6 +241,14 @@ impl<'a> Index<'a> {
             // The receiver's type is not known here: every workspace method of that name,
             // in any crate (effects often live in another member than the caller).
             CallTarget::AnyMethod(name) => self.methods_named(name),
+            CallTarget::TypedMethod(ty, name) => {
+                let found = self.methods_of(ty, name, krate);
+                if found.is_empty() {
+                    self.methods_named_distinctive(name)
+                } else {
+                    found
+                }
+            }
             CallTarget::FieldMethod(field, name) => {
                 let Some(ty) = &f.self_ty else {
                     return Vec::new();
@@ -385,9 +393,25 @@ impl<'a> Index<'a> {
                 rev[e.callee].push((caller, *e));
             }
         }
-        let setup: Vec<bool> = (0..n)
+        // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
+        let mut setup: Vec<bool> = (0..n)
             .map(|id| crate::effects::setup::is_setup_fn(&self.func(id).name))
             .collect();
+        for (fi, file) in self.files.iter().enumerate() {
+            for tool in &file.tools {
+                match &tool.body {
+                    crate::facts::ToolBody::Local(j) => setup[self.id(fi, *j)] = false,
+                    crate::facts::ToolBody::Method(ty, names) => {
+                        for name in names {
+                            for id in self.methods_of(ty, name, file.krate) {
+                                setup[id] = false;
+                            }
+                        }
+                    }
+                    crate::facts::ToolBody::None => {}
+                }
+            }
+        }
         let mut queue = VecDeque::new();
         for (id, slot) in out.iter_mut().enumerate() {
             if !setup[id] && self.own_evidence(id).any(|e| e.strong || !strong_only) {

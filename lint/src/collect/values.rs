@@ -121,6 +121,13 @@ impl Collector<'_> {
 
     /// A `let name = <init>` in a function: remember its text, or that it guards a field.
     pub(super) fn record_local_value(&mut self, name: &str, init: &Expr) {
+        let ty = self.constructed_type(init);
+        if let Some(f) = self.fn_stack.last_mut() {
+            match ty {
+                Some(ty) => f.local_types.insert(name.to_string(), ty),
+                None => f.local_types.remove(name),
+            };
+        }
         let text = self.text_of(init);
         let field = self.state_field(init, true);
         let Some(f) = self.fn_stack.last_mut() else {
@@ -155,6 +162,39 @@ impl Collector<'_> {
                     f.lists.remove(name);
                 }
             }
+        }
+    }
+
+    /// The type a constructor call or struct literal builds: `T::new(..)`, `T::from(..)`,
+    /// `T::with_x(..)`, `T::default()`, `T { .. }` (through `?` and `.await`).
+    pub(super) fn constructed_type(&self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Call(c) => {
+                let Expr::Path(p) = strip(&c.func) else {
+                    return None;
+                };
+                let n = p.path.segments.len();
+                if n < 2 {
+                    return None;
+                }
+                let ty = p.path.segments[n - 2].ident.to_string();
+                let f = p.path.segments[n - 1].ident.to_string();
+                let ctor = f == "new"
+                    || f == "default"
+                    || f == "open"
+                    || f == "connect"
+                    || f.starts_with("new_")
+                    || f.starts_with("from")
+                    || f.starts_with("with_")
+                    || f.starts_with("try_new");
+                (ctor
+                    && ty.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                    && ty != "Self"
+                    && !crate::evidence::LOCAL_TYPES.contains(&ty.as_str()))
+                .then_some(ty)
+            }
+            _ => None,
         }
     }
 
@@ -302,18 +342,32 @@ impl Collector<'_> {
         }
     }
 
+    /// Whether the function being walked is a method of a cache, pool or lease type, whose
+    /// changes to its own state are bookkeeping (`ReadSessionLease::finish`, `LruCache::put`).
+    fn in_benign_type(&self) -> bool {
+        self.fn_stack
+            .last()
+            .and_then(|f| f.facts.self_ty.as_deref())
+            .is_some_and(state::benign_type)
+    }
+
     /// A mutation of state kept between calls: `self.items.lock().await.push(x)`,
     /// `guard.insert(k, v)`, `self.count.fetch_add(1, ..)`, unless the field is a memo
     /// cache or telemetry.
     pub(super) fn check_state_mutation(&mut self, m: &syn::ExprMethodCall) {
         let name = m.method.to_string();
-        if !state::MUTATORS.contains(&name.as_str()) {
+        // `db.use_ns(..)`, `session.set_mode(..)`: switching what a kept connection or object
+        // points at is a change of kept state too.
+        let switches = ["use_", "set_", "switch_", "select_"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if !state::MUTATORS.contains(&name.as_str()) && !switches {
             return;
         }
         let Some(field) = self.state_field(&m.receiver, true) else {
             return;
         };
-        if field.split('.').any(state::benign_field) {
+        if field.split('.').any(state::benign_field) || self.in_benign_type() {
             return;
         }
         let loc = Loc::of_span(m.method.span());
@@ -343,7 +397,7 @@ impl Collector<'_> {
         let Some(field) = self.state_field(target, true) else {
             return;
         };
-        if field.split('.').any(state::benign_field) {
+        if field.split('.').any(state::benign_field) || self.in_benign_type() {
             return;
         }
         self.evidence(

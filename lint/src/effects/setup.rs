@@ -20,8 +20,6 @@ pub fn is_setup_fn(name: &str) -> bool {
         "run_migrations",
         "bootstrap",
         "ensure_schema",
-        "create_schema",
-        "init_schema",
         "authenticate",
         "login",
         "log_in",

@@ -34,7 +34,6 @@ pub const MUTATORS: &[&str] = &[
     "swap",
     "replace",
     "set",
-    "take",
     "get_or_insert",
     "get_or_insert_with",
     "entry",
@@ -88,6 +87,9 @@ pub fn benign_field(name: &str) -> bool {
         "token",
         "auth",
         "credential",
+        "lease",
+        "pool",
+        "idle",
         "next",
         "round",
         "_to_",
@@ -108,11 +110,22 @@ mod tests {
         assert!(!benign_field("notes"));
         assert!(!benign_field("todos"));
         assert!(MUTATORS.contains(&"push"));
+        assert!(benign_type("ReadSessionLease"));
+        assert!(!benign_type("NoteStore"));
         assert!(browser_action("click", Some("element")));
         assert!(browser_action("goto", Some("client")));
         assert!(!browser_action("click", Some("counter")));
         assert!(!browser_action("clear", Some("items")));
     }
+}
+
+/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics.
+pub fn benign_type(name: &str) -> bool {
+    [
+        "Cache", "Pool", "Lease", "Memo", "Lru", "Metrics", "Stats", "Limiter", "Throttle",
+    ]
+    .iter()
+    .any(|k| name.contains(k))
 }
 
 /// Browser automation (WebDriver, CDP): navigating, clicking, typing or resizing changes the

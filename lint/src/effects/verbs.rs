@@ -647,6 +647,37 @@ pub fn client_write(
     (after_accessor || on_client).then(|| first.clone())
 }
 
+/// A command built as an enum variant and handed to an executor (`Command::WriteFile(..)`,
+/// `Action::DeleteBranch { .. }`): the variant's leading verb decides. Errors, events and
+/// states that merely name a write (`Error::CreateFailed`) do not count.
+pub fn command_variant(enum_name: &str, variant: &str) -> Option<String> {
+    let is_upper = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    if !is_upper(enum_name) || !is_upper(variant) {
+        return None;
+    }
+    let e = enum_name.to_ascii_lowercase();
+    if [
+        "error", "err", "event", "status", "state", "kind", "result", "outcome", "response",
+    ]
+    .iter()
+    .any(|k| e.ends_with(k))
+    {
+        return None;
+    }
+    let ws = words(variant);
+    if ws.len() < 2
+        || ws
+            .last()
+            .is_some_and(|w| matches!(w.as_str(), "failed" | "error" | "err" | "denied" | "ed"))
+    {
+        return None;
+    }
+    let first = ws.first()?;
+    PLAIN_VERBS
+        .contains(&first.as_str())
+        .then(|| format!("command `{enum_name}::{variant}` built to be executed"))
+}
+
 /// Whether a URL or path names an endpoint that only reads even when it is POSTed to: search,
 /// query, GraphQL reads, token exchanges and logins.
 pub fn read_endpoint(url: &str) -> Option<&'static str> {
@@ -720,6 +751,14 @@ mod tests {
         assert!(client_write("set_header", 0, None, Some("client")).is_none());
         assert!(client_write("list_pods", 0, None, Some("client")).is_none());
         assert!(client_write("start_at", 1, Some("jql"), Some("client")).is_none());
+    }
+
+    #[test]
+    fn command_variants() {
+        assert!(command_variant("Command", "WriteFile").is_some());
+        assert!(command_variant("Command", "ReadFile").is_none());
+        assert!(command_variant("McpError", "CreateFailed").is_none());
+        assert!(command_variant("Action", "Delete").is_none());
     }
 
     #[test]
