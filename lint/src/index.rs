@@ -298,9 +298,25 @@ impl<'a> Index<'a> {
                 .filter(|i| self.krate(*i) == k && self.func(*i).module == m)
                 .collect()
         };
+        // Re-exported from a submodule (`pub use indexer::index_project;` in `codebase`).
+        let below = |k: usize, q: &str| -> Vec<FnId> {
+            let prefix = format!("{q}::");
+            cands
+                .iter()
+                .copied()
+                .filter(|i| {
+                    self.krate(*i) == k
+                        && (q.is_empty() || self.func(*i).module.starts_with(&prefix))
+                })
+                .collect()
+        };
         if absolute {
             let found = in_crate(krate, &qual);
             if !found.is_empty() {
+                return found;
+            }
+            let found = below(krate, &qual);
+            if !qual.is_empty() && found.len() == 1 {
                 return found;
             }
             // A file declared by both a package's library and its binary (`mod tools;` in

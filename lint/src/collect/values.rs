@@ -414,12 +414,15 @@ impl Collector<'_> {
 /// function is itself named as a read (`query_transactions`, `search_issues`) and its name has
 /// no write verb. Its POST evidence becomes read evidence that says why.
 pub(super) fn posts_that_read(state: &mut super::FnState) {
-    use crate::effects::verbs::{Verb, leading_verb, words};
+    use crate::effects::verbs::words;
+    /// Verbs that name a function as a read beyond doubt (not `ping`, `check` or `test`,
+    /// which often send).
+    const NAMED_READS: &[&str] = &[
+        "query", "search", "list", "get", "fetch", "find", "lookup", "read", "count", "describe",
+        "parse", "estimate", "simulate", "preview", "explain", "inspect", "analyze", "analyse",
+    ];
     let name_words = words(&state.facts.name);
-    let named_read = (matches!(leading_verb(&state.facts.name), Some(Verb::Read(_)))
-        || name_words
-            .iter()
-            .any(|w| crate::effects::verbs::READ_VERBS.contains(&w.as_str())))
+    let named_read = name_words.iter().any(|w| NAMED_READS.contains(&w.as_str()))
         && !name_words
             .iter()
             .any(|w| crate::effects::verbs::WRITE_VERBS.contains(&w.as_str()));

@@ -37,14 +37,27 @@ pub fn is_setup_fn(name: &str) -> bool {
         "from_env",
         "from_config",
     ];
+    let connection = |rest: &str| {
+        [
+            "client",
+            "session",
+            "connection",
+            "conn",
+            "driver",
+            "pool",
+            "db",
+            "database",
+        ]
+        .iter()
+        .any(|k| rest.ends_with(k))
+    };
     EXACT.contains(&name)
-        || name.starts_with("open_")
-        || name.starts_with("connect_")
-        || name.starts_with("init_")
         || name.starts_with("new_with")
         || name.starts_with("with_")
-        || name.starts_with("get_or_")
-        || name.starts_with("ensure_")
+        || name.strip_prefix("get_or_").is_some_and(connection)
+        || name.strip_prefix("ensure_").is_some_and(connection)
+        || name.strip_prefix("open_").is_some_and(connection)
+        || name.strip_prefix("connect_").is_some_and(connection)
 }
 
 #[cfg(test)]
@@ -56,6 +69,10 @@ mod tests {
         assert!(is_setup_fn("new"));
         assert!(is_setup_fn("authenticate"));
         assert!(is_setup_fn("open_database"));
+        assert!(!is_setup_fn("open_ticket"));
+        assert!(!is_setup_fn("init_repo"));
+        assert!(!is_setup_fn("ensure_refund"));
+        assert!(!is_setup_fn("get_or_create_customer"));
         assert!(!is_setup_fn("create_entities"));
         assert!(!is_setup_fn("new_issue"));
         assert!(is_setup_fn("get_or_create_client"));

@@ -31,7 +31,7 @@ impl Statement {
 const WRITE_VERBS: &[&str] = &[
     "INSERT", "UPDATE", "DELETE", "UPSERT", "MERGE", "CREATE", "DROP", "ALTER", "RELATE", "SET",
     "TRUNCATE", "REPLACE", "DEFINE", "REMOVE", "DETACH", "GRANT", "REVOKE", "COPY", "RENAME",
-    "LOAD",
+    "LOAD", "VACUUM", "REINDEX",
 ];
 
 /// Verbs that read when a statement starts with them.
@@ -108,6 +108,20 @@ fn classify_words(ws: &[String]) -> Option<Statement> {
     {
         // Schema set-up that a retry cannot repeat.
         return Some(Statement::Read("CREATE IF NOT EXISTS"));
+    }
+    if first == "PRAGMA" {
+        // Connection settings and introspection read; maintenance rewrites the file.
+        let maintenance = ws.get(1).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "INCREMENTAL_VACUUM" | "WAL_CHECKPOINT" | "OPTIMIZE"
+            )
+        });
+        return Some(if maintenance {
+            Statement::Write("PRAGMA")
+        } else {
+            Statement::Read("PRAGMA")
+        });
     }
     if let Some(v) = find(WRITE_VERBS, first) {
         return Some(Statement::Write(v));
@@ -290,6 +304,12 @@ mod tests {
         assert_eq!(w("EXPLAIN ANALYZE DELETE FROM t"), Some("DELETE"));
         assert_eq!(w("SELECT 1; DROP TABLE t"), Some("DROP"));
         assert_eq!(classify("$1"), None);
+        assert_eq!(w("PRAGMA incremental_vacuum;"), Some("PRAGMA"));
+        assert_eq!(
+            classify("PRAGMA foreign_keys = ON"),
+            Some(Statement::Read("PRAGMA"))
+        );
+        assert_eq!(w("VACUUM"), Some("VACUUM"));
         assert_eq!(classify(""), None);
         // A keyword inside a string literal decides nothing.
         assert_eq!(
