@@ -116,17 +116,9 @@ pub fn canonical_json(value: &Value) -> String {
 fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
-            out.push(b'{');
             // `serde_json::Map` iterates in key order unless some crate in the build turns on
-            // `preserve_order`; sort only when needed.
-            if map.keys().zip(map.keys().skip(1)).all(|(a, b)| a < b) {
-                write_entries(map.iter(), out);
-            } else {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                write_entries(entries.into_iter(), out);
-            }
-            out.push(b'}');
+            // `preserve_order`: the entries are sorted only when they are not.
+            write_object(map.iter().map(|(k, v)| (k.as_str(), v)).collect(), out);
         }
         Value::Array(items) => {
             out.push(b'[');
@@ -144,7 +136,35 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
+/// The canonical JSON of an object given as entries in any order (what a `serde_json::Map`
+/// built with `preserve_order` iterates). Duplicate keys keep the last value, as JSON parsers
+/// do.
+pub fn canonical_object<'a>(entries: impl IntoIterator<Item = (&'a str, &'a Value)>) -> String {
+    let mut out = Vec::with_capacity(64);
+    write_object(entries.into_iter().collect(), &mut out);
+    String::from_utf8(out).expect("JSON text is UTF-8")
+}
+
+/// Entries sorted by key (only when they are not already: a stable sort, keeping the last of
+/// equal keys), written as a JSON object.
+fn write_object(mut entries: Vec<(&str, &Value)>, out: &mut Vec<u8>) {
+    if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let mut kept: Vec<(&str, &Value)> = Vec::with_capacity(entries.len());
+        for e in entries {
+            match kept.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        entries = kept;
+    }
+    out.push(b'{');
+    write_entries(entries.into_iter(), out);
+    out.push(b'}');
+}
+
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a str, &'a Value)>, out: &mut Vec<u8>) {
     for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             out.push(b',');

@@ -46,10 +46,15 @@ fn pg_url(test: &str) -> Option<String> {
                 "{test}: IDEMCHECK_PG_URL is not set, but this run requires the PostgreSQL cases \
                  (CI or IDEMCHECK_REQUIRE_PG=1); .ci/run starts a throwaway server and sets it"
             );
-            eprintln!(
-                "SKIPPED {test}: the PostgreSQL cases did not run — set IDEMCHECK_PG_URL \
+            // Straight to the process's stderr: libtest captures `eprintln!`, and a skip must show.
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED {test}: the PostgreSQL cases did not run — set IDEMCHECK_PG_URL \
                  (e.g. postgres://postgres@127.0.0.1:5432/postgres) to run them"
-            );
+                );
+            }
             None
         }
     }

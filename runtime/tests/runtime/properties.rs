@@ -1,7 +1,7 @@
 //! Property tests: canonical JSON and the key do not depend on field order, and differ
 //! when any key field differs.
 
-use idemcheck::key::{Material, canonical_json};
+use idemcheck::key::{Material, canonical_json, canonical_object};
 use idemcheck::{Key, Scope};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -43,6 +43,32 @@ fn reorder(v: &Value) -> Value {
 }
 
 proptest! {
+    #[test]
+    /// Entries really out of order (serde_json's default `Map` is always sorted, so
+    /// `reorder` alone never reaches the sorting code): a permutation of an object's entries
+    /// gives the canonical text of the object.
+    fn canonical_object_sorts_entries_in_any_order(
+        entries in proptest::collection::btree_map("[a-z]{1,6}", json_value(), 2..8),
+        seed in any::<u64>(),
+    ) {
+        let sorted: Vec<(&str, &Value)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut shuffled = sorted.clone();
+        // A seeded Fisher-Yates shuffle (SplitMix64), so every case is out of order in its own way.
+        let mut state = seed;
+        for i in (1..shuffled.len()).rev() {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            shuffled.swap(i, (z % (i as u64 + 1)) as usize);
+        }
+        shuffled.reverse();
+        prop_assume!(shuffled != sorted);
+        let object = Value::Object(entries.clone().into_iter().collect());
+        prop_assert_eq!(canonical_object(shuffled), canonical_json(&object));
+    }
+
     #[test]
     fn canonical_json_is_invariant_under_field_order(v in json_value()) {
         prop_assert_eq!(canonical_json(&v), canonical_json(&reorder(&v)));

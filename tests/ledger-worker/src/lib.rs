@@ -395,7 +395,11 @@ pub fn pg_url(test: &str) -> Option<String> {
                 "{test}: IDEMCHECK_PG_URL is not set, but this run requires the PostgreSQL cases \
                  (CI or IDEMCHECK_REQUIRE_PG=1); .ci/run starts a throwaway server and sets it"
             );
-            eprintln!(
+            // Straight to the process's stderr: libtest captures `eprintln!`, and a skip must
+            // show.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
                 "SKIPPED {test}: the PostgreSQL cases did not run — set IDEMCHECK_PG_URL to run them"
             );
             None

@@ -409,7 +409,14 @@ async fn postgres_stopped_mid_call_never_executes_without_a_claim() {
                 !pg_required(),
                 "this run requires PostgreSQL, but no throwaway cluster could start: {e}"
             );
-            eprintln!("SKIPPED postgres_stopped_mid_call_never_executes_without_a_claim: {e}");
+            // Straight to the process's stderr: libtest captures `eprintln!`, and a skip must show.
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED postgres_stopped_mid_call_never_executes_without_a_claim: {e}"
+                );
+            }
             return;
         }
     };
