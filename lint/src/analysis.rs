@@ -51,20 +51,24 @@ impl Analysis {
 pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
     let seen: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
     let out: Mutex<Vec<FileFacts>> = Mutex::new(Vec::new());
+    let excludes: Vec<crate::glob::Excludes> = plan
+        .crates
+        .iter()
+        .map(|c| crate::glob::Excludes::lossy(&c.config.exclude))
+        .collect();
     fn run<'s>(
         scope: &rayon::Scope<'s>,
         job: FileJob,
         plan: &'s Plan,
-        seen: &'s Mutex<HashSet<PathBuf>>,
-        out: &'s Mutex<Vec<FileFacts>>,
+        (seen, out, excludes): (
+            &'s Mutex<HashSet<PathBuf>>,
+            &'s Mutex<Vec<FileFacts>>,
+            &'s [crate::glob::Excludes],
+        ),
     ) {
         let krate = &plan.crates[job.krate];
         let config: &Config = &krate.config;
-        if config
-            .exclude
-            .iter()
-            .any(|g| crate::glob::matches(g, &job.rel))
-        {
+        if excludes[job.krate].is_match(&job.rel) {
             return;
         }
         if !seen
@@ -78,7 +82,7 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
         out.lock().expect("no panics while locked").push(facts);
         if krate.follow_mods {
             for child in children {
-                scope.spawn(move |s| run(s, child, plan, seen, out));
+                scope.spawn(move |s| run(s, child, plan, (seen, out, excludes)));
             }
         }
     }
@@ -86,8 +90,8 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
         for krate in &plan.crates {
             for root in &krate.roots {
                 let job = root.clone();
-                let (plan, seen, out) = (plan, &seen, &out);
-                s.spawn(move |s| run(s, job, plan, seen, out));
+                let shared = (&seen, &out, &excludes[..]);
+                s.spawn(move |s| run(s, job, plan, shared));
             }
         }
     });

@@ -150,6 +150,18 @@ pub fn walk_rs(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn load_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError> {
+    let config = read_config(sel, dir)?;
+    crate::glob::Excludes::new(&config.exclude).map_err(|e| {
+        let source = config
+            .sources
+            .last()
+            .map_or_else(String::new, |p| format!(" in `{}`", p.display()));
+        DiscoverError::Other(format!("{e}{source}"))
+    })?;
+    Ok(config)
+}
+
+fn read_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError> {
     match &sel.config_path {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| {
