@@ -49,8 +49,8 @@ pub struct Index<'a> {
     pub any: Vec<Option<Reach>>,
     /// Nearest strong write.
     pub strong: Vec<Option<Reach>>,
-    /// Whether a read from outside is reached (see [`FnFacts::reads`]).
-    reads: Vec<bool>,
+    /// Nearest read from outside (see [`FnFacts::reads`]).
+    reads: Vec<Option<Reach>>,
 }
 
 impl<'a> Index<'a> {
@@ -136,44 +136,69 @@ impl<'a> Index<'a> {
 
     /// Whether a function reaches a read from outside within [`MAX_DEPTH`] calls.
     pub fn reads_from(&self, id: FnId) -> bool {
-        self.reads.get(id).copied().unwrap_or(false)
+        self.reads.get(id).is_some_and(Option::is_some)
     }
 
-    fn reach_reads(&self) -> Vec<bool> {
+    /// The read from outside a function reaches, and the functions on the way to it.
+    pub fn read_path(&self, id: FnId) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
+        let mut chain = Vec::new();
+        let mut cur = id;
+        while let Some(Reach {
+            next: Some(edge), ..
+        }) = self.reads.get(cur).copied().flatten()
+        {
+            chain.push(edge.callee);
+            cur = edge.callee;
+        }
+        self.reads.get(id).copied().flatten()?;
+        let ev = self.own_reads(cur).next()?;
+        Some((ev, cur, chain))
+    }
+
+    fn own_reads(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
+        let f = self.func(id);
+        let edges = &self.edges[id];
+        f.reads.iter().filter(move |e| match e.unless_resolved {
+            Some(ci) => !edges.iter().any(|edge| edge.call == ci),
+            None => true,
+        })
+    }
+
+    fn reach_reads(&self) -> Vec<Option<Reach>> {
         let n = self.fns.len();
-        let mut depth: Vec<Option<u32>> = vec![None; n];
-        let mut rev: Vec<Vec<FnId>> = vec![Vec::new(); n];
+        let mut out: Vec<Option<Reach>> = vec![None; n];
+        let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); n];
         for (caller, edges) in self.edges.iter().enumerate() {
             for e in edges {
-                rev[e.callee].push(caller);
+                rev[e.callee].push((caller, *e));
             }
         }
         let mut queue = VecDeque::new();
-        for (id, slot) in depth.iter_mut().enumerate() {
-            let f = self.func(id);
-            let edges = &self.edges[id];
-            let own = f.reads.iter().any(|e| match e.unless_resolved {
-                Some(ci) => !edges.iter().any(|edge| edge.call == ci),
-                None => true,
-            });
-            if own {
-                *slot = Some(0);
+        for (id, slot) in out.iter_mut().enumerate() {
+            if self.own_reads(id).next().is_some() {
+                *slot = Some(Reach {
+                    depth: 0,
+                    next: None,
+                });
                 queue.push_back(id);
             }
         }
         while let Some(v) = queue.pop_front() {
-            let d = depth[v].expect("queued");
+            let d = out[v].expect("queued with a reach").depth;
             if d >= MAX_DEPTH {
                 continue;
             }
-            for &caller in &rev[v] {
-                if depth[caller].is_none() {
-                    depth[caller] = Some(d + 1);
+            for &(caller, edge) in &rev[v] {
+                if out[caller].is_none() {
+                    out[caller] = Some(Reach {
+                        depth: d + 1,
+                        next: Some(edge),
+                    });
                     queue.push_back(caller);
                 }
             }
         }
-        depth.into_iter().map(|d| d.is_some()).collect()
+        out
     }
 
     /// The facts of a function.

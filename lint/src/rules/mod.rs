@@ -215,7 +215,13 @@ pub fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::To
             (_, Some(false)) => (Judgement::Read, "declared a read".to_string()),
             (Some(b), _) if index.reads_from(b) => (
                 Judgement::Read,
-                "reads, and no write was found in the code it reaches".to_string(),
+                match index.read_path(b) {
+                    Some((ev, at, chain)) => format!(
+                        "reads ({}), and no write was found in the code it reaches",
+                        describe_write(index, ev, at, &chain)
+                    ),
+                    None => "reads, and no write was found in the code it reaches".to_string(),
+                },
             ),
             _ if cx.tool.claims_read_only => (
                 Judgement::Read,
