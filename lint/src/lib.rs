@@ -6,13 +6,25 @@
 //! 1. [`discover`]: the files of the selected packages, from `cargo metadata` targets and
 //!    `mod` declarations (with `#[path]`), or the paths given on the command line;
 //! 2. [`collect`]: each file is parsed once with `syn`, in parallel (rayon), and reduced by one
-//!    `syn::visit::Visit` pass to plain [`facts`]: tools, functions, write evidence
-//!    ([`evidence`]), calls, retry loops;
-//! 3. [`index`]: the workspace's functions indexed, calls resolved, and reachability of
+//!    `syn::visit::Visit` pass to plain per-file [`facts`]: tools, functions, write evidence,
+//!    calls, retry loops, structs (`collect/mod.rs` lists its modules in the order the data
+//!    flows);
+//! 3. [`frameworks`]: recognisers for tool styles that are not a plain attribute on a
+//!    function (rig's `Tool` by shape, swiftide, `FunctionTool::new`, hand-written
+//!    `tools/call` dispatch), called from the per-file pass through its hooks; once every
+//!    file is collected, dispatch arms and function tools that repeat a tool defined in
+//!    another style are dropped;
+//! 4. [`effects`] and [`evidence`]: the classifier vocabularies (which paths, methods,
+//!    statements, verbs, programs and state operations write or read), pure functions the
+//!    per-file pass applies to the syntax it visits, and the index and rules to names;
+//! 5. [`index`]: the workspace's functions indexed, calls resolved, and reachability of
 //!    writes computed to a bounded call depth;
-//! 4. [`rules`]: one module per rule turns facts into findings; contract rules come from
+//! 6. [`rules`]: one module per rule turns facts into findings; contract rules come from
 //!    `idemcheck_spec::check::check_contract`, shared with the `#[side_effect]` macro;
-//! 5. [`report`]: one module per output format. Analysis never prints.
+//! 7. [`report`]: one module per output format. Analysis never prints.
+//!
+//! [`analysis`] runs steps 2 to 6 without printing; [`suggest`] and [`docs`] start from the
+//! same run, and [`baseline`] and [`changed`] filter its findings.
 
 pub mod adopt;
 pub mod analysis;

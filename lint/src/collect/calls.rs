@@ -1,0 +1,255 @@
+//! Effects of calls by path (`fs::write`, SQL query functions, `Command::new`, SDK type
+//! functions, retry combinators), of paths (`Method::POST`, attempt counters, unstable
+//! values in keys) and of macros.
+
+use syn::visit;
+
+use super::*;
+
+impl Collector<'_> {
+    /// The `visit_expr_call` arm: effects of a call by path (file system, SQL, SDK,
+    /// processes, unstable sources), the call itself, and retry combinators.
+    pub(super) fn call_effects(&mut self, c: &syn::ExprCall) {
+        if !self.in_fn() {
+            return visit::visit_expr_call(self, c);
+        }
+        let Expr::Path(p) = strip(&c.func) else {
+            return visit::visit_expr_call(self, c);
+        };
+        if p.path.segments.len() == 1 {
+            let id = &p.path.segments[0].ident;
+            if id == "Ok" || id == "Some" || id == "Err" {
+                return visit::visit_expr_call(self, c);
+            }
+        }
+        let ptr = c as *const _ as usize;
+        let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
+        let segs = self.resolve(&p.path);
+        let n = segs.len();
+        let last = segs.last().cloned().unwrap_or_default();
+        let loc = || path_loc(&p.path);
+        self.via_hint = external_crate(&segs).map(Via::Crate);
+        if let Some(what) = ev::fs_write(&segs) {
+            self.evidence(EvidenceKind::Fs, true, what, loc(), None);
+        } else if n >= 2
+            && matches!(segs[n - 2].as_str(), "fs" | "File")
+            && matches!(
+                last.as_str(),
+                "read" | "read_to_string" | "read_dir" | "metadata" | "open" | "canonicalize"
+            )
+        {
+            self.read_signal(
+                format!("file read (`{}::{last}`)", segs[n - 2]),
+                loc(),
+                None,
+            );
+        } else if last == "get" && segs.first().is_some_and(|s| s == "reqwest") {
+            self.read_signal("HTTP GET (`reqwest::get`)".into(), loc(), None);
+        }
+        if !inner && n >= 2 && last == "new" && segs[n - 2] == "Command" {
+            let spec = ProcSpec {
+                program: c.args.first().and_then(lit_str),
+                args: Vec::new(),
+                loc: Loc::of_tokens(c),
+            };
+            self.fn_stack.last_mut().unwrap().pending_proc = Some(spec);
+        }
+        if let Some(what) = ev::unstable_source(&segs) {
+            self.unstable(what, loc());
+        }
+        if last == "sleep" {
+            self.mark(|f| f.m_sleep = true);
+        }
+        if ev::QUERY_FNS.contains(&last.as_str())
+            && let Some(kw) = c.args.first().and_then(|a| self.statement_write(a))
+        {
+            self.evidence(
+                EvidenceKind::Sql,
+                true,
+                format!("SQL {kw} (`{last}(..)`)"),
+                loc(),
+                None,
+            );
+        }
+        if matches!(
+            last.as_str(),
+            "insert_into" | "update" | "delete" | "replace_into"
+        ) && segs.first().is_some_and(|s| s == "diesel")
+        {
+            self.evidence(
+                EvidenceKind::Sql,
+                true,
+                format!("SQL write (`diesel::{last}`)"),
+                loc(),
+                None,
+            );
+        }
+        if n >= 2
+            && segs[n - 2] == "RetryTransientMiddleware"
+            && let Some(f) = self.cur()
+        {
+            f.facts.retries.push(RetryLoop {
+                shape: RetryShape::Middleware,
+                loc: loc(),
+                bounded: true,
+                evidence: Vec::new(),
+                calls: Vec::new(),
+            });
+        }
+        let sdk = if n >= 2 && ev::SDK_TYPE_FNS.contains(&last.as_str()) {
+            let ty = &segs[n - 2];
+            (ty.chars().next().is_some_and(|ch| ch.is_ascii_uppercase())
+                && !ev::LOCAL_TYPES.contains(&ty.as_str())
+                && !c.args.is_empty())
+            .then(|| {
+                (
+                    segs.iter().any(|s| ev::SDK_CRATES.contains(&s.as_str())),
+                    format!("SDK call `{ty}::{last}(..)`"),
+                )
+            })
+        } else {
+            None
+        };
+        if n >= 2
+            && !c.args.is_empty()
+            && let Some(what) = crate::effects::verbs::command_variant(&segs[n - 2], &last)
+        {
+            self.evidence(EvidenceKind::Sdk, false, what, loc(), None);
+        }
+        let combinator = ev::retry_combinator_fn(&segs);
+        let target = self.call_target(segs);
+        let call_idx = target.and_then(|t| self.call(t, Loc::default()));
+        if let Some((strong, what)) = sdk {
+            self.evidence(EvidenceKind::Sdk, strong, what, loc(), call_idx);
+        }
+        self.via_hint = None;
+        if let Some(name) = combinator {
+            let bounded = !name.starts_with("tokio-retry")
+                || c.args.first().is_some_and(|a| {
+                    let t = a.to_token_stream().to_string();
+                    t.contains("take")
+                        || base_ident(a)
+                            .is_some_and(|b| self.fn_stack.last().unwrap().take_vars.contains(&b))
+                });
+            let frame = Frame::new(
+                FrameKind::Combinator {
+                    name: name.to_string(),
+                    bounded,
+                },
+                loc(),
+            );
+            self.with_frame(frame, |col| visit::visit_expr_call(col, c));
+            return;
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    /// The `visit_expr_path` arm: `Method::POST`-style HTTP verbs, attempt counters and
+    /// unstable values read inside a retry loop or a key expression.
+    pub(super) fn path_effects(&mut self, p: &syn::ExprPath) {
+        if !self.in_fn() {
+            return;
+        }
+        let segs = &p.path.segments;
+        let n = segs.len();
+        if n >= 2 && segs[n - 2].ident == "Method" {
+            let m = segs[n - 1].ident.to_string();
+            if m == "GET" {
+                self.read_signal("HTTP GET (`Method::GET`)".into(), path_loc(&p.path), None);
+            }
+            if matches!(m.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
+                self.evidence(
+                    EvidenceKind::Http,
+                    true,
+                    format!("HTTP {m} (`Method::{m}`)"),
+                    path_loc(&p.path),
+                    None,
+                );
+            }
+        }
+        let f = self.fn_stack.last().expect("in a function");
+        if f.frames.is_empty() && f.key_depth == 0 {
+            return;
+        }
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            if ev::attempt_ident(&name) {
+                self.mark(|f| f.m_ident = true);
+            }
+            let f = self.fn_stack.last().unwrap();
+            if f.key_depth > 0 {
+                let loc = Loc::of_span(ident.span());
+                if let Some((what, _)) = f.unstable_lets.get(&name).cloned() {
+                    self.unstable(format!("{what} (through `{name}`)"), loc);
+                } else if ev::attempt_ident(&name) {
+                    self.unstable(format!("attempt counter `{name}`"), loc);
+                } else if f.range_idents.contains(&name) {
+                    self.unstable(format!("loop index `{name}`"), loc);
+                }
+            }
+        }
+    }
+
+    /// The `visit_macro` arm: `format!`/`vec!` bodies, `json!` bodies, SQL query macros and
+    /// `nanoid!`.
+    pub(super) fn macro_effects(&mut self, mac: &syn::Macro) {
+        if !self.in_fn() {
+            return;
+        }
+        let Some(last) = mac.path.segments.last().map(|s| s.ident.to_string()) else {
+            return;
+        };
+        match last.as_str() {
+            "format" | "vec" | "println" | "print" | "eprintln" | "eprint" | "panic" | "join"
+            | "try_join" | "assert" | "assert_eq" | "assert_ne" | "anyhow" | "bail" | "ensure" => {
+                if last == "format"
+                    && let Some(text) = first_lit_in_tokens(mac.tokens.clone())
+                {
+                    self.check_literal_statement(&text, Loc::of_tokens(mac));
+                }
+                if last == "vec"
+                    && let Ok(items) =
+                        mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                {
+                    let words: Vec<Option<String>> = items.iter().map(lit_str).collect();
+                    self.command_words(&words, Loc::of_tokens(mac));
+                }
+                // A call or a block needs a delimited group; bodies without one (most
+                // `format!("{}/orders", url)`) hold nothing to follow and are not parsed.
+                let has_group = mac
+                    .tokens
+                    .clone()
+                    .into_iter()
+                    .any(|t| matches!(t, TokenTree::Group(_)));
+                if !has_group {
+                    return;
+                }
+                if let Ok(items) =
+                    mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                {
+                    for e in &items {
+                        self.visit_expr(e);
+                    }
+                }
+            }
+            "nanoid" => self.unstable("`nanoid!()`".into(), Loc::of_tokens(mac)),
+            "json" => self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac)),
+            name if ev::QUERY_MACROS.contains(&name) => {
+                if let Some(kw) =
+                    first_lit_in_tokens(mac.tokens.clone()).and_then(|s| ev::sql_write_keyword(&s))
+                {
+                    self.via_hint = external_crate(&self.resolve(&mac.path)).map(Via::Crate);
+                    self.evidence(
+                        EvidenceKind::Sql,
+                        true,
+                        format!("SQL {kw} (`{name}!`)"),
+                        Loc::of_tokens(&mac.path),
+                        None,
+                    );
+                    self.via_hint = None;
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! Method-chain effects: `a.b(..).c(..).await?.d(..)` judged as a whole (HTTP, SQL,
+//! messages, SDK calls, processes, `OpenOptions`).
+
+use super::*;
+
+impl Collector<'_> {
+    pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
+        // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
+        let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
+        chain.push(m);
+        let mut root = strip(&m.receiver);
+        while let Expr::MethodCall(inner) = root {
+            chain.push(inner);
+            root = strip(&inner.receiver);
+        }
+        chain.reverse();
+        {
+            let Some(f) = self.cur() else { return };
+            for inner in &chain[..chain.len() - 1] {
+                f.chain_inner.push(*inner as *const _ as usize);
+            }
+        }
+        // Calls on self / self.field.
+        let mut first_call = None;
+        if is_self(root) {
+            let name = chain[0].method.to_string();
+            first_call = self.call(CallTarget::SelfMethod(name), Loc::default());
+            // Evidence of `self.post(..)` comes from following the method.
+            if chain.len() == 1 {
+                return;
+            }
+        } else if let Expr::Field(field) = root
+            && is_self(&field.base)
+            && let syn::Member::Named(fname) = &field.member
+        {
+            first_call = self.call(
+                CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
+                Loc::default(),
+            );
+        } else if let Expr::Path(p) = root
+            && let Some(id) = p.path.get_ident()
+            && let Some(ty) = self
+                .fn_stack
+                .last()
+                .and_then(|f| f.local_types.get(&id.to_string()))
+                .cloned()
+        {
+            let name = chain[0].method.to_string();
+            first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
+        } else if matches!(root, Expr::Path(_) | Expr::Field(_)) {
+            // A method on a local or a field of a local (`ds.add_account(..)`, whose type is
+            // not known here): followed to the workspace methods of that name, when the name
+            // is distinctive (several words, not a standard-library method). The index drops
+            // the edge when no workspace method has the name.
+            let name = chain[0].method.to_string();
+            if distinctive_method(&name) {
+                first_call = self.call(CallTarget::AnyMethod(name), Loc::default());
+            }
+        }
+        // Root: Command::new / OpenOptions::new / a command variable.
+        let mut proc: Option<ProcSpec> = None;
+        let mut open_options = false;
+        if let Expr::Call(call) = root {
+            if let Expr::Path(p) = strip(&call.func) {
+                let segs = self.resolve(&p.path);
+                let n = segs.len();
+                if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "Command" {
+                    if let Some(f) = self.cur() {
+                        f.chain_inner.push(call as *const _ as usize);
+                    }
+                    proc = Some(ProcSpec {
+                        program: call.args.first().and_then(lit_str),
+                        args: Vec::new(),
+                        loc: Loc::of_tokens(call),
+                    });
+                }
+                if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "OpenOptions" {
+                    open_options = true;
+                }
+            }
+        } else if let Expr::Path(p) = root
+            && let Some(ident) = p.path.get_ident()
+        {
+            let name = ident.to_string();
+            if let Some(spec) = self.cur().and_then(|f| f.proc_vars.get(&name).cloned()) {
+                proc = Some(spec);
+            }
+        }
+        self.via_hint = match root {
+            Expr::Field(field) if is_self(&field.base) => match &field.member {
+                syn::Member::Named(f) => Some(Via::SelfField(f.to_string())),
+                syn::Member::Unnamed(_) => None,
+            },
+            Expr::Call(call) => match strip(&call.func) {
+                Expr::Path(p) => external_crate(&self.resolve(&p.path)).map(Via::Crate),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut terminal = false;
+        let mut var_update: Option<String> = None;
+        if let (Expr::Path(p), Some(_)) = (root, &proc) {
+            var_update = p.path.get_ident().map(|i| i.to_string());
+        }
+        for (i, mc) in chain.iter().enumerate() {
+            let name = mc.method.to_string();
+            let loc = Loc::of_span(mc.method.span());
+            let unless = if i == 0 { first_call } else { None };
+            // A POST to a search, query, token or login endpoint only reads.
+            let post_reads = name == "post"
+                && mc
+                    .args
+                    .iter()
+                    .filter_map(|a| self.text_of(a))
+                    .any(|t| crate::effects::verbs::read_endpoint(&t).is_some());
+            if post_reads {
+                self.read_signal(
+                    format!("POST to a read endpoint (`.{name}(..)`)"),
+                    loc,
+                    None,
+                );
+                continue;
+            }
+            if name == "get"
+                && mc.args.len() == 1
+                && (self.text_of(&mc.args[0]).is_some_and(|t| t.contains('/'))
+                    || receiver_name(root)
+                        .is_some_and(|r| r.to_ascii_lowercase().contains("client")))
+            {
+                self.read_signal("HTTP GET (`.get(..)`)".into(), loc, None);
+            }
+            if ev::QUERY_METHODS.contains(&name.as_str())
+                && mc.args.iter().any(|a| {
+                    self.text_of(a)
+                        .and_then(|t| crate::effects::statement::classify(&t))
+                        .is_some_and(|st| !st.writes())
+                })
+            {
+                self.read_signal(format!("a read statement (`.{name}(..)`)"), loc, None);
+            }
+            if !(i == 0 && is_self(root))
+                && matches!(
+                    crate::effects::verbs::leading_verb(&name),
+                    Some(crate::effects::verbs::Verb::Read(_))
+                )
+                && crate::effects::verbs::words(&name).len() >= 2
+            {
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
+                };
+                self.read_signal(format!("a read call (`.{name}(..)`)"), loc, unless);
+            }
+            if ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1 {
+                self.evidence(
+                    EvidenceKind::Http,
+                    true,
+                    format!("HTTP {} (`.{name}(..)`)", name.to_ascii_uppercase()),
+                    loc,
+                    unless,
+                );
+            }
+            if ev::QUERY_METHODS.contains(&name.as_str())
+                && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a))
+            {
+                self.evidence(
+                    EvidenceKind::Sql,
+                    true,
+                    format!("SQL {kw} (`.{name}(..)`)"),
+                    loc,
+                    unless,
+                );
+            }
+            if ev::MESSAGE_METHODS.contains(&name.as_str())
+                || (name == "send"
+                    && mc.args.len() == 1
+                    && receiver_name(root)
+                        .as_deref()
+                        .is_some_and(ev::message_receiver))
+            {
+                self.evidence(
+                    EvidenceKind::Message,
+                    true,
+                    format!("message send (`.{name}(..)`)"),
+                    loc,
+                    unless,
+                );
+            } else if crate::effects::state::browser_action(&name, receiver_name(root).as_deref()) {
+                self.evidence(
+                    EvidenceKind::State,
+                    false,
+                    format!("browser action (`.{name}(..)`)"),
+                    loc,
+                    unless,
+                );
+            } else if !(ev::QUERY_METHODS.contains(&name.as_str())
+                || i == 0 && is_self(root)
+                || ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
+                && (ev::sdk_write_method(&name)
+                    || crate::effects::verbs::client_write(
+                        &name,
+                        i,
+                        (i > 0).then(|| chain[i - 1].method.to_string()).as_deref(),
+                        receiver_name(root).as_deref(),
+                    )
+                    .is_some())
+            {
+                // If a workspace type has a method of that name, it is followed instead; but
+                // after an accessor of a builder chain (`client.issues().upload_attachment(..)`)
+                // the receiver is the SDK's own type, so a workspace method of the same name
+                // (often the tool itself) is followed besides, not instead.
+                let after_accessor = i >= 1
+                    && crate::effects::verbs::leading_verb(&chain[i - 1].method.to_string())
+                        .is_none();
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None => {
+                        let c = self.call(CallTarget::AnyMethod(name.clone()), Loc::default());
+                        if after_accessor { None } else { c }
+                    }
+                };
+                self.evidence(
+                    EvidenceKind::Sdk,
+                    false,
+                    format!("SDK call `.{name}(..)`"),
+                    loc,
+                    unless,
+                );
+            }
+            if open_options
+                && matches!(
+                    name.as_str(),
+                    "write" | "append" | "create" | "create_new" | "truncate"
+                )
+                && mc.args.first().and_then(bool_lit) == Some(true)
+            {
+                self.evidence(
+                    EvidenceKind::Fs,
+                    true,
+                    format!("filesystem write (`OpenOptions::{name}(true)`)"),
+                    loc,
+                    None,
+                );
+                open_options = false;
+            }
+            if let Some(spec) = &mut proc {
+                match name.as_str() {
+                    "arg" => spec.args.push(
+                        mc.args
+                            .first()
+                            .and_then(lit_str)
+                            .unwrap_or_else(|| "…".to_string()),
+                    ),
+                    "args" => {
+                        if let Some(arr) = mc.args.first() {
+                            match strip(arr) {
+                                Expr::Array(a) => spec.args.extend(
+                                    a.elems
+                                        .iter()
+                                        .map(|e| lit_str(e).unwrap_or_else(|| "…".to_string())),
+                                ),
+                                Expr::Macro(mm) => {
+                                    if let Ok(items) = mm.mac.parse_body_with(
+                                        Punctuated::<Expr, Token![,]>::parse_terminated,
+                                    ) {
+                                        spec.args.extend(
+                                            items
+                                                .iter()
+                                                .map(|e| lit_str(e).unwrap_or_else(|| "…".into())),
+                                        );
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    "status" | "output" | "spawn" | "exec" => terminal = true,
+                    _ => {}
+                }
+            }
+        }
+        self.via_hint = None;
+        if let Some(spec) = proc {
+            if terminal {
+                self.process_evidence(&spec);
+            } else if let Some(var) = var_update {
+                if let Some(f) = self.cur() {
+                    f.proc_vars.insert(var, spec);
+                }
+            } else if let Some(f) = self.cur() {
+                f.pending_proc = Some(spec);
+            }
+        }
+    }
+
+    fn process_evidence(&mut self, spec: &ProcSpec) {
+        let literal_args = spec.args.iter().any(|a| a != "…");
+        if spec.program.is_none() && !literal_args {
+            // Neither the program nor its arguments are written here: the callers' values
+            // decide (see `ev::command_words`).
+            return;
+        }
+        if spec.program.is_some() && !spec.args.is_empty() && !literal_args {
+            // `Command::new("git").args(args)`: the subcommand comes from the caller.
+            return;
+        }
+        if ev::read_only_process(spec.program.as_deref(), &spec.args) {
+            self.read_signal(
+                format!(
+                    "read-only process `{} {}`",
+                    spec.program.as_deref().unwrap_or("…"),
+                    spec.args.join(" ")
+                ),
+                spec.loc,
+                None,
+            );
+            return;
+        }
+        let what = match &spec.program {
+            Some(p) if spec.args.is_empty() => format!("process spawn `{p}`"),
+            Some(p) => format!("process spawn `{p} {}`", spec.args.join(" ")),
+            None => "process spawn (program not a literal)".to_string(),
+        };
+        self.evidence(EvidenceKind::Process, true, what, spec.loc, None);
+    }
+}

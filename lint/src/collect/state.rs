@@ -1,0 +1,269 @@
+//! Per-function state ([`FnState`]), retry-loop frames, and the recording every effect
+//! goes through: evidence, reads, calls, unstable values, frame marks; `begin_fn` and
+//! `end_fn` around each function body.
+
+use super::*;
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct ProcSpec {
+    pub(super) program: Option<String>,
+    pub(super) args: Vec<String>,
+    pub(super) loc: Loc,
+}
+
+#[derive(Debug)]
+pub(super) enum FrameKind {
+    For { range: bool },
+    While { is_let: bool },
+    Loop,
+    Combinator { name: String, bounded: bool },
+}
+
+#[derive(Debug)]
+pub(super) struct Frame {
+    pub(super) kind: FrameKind,
+    pub(super) loc: Loc,
+    pub(super) evidence: Vec<Evidence>,
+    calls: Vec<usize>,
+    pub(super) m_ident: bool,
+    pub(super) m_sleep: bool,
+    pub(super) m_continue: bool,
+    pub(super) m_err: bool,
+    pub(super) m_break: bool,
+    pub(super) m_cmp: bool,
+}
+
+impl Frame {
+    pub(super) fn new(kind: FrameKind, loc: Loc) -> Self {
+        Frame {
+            kind,
+            loc,
+            evidence: Vec::new(),
+            calls: Vec::new(),
+            m_ident: false,
+            m_sleep: false,
+            m_continue: false,
+            m_err: false,
+            m_break: false,
+            m_cmp: false,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct FnState {
+    pub(super) facts: FnFacts,
+    pub(super) frames: Vec<Frame>,
+    pub(super) key_depth: u32,
+    pub(super) chain_inner: Vec<usize>,
+    pub(super) key_exprs: Vec<usize>,
+    pub(super) unstable_lets: FastMap<String, (String, Loc)>,
+    pub(super) proc_vars: FastMap<String, ProcSpec>,
+    pub(super) pending_proc: Option<ProcSpec>,
+    pub(super) range_idents: Vec<String>,
+    pub(super) take_vars: FastSet<String>,
+    pub(super) saw_take: bool,
+    /// Text held by string locals (see [`values`]).
+    pub(super) texts: FastMap<String, String>,
+    /// Where each text local was bound.
+    pub(super) text_locs: FastMap<String, Loc>,
+    /// Text locals already reported as write statements.
+    pub(super) reported_texts: FastSet<String>,
+    /// Locals that guard a field of `self` (`let mut g = self.items.lock().await`).
+    pub(super) state_aliases: FastMap<String, String>,
+    /// Word lists held by locals (`let mut args = vec!["branch"]; args.push(..)`).
+    pub(super) lists: FastMap<String, Vec<Option<String>>>,
+    /// Word-list locals already judged.
+    pub(super) reported_lists: FastSet<String>,
+    /// Types of locals and parameters, where the function shows them.
+    pub(super) local_types: FastMap<String, String>,
+    /// A JSON-RPC body in this function names a method with a read verb
+    /// (`"method": "getAssetsByOwner"`).
+    pub(super) rpc_reads: bool,
+}
+
+/// Remove `ptr` from `v`; whether it was there.
+pub(super) fn take_ptr(v: &mut Vec<usize>, ptr: usize) -> bool {
+    match v.iter().position(|p| *p == ptr) {
+        Some(i) => {
+            v.swap_remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+impl Collector<'_> {
+    pub(super) fn cur(&mut self) -> Option<&mut FnState> {
+        self.fn_stack.last_mut()
+    }
+
+    pub(super) fn evidence(
+        &mut self,
+        kind: EvidenceKind,
+        strong: bool,
+        what: String,
+        loc: Loc,
+        unless: Option<usize>,
+    ) {
+        let via = self.via_hint.clone();
+        let Some(f) = self.cur() else { return };
+        let e = Evidence {
+            kind,
+            strong,
+            what,
+            loc,
+            unless_resolved: unless,
+            via,
+        };
+        for frame in &mut f.frames {
+            frame.evidence.push(e.clone());
+        }
+        f.facts.evidence.push(e);
+    }
+
+    /// A list of literal words that is a command line for a version-control, container or
+    /// package tool (`vec!["commit", "-m", msg]`, `["remote", "add", ..]`): its subcommand
+    /// decides, wherever the list is run.
+    pub(super) fn command_words(&mut self, words: &[Option<String>], loc: Loc) {
+        match ev::command_words(words) {
+            Some((true, what)) => self.evidence(
+                EvidenceKind::Process,
+                true,
+                format!("command `{what}` built here"),
+                loc,
+                None,
+            ),
+            Some((false, what)) => self.read_signal(format!("command `{what}`"), loc, None),
+            None => {}
+        }
+    }
+
+    /// Record a read from outside (see [`FnFacts::reads`]).
+    pub(super) fn read_signal(&mut self, what: String, loc: Loc, unless: Option<usize>) {
+        let Some(f) = self.cur() else { return };
+        f.facts.reads.push(Evidence {
+            kind: EvidenceKind::Http,
+            strong: false,
+            what,
+            loc,
+            unless_resolved: unless,
+            via: None,
+        });
+    }
+
+    pub(super) fn call(&mut self, target: CallTarget, loc: Loc) -> Option<usize> {
+        let f = self.cur()?;
+        let idx = f.facts.calls.len();
+        f.facts.calls.push(Call { target, loc });
+        for frame in &mut f.frames {
+            frame.calls.push(idx);
+        }
+        Some(idx)
+    }
+
+    pub(super) fn unstable(&mut self, what: String, loc: Loc) {
+        let Some(f) = self.cur() else { return };
+        let in_key = f.key_depth > 0;
+        f.facts.unstable.push(Unstable { what, loc, in_key });
+    }
+
+    pub(super) fn mark(&mut self, set: impl Fn(&mut Frame)) {
+        if let Some(f) = self.cur() {
+            for frame in &mut f.frames {
+                set(frame);
+            }
+        }
+    }
+
+    pub(super) fn in_fn(&self) -> bool {
+        !self.fn_stack.is_empty()
+    }
+
+    pub(super) fn with_frame(&mut self, frame: Frame, body: impl FnOnce(&mut Self)) {
+        if !self.in_fn() {
+            body(self);
+            return;
+        }
+        self.fn_stack.last_mut().unwrap().frames.push(frame);
+        body(self);
+        let f = self.fn_stack.last_mut().unwrap();
+        let frame = f.frames.pop().expect("pushed above");
+        let saw_take = f.saw_take;
+        let (retry, bounded, shape) = match &frame.kind {
+            FrameKind::For { range } => (
+                *range && (frame.m_ident || frame.m_sleep || frame.m_err),
+                true,
+                RetryShape::Loop("for"),
+            ),
+            FrameKind::While { is_let } => (
+                frame.m_ident || frame.m_sleep || (frame.m_err && frame.m_continue),
+                !*is_let || frame.m_cmp,
+                RetryShape::Loop("while"),
+            ),
+            FrameKind::Loop => (
+                frame.m_ident
+                    || frame.m_sleep
+                    || (frame.m_err && (frame.m_continue || frame.m_break)),
+                frame.m_cmp,
+                RetryShape::Loop("loop"),
+            ),
+            FrameKind::Combinator { name, bounded } => (
+                true,
+                *bounded || (name.starts_with("tokio-retry") && saw_take),
+                RetryShape::Combinator(name.clone()),
+            ),
+        };
+        let bounded = if let FrameKind::Combinator { name, bounded } = &frame.kind {
+            if name.starts_with("tokio-retry") {
+                *bounded || saw_take
+            } else {
+                *bounded
+            }
+        } else {
+            bounded
+        };
+        if retry && (!frame.evidence.is_empty() || !frame.calls.is_empty()) {
+            f.facts.retries.push(RetryLoop {
+                shape,
+                loc: frame.loc,
+                bounded,
+                evidence: frame.evidence,
+                calls: frame.calls,
+            });
+        }
+    }
+
+    pub(super) fn begin_fn(&mut self, name: &syn::Ident, self_ty: Option<String>) {
+        let n = name.to_string();
+        let module = self.module.join("::");
+        let display = match &self_ty {
+            Some(t) => format!("{t}::{n}"),
+            None if module.is_empty() => n.clone(),
+            None => format!("{module}::{n}"),
+        };
+        self.fn_stack.push(FnState {
+            facts: FnFacts {
+                name: n,
+                self_ty,
+                module,
+                display,
+                loc: Loc::of_span(name.span()),
+                ..FnFacts::default()
+            },
+            ..FnState::default()
+        });
+    }
+
+    pub(super) fn end_fn(&mut self) -> usize {
+        let mut state = self.fn_stack.pop().expect("begin_fn");
+        values::posts_that_read(&mut state);
+        let idx = self.fns.len();
+        if let Some(ty) = &state.facts.self_ty {
+            self.local_methods
+                .insert((ty.clone(), state.facts.name.clone()), idx);
+        }
+        self.fns.push(state.facts);
+        idx
+    }
+}

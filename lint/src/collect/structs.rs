@@ -1,0 +1,156 @@
+//! Struct facts: named fields with their docs, types and serde wire names (`rename`,
+//! `rename_all`, `default`, `skip`).
+
+use super::*;
+
+impl Collector<'_> {
+    /// Record a struct's named fields with their docs, types and serde names.
+    pub(super) fn record_struct(&mut self, s: &syn::ItemStruct) {
+        let rename_all = serde_entries(&s.attrs)
+            .into_iter()
+            .find(|(k, _)| k == "rename_all")
+            .map(|(_, v)| v);
+        let struct_default = serde_entries(&s.attrs).iter().any(|(k, _)| k == "default");
+        let fields = s
+            .fields
+            .iter()
+            .filter_map(|f| {
+                let ident = f.ident.as_ref()?;
+                let name = ident.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                let serde = serde_entries(&f.attrs);
+                let has = |k: &str| serde.iter().any(|(key, _)| key == k);
+                let wire_name = serde
+                    .iter()
+                    .find(|(k, v)| k == "rename" && !v.is_empty())
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| match &rename_all {
+                        Some(rule) => rename_case(&name, rule),
+                        None => name.clone(),
+                    });
+                let is_option = matches!(&f.ty, Type::Path(tp)
+                    if tp.path.segments.last().is_some_and(|s| s.ident == "Option"));
+                let ty_path = match unwrap_type(&f.ty) {
+                    Type::Path(tp) => self.resolve(&tp.path).join("::"),
+                    _ => String::new(),
+                };
+                Some(FieldFacts {
+                    name,
+                    wire_name,
+                    ty: type_text(&f.ty),
+                    ty_path,
+                    doc: doc_text(&f.attrs),
+                    optional: is_option || has("default") || struct_default,
+                    skipped: has("skip") || has("skip_deserializing"),
+                })
+            })
+            .collect();
+        self.structs.push(StructFacts {
+            name: s.ident.to_string(),
+            module: self.module.join("::"),
+            doc: doc_text(&s.attrs),
+            loc: Loc::of_span(s.ident.span()),
+            fields,
+        });
+    }
+}
+
+/// The text of `#[doc = ".."]` attributes (doc comments), one leading space removed per line.
+pub(super) fn doc_text(attrs: &[Attribute]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for a in attrs {
+        if let Meta::NameValue(nv) = &a.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(l) = &nv.value
+            && let Lit::Str(s) = &l.lit
+        {
+            let v = s.value();
+            for line in v.lines() {
+                lines.push(
+                    line.strip_prefix(' ')
+                        .unwrap_or(line)
+                        .trim_end()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// A type as written, with the token spacing of `to_string` tidied (`Vec<Option<&str>>`).
+pub(super) fn type_text(ty: &Type) -> String {
+    let raw = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(raw.len());
+    let chars: Vec<char> = raw.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let prev = out.chars().last().unwrap_or(' ');
+            let next = chars.get(i + 1).copied().unwrap_or(' ');
+            let glue_prev = matches!(prev, '<' | '&' | ':' | '(' | '[' | '\'');
+            let glue_next = matches!(next, '<' | '>' | ',' | ':' | ')' | ']' | ';');
+            // Keep `dyn Trait`, `impl Trait`, `mut T`, `'a T`: only punctuation glues.
+            if glue_prev || glue_next {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Serde's `rename_all` conventions applied to a snake_case field name.
+fn rename_case(name: &str, rule: &str) -> String {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        "lowercase" => name.to_ascii_lowercase(),
+        "UPPERCASE" => name.to_ascii_uppercase(),
+        "PascalCase" => words.iter().map(|w| cap(w)).collect(),
+        "camelCase" => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
+            .collect(),
+        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
+        "kebab-case" => name.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => name.replace('_', "-").to_ascii_uppercase(),
+        _ => name.to_string(),
+    }
+}
+
+/// `#[serde(...)]` entries of some attributes, as (key, string value) pairs (`("skip", "")`).
+fn serde_entries(attrs: &[Attribute]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in attrs {
+        if !a.path().is_ident("serde") {
+            continue;
+        }
+        if let Meta::List(list) = &a.meta
+            && let Ok(metas) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        {
+            for m in metas {
+                let key = m
+                    .path()
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                let value = match &m {
+                    Meta::NameValue(nv) => lit_str(&nv.value).unwrap_or_default(),
+                    Meta::List(l) => first_lit_in_tokens(l.tokens.clone()).unwrap_or_default(),
+                    Meta::Path(_) => String::new(),
+                };
+                out.push((key, value));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,339 @@
+//! Small syntax helpers: attributes (`cfg(test)`, `cfg_attr`), literals, types,
+//! receivers, locations.
+
+use super::*;
+
+pub(super) fn has_cfg_test(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let Some(last) = a.path().segments.last().map(|s| &s.ident) else {
+            return false;
+        };
+        if last == "test" {
+            return true;
+        }
+        if last != "cfg" {
+            return false;
+        }
+        match &a.meta {
+            Meta::List(l) => {
+                let t = l.tokens.to_string();
+                t == "test" || t.starts_with("all (test") || t.starts_with("test ,")
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Expand `#[cfg_attr(pred, a, b(..))]` into `#[a]`, `#[b(..)]`.
+pub(super) fn expand_attrs(attrs: &[Attribute]) -> Vec<Attribute> {
+    let mut out = Vec::new();
+    for a in attrs {
+        if a.path().is_ident("cfg_attr") {
+            if let Meta::List(list) = &a.meta
+                && let Ok(metas) =
+                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            {
+                for meta in metas.into_iter().skip(1) {
+                    out.push(Attribute {
+                        pound_token: a.pound_token,
+                        style: a.style,
+                        bracket_token: a.bracket_token,
+                        meta,
+                    });
+                }
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+pub(super) fn first_line(attrs: &[Attribute], fallback: Span) -> u32 {
+    attrs
+        .iter()
+        .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
+        .map(|a| a.pound_token.span.start().line as u32)
+        .min()
+        .unwrap_or(fallback.start().line as u32)
+}
+
+/// Whether an identifier is a key field name the model typically supplies.
+pub(super) fn is_model_key(ident: &syn::Ident) -> bool {
+    MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
+}
+
+/// The location of a path, from its first to its last segment (cheaper than collecting
+/// its tokens).
+pub(super) fn path_loc(path: &syn::Path) -> Loc {
+    match (path.segments.first(), path.segments.last()) {
+        (Some(a), Some(b)) => Loc::of_spans(a.ident.span(), b.ident.span()),
+        _ => Loc::of_tokens(path),
+    }
+}
+
+pub(super) fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Await(a) => strip(&a.base),
+        Expr::Try(t) => strip(&t.expr),
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Reference(r) => strip(&r.expr),
+        Expr::Group(g) => strip(&g.expr),
+        _ => e,
+    }
+}
+
+pub(super) fn lit_str(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        Expr::Macro(m) => first_lit_in_tokens(m.mac.tokens.clone()),
+        _ => None,
+    }
+}
+
+pub(super) fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
+    for t in tokens {
+        match t {
+            TokenTree::Literal(l) => {
+                if let Ok(s) = syn::parse2::<syn::LitStr>(TokenTree::Literal(l).into()) {
+                    return Some(s.value());
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(s) = first_lit_in_tokens(g.stream()) {
+                    return Some(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(super) fn bool_lit(e: &Expr) -> Option<bool> {
+    match strip(e) {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Bool(b) => Some(b.value),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A type with reference, smart-pointer and lock wrappers removed (`Arc<reqwest::Client>` →
+/// `reqwest::Client`).
+pub(super) fn unwrap_type(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => unwrap_type(&r.elem),
+        Type::Paren(p) => unwrap_type(&p.elem),
+        Type::Group(g) => unwrap_type(&g.elem),
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return ty;
+            };
+            let name = seg.ident.to_string();
+            if matches!(
+                name.as_str(),
+                "Arc" | "Box" | "Rc" | "Mutex" | "RwLock" | "Option"
+            ) && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+                && let Some(syn::GenericArgument::Type(t)) = args.args.first()
+            {
+                return unwrap_type(t);
+            }
+            ty
+        }
+        _ => ty,
+    }
+}
+
+pub(super) fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Reference(r) => type_name(&r.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        Type::Group(g) => type_name(&g.elem),
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            let name = seg.ident.to_string();
+            const WRAPPERS: &[&str] = &[
+                "Arc",
+                "Box",
+                "Rc",
+                "Mutex",
+                "RwLock",
+                "Parameters",
+                "Option",
+                "Json",
+            ];
+            if WRAPPERS.contains(&name.as_str())
+                && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+            {
+                for a in &args.args {
+                    if let syn::GenericArgument::Type(t) = a {
+                        return type_name(t);
+                    }
+                }
+            }
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// First identifier of a field-access chain (`args.0.order` → `args`).
+pub(super) fn base_ident(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => base_ident(&f.base),
+        _ => None,
+    }
+}
+
+/// Last name of a receiver expression, for message-send receivers.
+/// Multi-word method names that the standard library, serde and the common async crates use:
+/// a workspace method of the same name is not assumed to be the one called.
+const COMMON_METHODS: &[&str] = &[
+    "and_then",
+    "as_bytes",
+    "as_deref",
+    "as_deref_mut",
+    "as_mut",
+    "as_ptr",
+    "as_ref",
+    "as_slice",
+    "as_str",
+    "chars_rev",
+    "clone_from",
+    "contains_key",
+    "ends_with",
+    "entry_ref",
+    "extend_from_slice",
+    "for_each",
+    "from_str",
+    "get_mut",
+    "get_or_insert",
+    "get_or_insert_with",
+    "into_inner",
+    "into_iter",
+    "into_keys",
+    "into_values",
+    "is_empty",
+    "is_err",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter_mut",
+    "map_err",
+    "map_or",
+    "map_or_else",
+    "ok_or",
+    "ok_or_else",
+    "or_default",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "push_back",
+    "push_front",
+    "push_str",
+    "pop_back",
+    "pop_front",
+    "retain_mut",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "sort_unstable_by",
+    "split_off",
+    "split_once",
+    "split_whitespace",
+    "starts_with",
+    "strip_prefix",
+    "strip_suffix",
+    "to_le_bytes",
+    "to_be_bytes",
+    "to_lowercase",
+    "to_owned",
+    "to_string",
+    "to_uppercase",
+    "to_vec",
+    "trim_end",
+    "trim_start",
+    "try_from",
+    "try_into",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "filter_map",
+    "flat_map",
+    "find_map",
+    "take_while",
+    "skip_while",
+    "max_by",
+    "min_by",
+    "max_by_key",
+    "min_by_key",
+    "with_capacity",
+    "try_lock",
+    "try_recv",
+    "try_send",
+    "blocking_lock",
+    "blocking_send",
+    "send_timeout",
+    "recv_timeout",
+    "fetch_add",
+    "fetch_sub",
+    "json_body",
+    "error_for_status",
+    "bearer_auth",
+    "basic_auth",
+    "query_pairs",
+    "set_len",
+    "copy_from_slice",
+];
+
+/// Whether a method name on an unknown receiver is specific enough to follow into the
+/// workspace methods of that name.
+/// Whether a method name is distinctive: several words, not a standard-library method.
+pub(crate) fn distinctive_method(name: &str) -> bool {
+    name.contains('_') && !name.starts_with('_') && !COMMON_METHODS.contains(&name)
+}
+
+pub(super) fn receiver_name(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(i) => Some(i.to_string()),
+            syn::Member::Unnamed(_) => receiver_name(&f.base),
+        },
+        Expr::Call(c) => receiver_name(&c.func),
+        Expr::MethodCall(m) => receiver_name(&m.receiver),
+        _ => None,
+    }
+}
+
+pub(super) fn is_self(e: &Expr) -> bool {
+    matches!(strip(e), Expr::Path(p) if p.path.is_ident("self"))
+}
+
+pub(super) fn mentions_attempt(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| ev::attempt_ident(&i.to_string())),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(i) => ev::attempt_ident(&i.to_string()),
+            _ => false,
+        },
+        Expr::Binary(b) => mentions_attempt(&b.left) || mentions_attempt(&b.right),
+        Expr::MethodCall(m) => mentions_attempt(&m.receiver),
+        _ => false,
+    }
+}
+
+pub(super) fn span_loc_of_error(e: &syn::Error) -> Option<Loc> {
+    let span = e.span();
+    let s = span.start();
+    (s.line > 0).then(|| Loc::of_span(span))
+}

@@ -1,0 +1,651 @@
+//! Tool recognition: `#[side_effect]`, framework and configured tool attributes and
+//! traits, rig's `Tool` (by path or shape), rmcp `ToolBase`/`AsyncTool`, mcp-attr and
+//! pulseengine impls. `make_tool` builds the tool's facts and runs the shared contract
+//! check while spans are alive.
+
+use super::*;
+
+#[derive(Debug, Default, Clone)]
+pub(super) struct ImplCtx {
+    pub(super) self_ty: String,
+    /// `#[tool_router]` or legacy `#[tool(tool_box)]`.
+    router: bool,
+    /// `type Args = X;`
+    assoc_types: FastMap<String, String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FnOwner {
+    Free,
+    Impl,
+}
+
+pub(super) struct PendingAsyncTool {
+    pub(super) ty: String,
+    pub(super) fn_idx: usize,
+    pub(super) sig: syn::Signature,
+    pub(super) start_line: u32,
+}
+
+pub(super) struct ToolBaseInfo {
+    pub(super) name: Option<String>,
+    pub(super) hints: ToolHints,
+}
+
+pub(super) struct McpStruct {
+    pub(super) ident: syn::Ident,
+    pub(super) hints: ToolHints,
+    pub(super) start_line: u32,
+}
+
+/// Hints of an rmcp `fn annotations()` body: `ToolAnnotations::new().read_only(true)` builder
+/// calls, or struct literals with `read_only_hint: Some(true)`.
+fn annotations_hints(block: &syn::Block) -> ToolHints {
+    let tokens = block.to_token_stream();
+    let mut hints = ToolHints::from_tokens(tokens.clone());
+    fn scan(tokens: proc_macro2::TokenStream, hints: &mut ToolHints) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, t) in trees.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => scan(g.stream(), hints),
+                TokenTree::Ident(id) => {
+                    let slot = match id.to_string().as_str() {
+                        "read_only" => &mut hints.read_only,
+                        "destructive" => &mut hints.destructive,
+                        "idempotent" => &mut hints.idempotent,
+                        "open_world" => &mut hints.open_world,
+                        _ => continue,
+                    };
+                    if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
+                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                        if let [TokenTree::Ident(v)] = inner.as_slice() {
+                            let value = match v.to_string().as_str() {
+                                "true" => true,
+                                "false" => false,
+                                _ => continue,
+                            };
+                            *slot = Some(idemcheck_spec::attr::Spanned {
+                                value,
+                                span: v.span(),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    scan(tokens, &mut hints);
+    hints
+}
+
+impl Collector<'_> {
+    fn attr_matches_config(&self, resolved: &[String]) -> bool {
+        let joined = resolved.join("::");
+        self.config.tool_attributes.iter().any(|c| {
+            let c = c.trim_start_matches("::");
+            if c.contains("::") {
+                joined == c
+            } else {
+                resolved.last().is_some_and(|l| l == c)
+            }
+        })
+    }
+
+    fn trait_matches_config(&self, resolved: &[String]) -> bool {
+        let joined = resolved.join("::");
+        self.config.tool_traits.iter().any(|c| {
+            let c = c.trim_start_matches("::");
+            if c.contains("::") {
+                joined == c
+            } else {
+                resolved.last().is_some_and(|l| l == c)
+            }
+        })
+    }
+
+    /// The `#[side_effect]` attribute and the framework tool attribute of an item.
+    fn tool_attrs(
+        &self,
+        attrs: &[Attribute],
+        router: bool,
+    ) -> (Option<Attribute>, Option<(ToolStyle, Attribute)>) {
+        let mut se = None;
+        let mut fw = None;
+        // Only attributes that can mark a tool are looked at closely (no clone of doc
+        // comments and the like).
+        let candidates: Vec<Attribute> = attrs
+            .iter()
+            .filter(|a| {
+                let path = a.path();
+                let Some(last) = path.segments.last().map(|s| &s.ident) else {
+                    return false;
+                };
+                if last == "doc" || last == "allow" || last == "cfg" || last == "derive" {
+                    return false;
+                }
+                last == "cfg_attr"
+                    || last == "side_effect"
+                    || last == "rig_tool"
+                    || last == "tool"
+                    || last == "mcp_tools_method"
+                    || self.config_lasts.iter().any(|c| last == c)
+                    || (path.segments.len() == 1 && {
+                        let name = last.to_string();
+                        self.scopes.iter().any(|s| s.names.contains_key(&name))
+                    })
+            })
+            .cloned()
+            .collect();
+        for a in expand_attrs(&candidates) {
+            let resolved = self.resolve(a.path());
+            let Some(last) = resolved.last() else {
+                continue;
+            };
+            match last.as_str() {
+                "side_effect" => se = Some(a),
+                "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
+                "mcp_tools_method" => fw = Some((ToolStyle::McpTools, a)),
+                "tool"
+                    if frameworks::swiftide::is_tool_attr(
+                        &resolved,
+                        router,
+                        self.uses_swiftide(),
+                        self.uses_rmcp(),
+                    ) =>
+                {
+                    fw = Some((ToolStyle::Swiftide, a));
+                }
+                "tool" => {
+                    let is_rmcp = resolved[0] == "rmcp"
+                        || (resolved.len() == 1 && (router || self.uses_rmcp()));
+                    if is_rmcp {
+                        fw = Some((ToolStyle::Rmcp, a));
+                    } else if self.attr_matches_config(&resolved) {
+                        fw = Some((ToolStyle::Configured, a));
+                    }
+                }
+                _ => {
+                    if fw.is_none() && self.attr_matches_config(&resolved) {
+                        fw = Some((ToolStyle::Configured, a));
+                    }
+                }
+            }
+        }
+        (se, fw)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn make_tool(
+        &mut self,
+        style: ToolStyle,
+        sig: &syn::Signature,
+        se: Option<&Attribute>,
+        hints: Option<ToolHints>,
+        name_override: Option<String>,
+        function: String,
+        body: ToolBody,
+        start_line: u32,
+        extra_inputs: (Vec<String>, Vec<String>),
+    ) {
+        let config = self.config;
+        let loc = Loc::of_span(sig.ident.span());
+        let signature = ToolSignature::new(sig);
+        let mut inputs = extra_inputs.0;
+        let mut input_types = extra_inputs.1;
+        let mut params: Vec<ParamFacts> = inputs
+            .iter()
+            .zip(&input_types)
+            .map(|(n, t)| ParamFacts {
+                name: n.clone(),
+                ty: t.clone(),
+                ty_name: Some(t.clone()),
+            })
+            .collect();
+        for p in signature
+            .params
+            .iter()
+            .filter(|p| p.role == ParamRole::Input)
+        {
+            inputs.extend(p.bindings.iter().map(|b| b.to_string()));
+            let mut ty_name = None;
+            if let Some(ty) = &p.ty {
+                let mut name = type_name(ty);
+                if let (Some(n), Type::Path(tp)) = (&name, ty)
+                    && tp.path.segments.len() == 2
+                    && tp.path.segments[0].ident == "Self"
+                {
+                    name = self
+                        .impl_ctx
+                        .as_ref()
+                        .and_then(|c| c.assoc_types.get(n).cloned());
+                }
+                ty_name = name.clone();
+                input_types.extend(name);
+            }
+            params.push(ParamFacts {
+                name: p
+                    .bindings
+                    .iter()
+                    .map(|b| b.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ty: p.ty.as_ref().map(type_text).unwrap_or_default(),
+                ty_name,
+            });
+        }
+        let mut tool = ToolFacts {
+            style,
+            name: String::new(),
+            function,
+            loc,
+            body,
+            declared_write: None,
+            claims_read_only: false,
+            has_contract: se.is_some(),
+            malformed: false,
+            contract_findings: Vec::new(),
+            allows: Vec::new(),
+            comment_allows: Vec::new(),
+            verify: None,
+            key_fn: None,
+            inputs,
+            input_types,
+            params,
+            doc: String::new(),
+            description: hints.as_ref().and_then(|h| h.description.clone()),
+            framework: (style != ToolStyle::SideEffect).then_some(style),
+            hints: hints.as_ref().filter(|h| h.any()).map(|h| DeclaredHints {
+                read_only: h.read_only.as_ref().map(|v| v.value),
+                destructive: h.destructive.as_ref().map(|v| v.value),
+                idempotent: h.idempotent.as_ref().map(|v| v.value),
+                open_world: h.open_world.as_ref().map(|v| v.value),
+                loc: [&h.read_only, &h.destructive, &h.idempotent, &h.open_world]
+                    .into_iter()
+                    .flatten()
+                    .map(|v| Loc::of_span(v.span))
+                    .min()
+                    .unwrap_or_default(),
+            }),
+            contract: None,
+            contract_loc: se.map(|a| Loc::of_span(a.pound_token.span)),
+        };
+        let conv = |v: &check::Violation| LocFinding {
+            code: v.code,
+            severity: v.severity,
+            loc: Loc::of_spans(v.span.start, v.span.end),
+            message: v.message.clone(),
+            help: v.help.clone(),
+            suppressed: v.suppressed.clone(),
+        };
+        match se.map(SideEffectAttr::from_attribute) {
+            Some(Ok(attr)) => {
+                let mut verdict = check::check_contract(CheckInput {
+                    attr: &attr,
+                    sig,
+                    hints: hints.as_ref(),
+                    config,
+                });
+                let uses = check::apply_allows(&mut verdict.violations, &attr.allows);
+                tool.contract_findings = verdict.violations.iter().map(conv).collect();
+                let reasons = attr
+                    .allows
+                    .iter()
+                    .flat_map(|a| a.rules.iter().map(move |_| a.reason.value()));
+                tool.allows = uses
+                    .iter()
+                    .zip(reasons)
+                    .map(|(u, reason)| AttrAllow {
+                        code: u.code,
+                        loc: Loc::of_span(u.span),
+                        reason,
+                        used: u.used,
+                    })
+                    .collect();
+                tool.declared_write = Some(attr.kind() == ToolKind::Write);
+                tool.name = check::tool_name(&attr, sig, hints.as_ref());
+                tool.contract = Some(check::contract_of(
+                    &attr,
+                    sig,
+                    hints.as_ref(),
+                    tool.function.clone(),
+                ));
+                let path_call = |p: &syn::Path| {
+                    let resolved = self.resolve(p);
+                    let target = if resolved.len() >= 2 && resolved[0] == "Self" {
+                        Some(CallTarget::SelfMethod(resolved[resolved.len() - 1].clone()))
+                    } else if resolved.first().is_some_and(|f| f == "crate") {
+                        Some(CallTarget::Path {
+                            absolute: true,
+                            segments: resolved[1..].to_vec(),
+                        })
+                    } else if resolved.len() >= 2
+                        && resolved[resolved.len() - 2]
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_uppercase())
+                    {
+                        Some(CallTarget::TypeFn(
+                            resolved[resolved.len() - 2].clone(),
+                            resolved[resolved.len() - 1].clone(),
+                        ))
+                    } else {
+                        Some(CallTarget::Path {
+                            absolute: false,
+                            segments: resolved,
+                        })
+                    };
+                    target.map(|t| {
+                        (
+                            Call {
+                                target: t,
+                                loc: Loc::of_tokens(p),
+                            },
+                            p.to_token_stream().to_string().replace(' ', ""),
+                        )
+                    })
+                };
+                tool.verify = attr.verify.as_ref().and_then(path_call);
+                tool.key_fn = attr.key_fn().and_then(path_call);
+            }
+            Some(Err(err)) => {
+                tool.malformed = true;
+                tool.declared_write = Some(true);
+                tool.name = hints
+                    .as_ref()
+                    .and_then(|h| h.name_text.clone())
+                    .or(name_override)
+                    .unwrap_or_else(|| sig.ident.to_string());
+                for e in err {
+                    let loc = Loc::of_tokens(&e.to_compile_error());
+                    let loc = Loc { ..loc };
+                    push_finding(
+                        &mut tool.contract_findings,
+                        config,
+                        RuleCode::Idem011,
+                        span_loc_of_error(&e).unwrap_or(loc),
+                        e.to_string(),
+                        None,
+                    );
+                }
+            }
+            None => {
+                let attr = SideEffectAttr::default();
+                // The contract check names the tool by its hints: give them the public name.
+                let mut hints = hints;
+                if let Some(n) = &name_override {
+                    let h = hints.get_or_insert_with(ToolHints::default);
+                    if h.name_text.is_none() {
+                        h.name_text = Some(n.clone());
+                    }
+                }
+                let verdict = check::check_contract(CheckInput {
+                    attr: &attr,
+                    sig,
+                    hints: hints.as_ref(),
+                    config,
+                });
+                tool.contract_findings = verdict.violations.iter().map(conv).collect();
+                if let Some(h) = &hints {
+                    let destructive = h.destructive.is_some_and(|d| d.value);
+                    let not_read_only = h.read_only.is_some_and(|r| !r.value);
+                    if destructive || not_read_only {
+                        tool.declared_write = Some(true);
+                    }
+                    tool.claims_read_only = h.read_only.is_some_and(|r| r.value);
+                }
+                tool.name = name_override
+                    .or_else(|| hints.as_ref().and_then(|h| h.name_text.clone()))
+                    .unwrap_or_else(|| sig.ident.to_string());
+            }
+        }
+        self.tools.push(tool);
+        self.tool_starts.push(start_line);
+    }
+
+    fn fn_display(&self, name: &syn::Ident) -> String {
+        match &self.impl_ctx {
+            Some(c) => format!("{}::{name}", c.self_ty),
+            None if self.module.is_empty() => name.to_string(),
+            None => format!("{}::{name}", self.module.join("::")),
+        }
+    }
+
+    pub(super) fn handle_fn(
+        &mut self,
+        attrs: &[Attribute],
+        sig: &syn::Signature,
+        block: &syn::Block,
+        owner: FnOwner,
+    ) -> usize {
+        let self_ty = match owner {
+            FnOwner::Impl => self.impl_ctx.as_ref().map(|c| c.self_ty.clone()),
+            FnOwner::Free => None,
+        };
+        // A nested fn inside a method is a free function.
+        let saved_impl = if owner == FnOwner::Free {
+            self.impl_ctx.take()
+        } else {
+            None
+        };
+        self.begin_fn(&sig.ident, self_ty);
+        // Destructured model-supplied keys in parameters; the types of plain parameters.
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(pt) = input {
+                self.visit_pat(&pt.pat);
+                if let Pat::Ident(pi) = &*pt.pat
+                    && let Some(ty) = type_name(&pt.ty)
+                {
+                    self.fn_stack
+                        .last_mut()
+                        .expect("begin_fn")
+                        .local_types
+                        .insert(pi.ident.to_string(), ty);
+                }
+            }
+        }
+        self.fw_scan_fn(sig, block);
+        self.visit_block(block);
+        let idx = self.end_fn();
+        if owner == FnOwner::Free {
+            self.impl_ctx = saved_impl;
+        }
+        let router = self.impl_ctx.as_ref().is_some_and(|c| c.router) && owner == FnOwner::Impl;
+        let (se, fw) = self.tool_attrs(attrs, router);
+        if se.is_some() || fw.is_some() {
+            let style = match (&se, &fw) {
+                (Some(_), _) => ToolStyle::SideEffect,
+                (None, Some((s, _))) => *s,
+                (None, None) => unreachable!(),
+            };
+            let hints = fw.as_ref().map(|(_, a)| ToolHints::from_attribute(a));
+            let function = if owner == FnOwner::Impl {
+                self.fn_display(&sig.ident)
+            } else {
+                match self.module.is_empty() {
+                    true => sig.ident.to_string(),
+                    false => format!("{}::{}", self.module.join("::"), sig.ident),
+                }
+            };
+            let start = first_line(attrs, sig.ident.span());
+            self.make_tool(
+                style,
+                sig,
+                se.as_ref(),
+                hints,
+                None,
+                function,
+                ToolBody::Local(idx),
+                start,
+                (Vec::new(), Vec::new()),
+            );
+            if let Some(tool) = self.tools.last_mut() {
+                tool.doc = doc_text(attrs);
+                if let Some((fw_style, _)) = &fw {
+                    tool.framework = Some(*fw_style);
+                }
+            }
+        }
+        idx
+    }
+
+    /// The `visit_item_impl` arm: an impl's methods visited as functions, then trait-based
+    /// tools (rig `Tool` and its shape, rmcp `ToolBase`/`AsyncTool`, configured traits).
+    pub(super) fn impl_tools(&mut self, i: &syn::ItemImpl) {
+        if has_cfg_test(&i.attrs) {
+            return;
+        }
+        let Some(self_ty) = type_name(&i.self_ty) else {
+            return;
+        };
+        let trait_path = i.trait_.as_ref().map(|(p, _)| self.resolve(p));
+        let router = expand_attrs(&i.attrs).iter().any(|a| {
+            let last = a.path().segments.last().map(|s| s.ident.to_string());
+            match last.as_deref() {
+                // rmcp's `#[tool_router]`; mcp-attr's `#[mcp_server] impl McpServer for ..`.
+                Some("tool_router") | Some("mcp_server") => true,
+                Some("tool") => {
+                    matches!(&a.meta, Meta::List(l) if l.tokens.to_string().contains("tool_box"))
+                }
+                _ => false,
+            }
+        });
+        let pub_methods_are_tools = i.trait_.is_none()
+            && i.attrs.iter().any(|a| {
+                a.path()
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "mcp_tools")
+            });
+        let mut ctx = ImplCtx {
+            self_ty: self_ty.clone(),
+            router,
+            assoc_types: FastMap::default(),
+        };
+        let mut const_name = None;
+        for item in &i.items {
+            match item {
+                syn::ImplItem::Type(t) => {
+                    if let Some(n) = type_name(&t.ty) {
+                        ctx.assoc_types.insert(t.ident.to_string(), n);
+                    }
+                }
+                syn::ImplItem::Const(c) if c.ident == "NAME" => {
+                    const_name = lit_str(&c.expr)
+                        .or_else(|| frameworks::rig::tool_name(&c.expr, &self.fw.consts));
+                }
+                _ => {}
+            }
+        }
+        if let Some(n) = &const_name {
+            self.const_names.insert(self_ty.clone(), n.clone());
+        }
+        let saved = self.impl_ctx.replace(ctx);
+        let trait_last = trait_path
+            .as_ref()
+            .and_then(|p| p.last().cloned())
+            .unwrap_or_default();
+        let mut fn_idx: FastMap<String, (usize, &syn::ImplItemFn)> = FastMap::default();
+        for item in &i.items {
+            if let syn::ImplItem::Macro(m) = item
+                && !has_cfg_test(&m.attrs)
+            {
+                self.record_impl_macro(m);
+            }
+            if let syn::ImplItem::Fn(f) = item {
+                if has_cfg_test(&f.attrs) {
+                    continue;
+                }
+                let idx = if pub_methods_are_tools
+                    && matches!(f.vis, syn::Visibility::Public(_))
+                    && !f.attrs.iter().any(|a| a.path().is_ident("tool"))
+                {
+                    // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
+                    let mut attrs = f.attrs.clone();
+                    attrs.push(syn::parse_quote!(#[mcp_tools_method]));
+                    self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl)
+                } else {
+                    self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl)
+                };
+                fn_idx.insert(f.sig.ident.to_string(), (idx, f));
+            }
+        }
+        // Trait-based tools.
+        let tp = trait_path.clone().unwrap_or_default();
+        // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
+        // re-exports, aliases).
+        let is_rig = (trait_last == "Tool"
+            && (tp.first().is_some_and(|f| f.starts_with("rig"))
+                || (tp.len() == 1 && fn_idx.contains_key("call"))))
+            || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
+        let configured = !tp.is_empty() && self.trait_matches_config(&tp);
+        if trait_last == "ToolBase" {
+            let mut info = ToolBaseInfo {
+                name: None,
+                hints: ToolHints::default(),
+            };
+            if let Some((_, f)) = fn_idx.get("name") {
+                info.name = first_lit_in_tokens(f.block.to_token_stream()).or_else(|| {
+                    f.block
+                        .to_token_stream()
+                        .to_string()
+                        .contains("NAME")
+                        .then(|| self.const_names.get(&self_ty).cloned())
+                        .flatten()
+                });
+            }
+            if let Some((_, f)) = fn_idx.get("annotations") {
+                info.hints = annotations_hints(&f.block);
+            }
+            self.toolbases.insert(self_ty.clone(), info);
+        } else if trait_last == "AsyncTool" || trait_last == "SyncTool" {
+            if let Some((idx, f)) = fn_idx.get("invoke").or_else(|| fn_idx.get("call")) {
+                let (se, _) = self.tool_attrs(&f.attrs, false);
+                if se.is_none() {
+                    self.pending_async.push(PendingAsyncTool {
+                        ty: self_ty.clone(),
+                        fn_idx: *idx,
+                        sig: f.sig.clone(),
+                        start_line: first_line(&i.attrs, i.impl_token.span),
+                    });
+                }
+            }
+        } else if is_rig || configured {
+            let pick = ["call", "run", "invoke", "execute", "call_tool", "handle"]
+                .iter()
+                .find_map(|n| fn_idx.get(*n))
+                .or_else(|| if is_rig { None } else { fn_idx.values().next() });
+            if let Some((idx, f)) = pick {
+                let (se, _) = self.tool_attrs(&f.attrs, false);
+                if se.is_none() {
+                    let name = const_name.clone().or_else(|| {
+                        fn_idx
+                            .get("name")
+                            .and_then(|(_, nf)| first_lit_in_tokens(nf.block.to_token_stream()))
+                            .or_else(|| Some(self_ty.clone()))
+                    });
+                    let style = if is_rig {
+                        ToolStyle::RigTrait
+                    } else {
+                        ToolStyle::Configured
+                    };
+                    let function = format!("{self_ty}::{}", f.sig.ident);
+                    let start = first_line(&f.attrs, f.sig.ident.span());
+                    self.make_tool(
+                        style,
+                        &f.sig,
+                        None,
+                        None,
+                        name,
+                        function,
+                        ToolBody::Local(*idx),
+                        start,
+                        (Vec::new(), Vec::new()),
+                    );
+                    self.fw_rig_description(&i.items);
+                }
+            }
+        }
+        self.impl_ctx = saved;
+    }
+}

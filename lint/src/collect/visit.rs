@@ -1,0 +1,527 @@
+//! The `Visit` impl: the walk over items and expressions. Items and the retry-loop, key
+//! and local-value arms are handled here; the larger arms are methods in `tools`
+//! (`impl` blocks) and `calls` (calls by path, paths, macros), method chains in `chain`.
+
+use syn::visit;
+
+use super::*;
+
+impl<'ast> Visit<'ast> for Collector<'_> {
+    fn visit_file(&mut self, file: &'ast syn::File) {
+        collect_const_texts(&file.items, &mut self.const_texts);
+        self.fw_begin_file(file);
+        self.push_scope(&file.items);
+        for item in &file.items {
+            self.visit_item(item);
+        }
+        self.scopes.pop();
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if has_cfg_test(&m.attrs) {
+            return;
+        }
+        let name = m.ident.to_string();
+        match &m.content {
+            Some((_, items)) => {
+                self.module.push(name.clone());
+                self.inline.push(name);
+                self.push_scope(items);
+                for item in items {
+                    self.visit_item(item);
+                }
+                self.scopes.pop();
+                self.inline.pop();
+                self.module.pop();
+            }
+            None => {
+                let path_attr = m.attrs.iter().find_map(|a| match &a.meta {
+                    Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                        Expr::Lit(l) => match &l.lit {
+                            Lit::Str(s) => Some(s.value()),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let mut module = self.module.clone();
+                module.push(name.clone());
+                let dir = self
+                    .job
+                    .path
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .to_path_buf();
+                let mut base = if self.job.mod_rs {
+                    dir.clone()
+                } else {
+                    let stem = self
+                        .job
+                        .path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().to_string())
+                        .unwrap_or_default();
+                    dir.join(stem)
+                };
+                for i in &self.inline {
+                    base.push(i);
+                }
+                let (path, mod_rs) = match path_attr {
+                    Some(p) if self.inline.is_empty() => (dir.join(p), true),
+                    Some(p) => (base.join(p), true),
+                    None => {
+                        let flat = base.join(format!("{name}.rs"));
+                        if flat.exists() {
+                            (flat, false)
+                        } else {
+                            (base.join(&name).join("mod.rs"), true)
+                        }
+                    }
+                };
+                let rel = relative_child(&self.job.rel, &self.job.path, &path);
+                self.children.push(FileJob {
+                    path,
+                    rel,
+                    krate: self.job.krate,
+                    module,
+                    mod_rs,
+                });
+            }
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if has_cfg_test(&f.attrs) {
+            return;
+        }
+        self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Free);
+    }
+
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let name = s.ident.to_string();
+        for field in &s.fields {
+            if let Some(ident) = &field.ident {
+                self.fields.push((
+                    name.clone(),
+                    ident.to_string(),
+                    type_name(&field.ty).unwrap_or_default(),
+                ));
+            }
+        }
+        if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
+            self.record_struct(s);
+        }
+        self.fw_struct(s);
+        for a in expand_attrs(&s.attrs) {
+            let resolved = self.resolve(a.path());
+            if resolved.last().is_some_and(|l| l == "mcp_tool") {
+                self.mcp_structs.push(McpStruct {
+                    ident: s.ident.clone(),
+                    hints: ToolHints::from_attribute(&a),
+                    start_line: first_line(&s.attrs, s.ident.span()),
+                });
+            }
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        self.impl_tools(i);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            if has_cfg_test(&f.attrs) {
+                return;
+            }
+            self.begin_fn(&f.sig.ident, None);
+            self.visit_block(block);
+            self.end_fn();
+        }
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        for item in &t.items {
+            if let syn::TraitItem::Fn(f) = item {
+                self.visit_trait_item_fn(f);
+            }
+        }
+    }
+
+    // Types, generics, attributes and `use` trees hold no writes: not walked.
+    fn visit_type(&mut self, _: &'ast syn::Type) {}
+    fn visit_generics(&mut self, _: &'ast syn::Generics) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+    fn visit_return_type(&mut self, _: &'ast syn::ReturnType) {}
+    fn visit_item_const(&mut self, _: &'ast syn::ItemConst) {}
+    fn visit_item_static(&mut self, _: &'ast syn::ItemStatic) {}
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if self.fw_expr(e) {
+            return;
+        }
+        let key = self.fn_stack.last_mut().is_some_and(|f| {
+            !f.key_exprs.is_empty() && take_ptr(&mut f.key_exprs, e as *const _ as usize)
+        });
+        if key {
+            self.fn_stack.last_mut().unwrap().key_depth += 1;
+            visit::visit_expr(self, e);
+            self.fn_stack.last_mut().unwrap().key_depth -= 1;
+        } else {
+            visit::visit_expr(self, e);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if !self.in_fn() {
+            return visit::visit_expr_method_call(self, m);
+        }
+        let ptr = m as *const _ as usize;
+        let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
+        if !inner {
+            self.analyze_chain(m);
+        }
+        let meth = &m.method;
+        let nargs = m.args.len();
+        self.check_state_mutation(m);
+        if nargs == 1
+            && (meth == "push_str" || meth == "push")
+            && let Expr::Path(p) = strip(&m.receiver)
+            && let Some(id) = p.path.get_ident()
+        {
+            let piece = self.text_of(&m.args[0]);
+            self.append_text(&id.to_string(), piece.clone());
+            if meth == "push" {
+                self.append_list(&id.to_string(), vec![piece], Loc::of_tokens(m));
+            }
+        }
+        if nargs == 1
+            && (meth == "extend" || meth == "extend_from_slice" || meth == "append")
+            && let Expr::Path(p) = strip(&m.receiver)
+            && let Some(id) = p.path.get_ident()
+            && let Some(words) = self.list_words(&m.args[0])
+        {
+            self.append_list(&id.to_string(), words, Loc::of_tokens(m));
+        }
+        if nargs == 2 && (meth == "header" || meth == "insert") {
+            let is_key = match strip(&m.args[0]) {
+                Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),
+                Expr::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| ev::key_header(&s.ident.to_string())),
+                _ => false,
+            };
+            if is_key {
+                let f = self.fn_stack.last_mut().unwrap();
+                f.key_exprs.push(&m.args[1] as *const _ as usize);
+            }
+        } else if nargs == 1
+            && (meth == "idempotency_key"
+                || meth == "with_idempotency_key"
+                || meth == "idempotent"
+                || meth == "set_idempotency_key")
+        {
+            if let Some(a) = m.args.first() {
+                let f = self.fn_stack.last_mut().unwrap();
+                f.key_exprs.push(a as *const _ as usize);
+            }
+        } else if nargs == 1 && meth == "take" {
+            self.fn_stack.last_mut().unwrap().saw_take = true;
+        } else if nargs == 0 && (meth == "is_err" || meth == "is_ok") {
+            self.mark(|f| f.m_err = true);
+        }
+        if nargs >= 1 && (meth == "retry" || meth == "retry_notify") {
+            let name = meth.to_string();
+            let text = m.to_token_stream().to_string();
+            let bounded = !text.contains("without_max_times");
+            if let Expr::Path(p) = strip(&m.receiver) {
+                // `create_order.retry(..)`: a function retried by backon.
+                let resolved = self.resolve(&p.path);
+                let frame = Frame::new(
+                    FrameKind::Combinator {
+                        name: format!("backon `.{name}(..)`"),
+                        bounded,
+                    },
+                    Loc::of_span(m.method.span()),
+                );
+                self.with_frame(frame, |c| {
+                    if let Some(t) = c.call_target(resolved) {
+                        c.call(t, Loc::default());
+                    }
+                    visit::visit_expr_method_call(c, m);
+                });
+                return;
+            }
+            let frame = Frame::new(
+                FrameKind::Combinator {
+                    name: format!("backon `.{name}(..)`"),
+                    bounded,
+                },
+                Loc::of_span(m.method.span()),
+            );
+            self.with_frame(frame, |c| visit::visit_expr_method_call(c, m));
+            return;
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.call_effects(c);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        self.path_effects(p);
+    }
+
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        if self.in_fn()
+            && let syn::Member::Named(m) = &f.member
+            && (is_model_key(m) || {
+                let fr = self.fn_stack.last().expect("in a function");
+                !fr.frames.is_empty() || fr.key_depth > 0
+            })
+        {
+            let name = m.to_string();
+            if is_model_key(m)
+                && let Some(base) = base_ident(&f.base)
+            {
+                let loc = Loc::of_tokens(f);
+                self.fn_stack
+                    .last_mut()
+                    .unwrap()
+                    .facts
+                    .model_keys
+                    .push(ModelKeyUse {
+                        field: name.clone(),
+                        base,
+                        loc,
+                    });
+            }
+            if ev::attempt_ident(&name) {
+                self.mark(|fr| fr.m_ident = true);
+                if self.fn_stack.last().unwrap().key_depth > 0 {
+                    self.unstable(format!("attempt counter `{name}`"), Loc::of_span(m.span()));
+                }
+            }
+        }
+        visit::visit_expr_field(self, f);
+    }
+
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        if self.in_fn() && is_model_key(&p.ident) {
+            let name = p.ident.to_string();
+            {
+                self.fn_stack
+                    .last_mut()
+                    .unwrap()
+                    .facts
+                    .model_keys
+                    .push(ModelKeyUse {
+                        field: name.clone(),
+                        base: name,
+                        loc: Loc::of_span(p.ident.span()),
+                    });
+            }
+        }
+        visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_pat_tuple_struct(&mut self, p: &'ast syn::PatTupleStruct) {
+        if p.path.segments.last().is_some_and(|s| s.ident == "Err") {
+            self.mark(|f| f.m_err = true);
+        }
+        visit::visit_pat_tuple_struct(self, p);
+    }
+
+    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+        self.mark(|f| f.m_continue = true);
+    }
+
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        self.mark(|f| f.m_break = true);
+        visit::visit_expr_break(self, b);
+    }
+
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        self.mark(|f| f.m_break = true);
+        visit::visit_expr_return(self, r);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        use syn::BinOp::*;
+        if self.in_fn()
+            && matches!(b.op, AddAssign(_))
+            && let Expr::Path(p) = strip(&b.left)
+            && let Some(id) = p.path.get_ident()
+        {
+            let piece = self.text_of(&b.right);
+            self.append_text(&id.to_string(), piece);
+        }
+        if matches!(b.op, Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_))
+            && (mentions_attempt(&b.left) || mentions_attempt(&b.right))
+        {
+            self.mark(|f| f.m_cmp = true);
+        }
+        visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_expr_for_loop(&mut self, l: &'ast syn::ExprForLoop) {
+        let range = match strip(&l.expr) {
+            Expr::Range(_) => true,
+            Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Range(_)),
+            _ => false,
+        };
+        self.visit_expr(&l.expr);
+        let mut idents = Vec::new();
+        if let Pat::Ident(p) = &*l.pat {
+            idents.push(p.ident.to_string());
+        }
+        let named_attempt = idents.iter().any(|i| ev::attempt_ident(i));
+        let pushed = range && self.in_fn() && !idents.is_empty();
+        if pushed {
+            self.fn_stack
+                .last_mut()
+                .unwrap()
+                .range_idents
+                .extend(idents.clone());
+        }
+        let mut frame = Frame::new(FrameKind::For { range }, Loc::of_span(l.for_token.span));
+        frame.m_ident = named_attempt;
+        self.with_frame(frame, |c| c.visit_block(&l.body));
+        if pushed {
+            let f = self.fn_stack.last_mut().unwrap();
+            let keep = f.range_idents.len() - idents.len();
+            f.range_idents.truncate(keep);
+        }
+    }
+
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        let is_let = matches!(&*w.cond, Expr::Let(_));
+        let frame = Frame::new(
+            FrameKind::While { is_let },
+            Loc::of_span(w.while_token.span),
+        );
+        self.with_frame(frame, |c| {
+            c.visit_expr(&w.cond);
+            c.visit_block(&w.body);
+        });
+    }
+
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        let frame = Frame::new(FrameKind::Loop, Loc::of_span(l.loop_token.span));
+        self.with_frame(frame, |c| c.visit_block(&l.body));
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if !self.in_fn() {
+            return visit::visit_local(self, l);
+        }
+        let name = match &l.pat {
+            Pat::Ident(p) => Some(p.ident.to_string()),
+            Pat::Type(t) => match &*t.pat {
+                Pat::Ident(p) => Some(p.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let key_like = name.as_deref().is_some_and(ev::key_binding);
+        let local_name = name.clone();
+        let (before, take_before) = {
+            let f = self.fn_stack.last_mut().unwrap();
+            f.pending_proc = None;
+            if key_like {
+                f.key_depth += 1;
+            }
+            let t = f.saw_take;
+            f.saw_take = false;
+            (f.facts.unstable.len(), t)
+        };
+        visit::visit_local(self, l);
+        let f = self.fn_stack.last_mut().unwrap();
+        if key_like {
+            f.key_depth -= 1;
+        }
+        if let Some(name) = name {
+            if !key_like && f.facts.unstable.len() > before {
+                let u = &f.facts.unstable[before];
+                f.unstable_lets
+                    .insert(name.clone(), (u.what.clone(), u.loc));
+            }
+            if let Some(spec) = f.pending_proc.take() {
+                f.proc_vars.insert(name.clone(), spec);
+            }
+            if f.saw_take {
+                f.take_vars.insert(name);
+            }
+        }
+        f.saw_take |= take_before;
+        if let (Some(init), Some(name)) = (&l.init, local_name) {
+            let loc = Loc::of_tokens(l);
+            self.fn_stack
+                .last_mut()
+                .expect("in a function")
+                .text_locs
+                .insert(name.clone(), loc);
+            self.record_local_value(&name, &init.expr);
+        }
+    }
+
+    fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
+        if let syn::Member::Named(m) = &fv.member
+            && self.in_fn()
+            && ev::key_header(&m.to_string())
+        {
+            let f = self.fn_stack.last_mut().unwrap();
+            f.key_exprs.push(&fv.expr as *const _ as usize);
+        }
+        visit::visit_field_value(self, fv);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if self.in_fn() {
+            self.check_state_assignment(&a.left, Loc::of_tokens(&a.left));
+            if let Expr::Path(p) = strip(&a.left)
+                && let Some(id) = p.path.get_ident()
+            {
+                let name = id.to_string();
+                self.record_local_value(&name, &a.right);
+            }
+        }
+        if self.in_fn()
+            && let Expr::Field(f) = strip(&a.left)
+            && let syn::Member::Named(m) = &f.member
+            && ev::key_header(&m.to_string())
+        {
+            let fs = self.fn_stack.last_mut().unwrap();
+            fs.key_exprs.push(&*a.right as *const _ as usize);
+        }
+        visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.macro_effects(mac);
+    }
+
+    fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
+        if self.in_fn() {
+            let words: Vec<Option<String>> = a.elems.iter().map(lit_str).collect();
+            self.command_words(&words, Loc::of_tokens(a));
+        }
+        visit::visit_expr_array(self, a);
+    }
+
+    fn visit_expr_lit(&mut self, l: &'ast syn::ExprLit) {
+        if self.in_fn()
+            && let Lit::Str(s) = &l.lit
+        {
+            self.check_literal_statement(&s.value(), Loc::of_tokens(l));
+        }
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        visit::visit_expr_closure(self, c);
+    }
+}
