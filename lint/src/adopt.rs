@@ -185,10 +185,20 @@ pub fn apply(
                     .or_insert_with(|| (file.rel.clone(), t.loc.line));
             }
         }
+        // The item ranges the one parse recorded (a file that did not parse keeps all).
+        let items: std::collections::BTreeMap<&str, Option<&[(u32, u32)]>> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.rel.as_str(),
+                    f.parsed.then_some(f.items.ranges.as_slice()),
+                )
+            })
+            .collect();
         let filtered = crate::changed::filter(
             &changes,
             &mut findings,
-            |rel| analysis_text(analysis, &root, rel),
+            |rel| items.get(rel).copied().flatten(),
             |f| tools.get(f.function.as_str()).cloned(),
         );
         analysis.report.findings = findings;
@@ -208,15 +218,6 @@ pub fn apply(
         analysis.paths.retain(|rel, _| kept.contains(rel.as_str()));
     }
     Ok(out)
-}
-
-fn analysis_text(analysis: &Analysis, root: &Path, rel: &str) -> String {
-    let t = analysis.source(rel);
-    if t.is_empty() {
-        std::fs::read_to_string(root.join(rel)).unwrap_or_default()
-    } else {
-        t
-    }
 }
 
 fn in_only(plan: &Plan, path: &Path) -> bool {

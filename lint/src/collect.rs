@@ -28,6 +28,7 @@ use crate::facts::*;
 use crate::frameworks;
 
 mod hooks;
+mod items;
 
 mod macros;
 mod values;
@@ -112,6 +113,7 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
             c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
+            items::record(&file, text, &mut facts);
             let children = std::mem::take(&mut c.children);
             drop(c);
             drop(file);
@@ -1757,6 +1759,7 @@ impl<'a> Collector<'a> {
                     doc: doc_text(&f.attrs),
                     optional: is_option || has("default") || struct_default,
                     skipped: has("skip") || has("skip_deserializing"),
+                    core: items::core_name(&f.ty),
                 })
             })
             .collect();
