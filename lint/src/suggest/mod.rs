@@ -20,11 +20,9 @@ use std::sync::Arc;
 use clap::Parser;
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::config::Config;
-use idemcheck_spec::signature::{ParamRole, ToolSignature, type_text};
-use quote::ToTokens;
-use syn::spanned::Spanned;
+use idemcheck_spec::signature::ParamRole;
 
-use crate::facts::{FileFacts, ToolBody, ToolStyle};
+use crate::facts::{FileFacts, SigResult, ToolBody, ToolFnFacts, ToolStyle, TypeFacts};
 use crate::index::Index;
 use crate::rules::{self, ToolCx, WriteReason};
 
@@ -50,29 +48,6 @@ pub struct SuggestArgs {
     /// `BillingServer::create_charge`).
     #[arg(value_name = "TOOL")]
     pub tool: Option<String>,
-}
-
-/// Where and how the tool is written.
-#[derive(Debug, Clone)]
-pub struct Site {
-    /// Absolute path of the file.
-    pub path: PathBuf,
-    /// Relative path (for messages).
-    pub rel: String,
-    /// 1-based line to insert the attribute before.
-    pub attr_line: usize,
-    /// 1-based last line of the tool item.
-    pub end_line: usize,
-    /// Indentation of the tool item.
-    pub indent: String,
-    /// `Self` type of the impl when the tool is a method of an inherent impl.
-    pub self_ty: Option<String>,
-    /// The signature.
-    pub sig: syn::Signature,
-    /// Names of every function in the file (to pick an unused stub name).
-    pub taken: BTreeSet<String>,
-    /// Whether `side_effect` is imported from `idemcheck` in the file.
-    pub imported: bool,
 }
 
 /// A proposal for one tool.
@@ -225,7 +200,10 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
             ));
         }
     }
-    let ws = Workspace::new(&plan.root, &files);
+    let ws = Workspace {
+        root: plan.root.clone(),
+        files: &files,
+    };
     let mut proposals: Vec<Proposal> = unguarded
         .iter()
         .map(|u| propose(u, &files[u.file], &ws))
@@ -315,31 +293,14 @@ fn render(p: &Proposal) -> String {
     s
 }
 
-/// Workspace texts and lookups the proposals need.
-struct Workspace {
+/// The workspace's facts, and the lookups the proposals make in them (recorded when each
+/// file was parsed: nothing is parsed again here).
+struct Workspace<'a> {
     root: PathBuf,
-    texts: Vec<(PathBuf, String)>,
-    parsed: std::cell::RefCell<BTreeMap<usize, Option<syn::File>>>,
+    files: &'a [FileFacts],
 }
 
-impl Workspace {
-    fn new(root: &Path, files: &[FileFacts]) -> Workspace {
-        let texts = files
-            .iter()
-            .map(|f| {
-                (
-                    f.path.clone(),
-                    std::fs::read_to_string(&f.path).unwrap_or_default(),
-                )
-            })
-            .collect();
-        Workspace {
-            root: root.to_path_buf(),
-            texts,
-            parsed: Default::default(),
-        }
-    }
-
+impl Workspace<'_> {
     fn rel(&self, p: &Path) -> String {
         p.strip_prefix(&self.root)
             .unwrap_or(p)
@@ -347,187 +308,68 @@ impl Workspace {
             .replace('\\', "/")
     }
 
-    fn with_parsed<R>(&self, i: usize, f: impl FnOnce(&syn::File) -> R) -> Option<R> {
-        let mut cache = self.parsed.borrow_mut();
-        let file = cache
-            .entry(i)
-            .or_insert_with(|| syn::parse_file(&self.texts[i].1).ok());
-        file.as_ref().map(f)
+    /// Named fields (name as written, core type name) of the first struct called `name`.
+    fn struct_fields(&self, name: &str) -> Option<Vec<(String, String)>> {
+        let s = self
+            .files
+            .iter()
+            .flat_map(|f| &f.structs)
+            .find(|s| s.name == name)?;
+        Some(
+            s.fields
+                .iter()
+                .map(|f| (raw_ident(&f.name), f.core.clone()))
+                .collect(),
+        )
     }
 
-    /// Named fields (name, type) of a struct called `name`, preferring `near`'s crate file.
-    fn struct_fields(&self, name: &str) -> Option<Vec<(String, syn::Type)>> {
-        let needle = format!("struct {name}");
-        for i in 0..self.texts.len() {
-            if !self.texts[i].1.contains(&needle) {
-                continue;
-            }
-            let found = self.with_parsed(i, |f| find_struct(&f.items, name))?;
-            if let Some(s) = found {
-                return Some(s);
-            }
-        }
-        None
-    }
-
-    /// Whether any workspace file contains `impl ... <trait_> for <ty>` (textually).
+    /// Whether the workspace has an `impl <trait_> for <ty>` (`trait_` as written, or the
+    /// end of the path written).
     fn has_impl(&self, trait_: &str, ty: &str) -> bool {
-        self.texts.iter().any(|(_, t)| {
-            t.match_indices(trait_).any(|(i, _)| {
-                let rest = &t[i + trait_.len()..];
-                let rest = rest.trim_start_matches(|c: char| c != 'f' && c != '{' && c != ';');
-                rest.strip_prefix("for ").is_some_and(|r| {
-                    let r = r.trim_start();
-                    r.starts_with(ty)
-                        && !r[ty.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                })
+        let suffix = format!("::{trait_}");
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.impls)
+            .any(|(t, s)| {
+                (t == trait_ || t.ends_with(&suffix))
+                    && s.starts_with(ty)
+                    && !s[ty.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
             })
-        })
     }
 
-    /// The derive list of a struct or enum named `name`, if found.
-    fn derives(&self, name: &str) -> Option<String> {
-        for i in 0..self.texts.len() {
-            let t = &self.texts[i].1;
-            if !t.contains(&format!("struct {name}")) && !t.contains(&format!("enum {name}")) {
-                continue;
-            }
-            let found = self
-                .with_parsed(i, |f| find_derives(&f.items, name))
-                .flatten();
-            if found.is_some() {
-                return found;
-            }
-        }
-        None
+    /// The first struct or enum named `name`, if the workspace has one.
+    fn type_named(&self, name: &str) -> Option<&TypeFacts> {
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.types)
+            .find(|t| t.name == name)
+    }
+
+    /// Whether an enum called `name` has a variant holding an `Escalation`.
+    fn enum_wraps_escalation(&self, name: &str) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.types)
+            .any(|t| t.is_enum && t.name == name && t.holds.iter().any(|h| h == "Escalation"))
     }
 }
 
-fn find_struct(items: &[syn::Item], name: &str) -> Option<Vec<(String, syn::Type)>> {
-    for item in items {
-        match item {
-            syn::Item::Struct(s) if s.ident == name => {
-                if let syn::Fields::Named(fields) = &s.fields {
-                    return Some(
-                        fields
-                            .named
-                            .iter()
-                            .filter_map(|f| Some((f.ident.as_ref()?.to_string(), f.ty.clone())))
-                            .collect(),
-                    );
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content
-                    && let Some(found) = find_struct(items, name)
-                {
-                    return Some(found);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
+/// Keywords a field name is written raw for (`r#type`).
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
 
-fn find_derives(items: &[syn::Item], name: &str) -> Option<String> {
-    for item in items {
-        let attrs = match item {
-            syn::Item::Struct(s) if s.ident == name => &s.attrs,
-            syn::Item::Enum(e) if e.ident == name => &e.attrs,
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content
-                    && let Some(found) = find_derives(items, name)
-                {
-                    return Some(found);
-                }
-                continue;
-            }
-            _ => continue,
-        };
-        let mut s = String::new();
-        for a in attrs.iter().filter(|a| a.path().is_ident("derive")) {
-            s.push_str(&a.meta.to_token_stream().to_string());
-            s.push(' ');
-        }
-        return Some(s);
+/// A field name as a key entry writes it: a keyword stays raw (`r#type`).
+fn raw_ident(name: &str) -> String {
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
     }
-    None
-}
-
-/// The last identifier of a type, looking through references, `Option`, `Parameters`,
-/// `Json`, `Box`.
-fn core_name(ty: &syn::Type) -> String {
-    match ty {
-        syn::Type::Reference(r) => core_name(&r.elem),
-        syn::Type::Paren(p) => core_name(&p.elem),
-        syn::Type::Group(g) => core_name(&g.elem),
-        syn::Type::Slice(_) | syn::Type::Array(_) => "Vec".into(),
-        syn::Type::Path(p) => {
-            let Some(seg) = p.path.segments.last() else {
-                return String::new();
-            };
-            let name = seg.ident.to_string();
-            if matches!(name.as_str(), "Option" | "Parameters" | "Json" | "Box")
-                && let syn::PathArguments::AngleBracketed(a) = &seg.arguments
-                && let Some(syn::GenericArgument::Type(t)) = a.args.first()
-            {
-                return core_name(t);
-            }
-            name
-        }
-        _ => String::new(),
-    }
-}
-
-/// `X` of a `Self::X` type (also behind a reference).
-fn self_assoc(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Reference(r) => self_assoc(&r.elem),
-        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 => {
-            (p.path.segments[0].ident == "Self").then(|| p.path.segments[1].ident.to_string())
-        }
-        _ => None,
-    }
-}
-
-/// `Result<T, E>` (or an alias `X::Result<T>`): `T` and, when written, `E`.
-fn result_types(sig: &syn::Signature) -> Option<(syn::Type, Option<String>)> {
-    let syn::ReturnType::Type(_, ty) = &sig.output else {
-        return None;
-    };
-    let syn::Type::Path(p) = &**ty else {
-        return None;
-    };
-    let seg = p.path.segments.last()?;
-    if !seg.ident.to_string().ends_with("Result") {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
-        return None;
-    };
-    let mut types = a.args.iter().filter_map(|g| match g {
-        syn::GenericArgument::Type(t) => Some(t.clone()),
-        _ => None,
-    });
-    let ok = types.next()?;
-    let err = types.next().map(|e| type_text(&e));
-    let path: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let err = err.or_else(|| {
-        if path.iter().any(|s| s == "io") {
-            Some("std::io::Error".into())
-        } else if path.iter().any(|s| s == "anyhow") {
-            Some("anyhow::Error".into())
-        } else {
-            None
-        }
-    });
-    Some((ok, err))
 }
 
 /// Error types idemcheck already classifies: `Some("")`, or `Some(feature)` when that
@@ -540,167 +382,6 @@ fn classified_by_idemcheck(err: &str) -> Option<&'static str> {
         _ if e.starts_with("Box<dyn") && e.contains("Send") && e.contains("Sync") => Some(""),
         _ if last == "ErrorData" || last == "McpError" => Some("rmcp"),
         _ => None,
-    }
-}
-
-fn locate(ws: &Workspace, file_index: usize, line: u32, column: u32) -> Option<Located> {
-    ws.with_parsed(file_index, |f| {
-        let mut found = None;
-        find_fn(&f.items, line, column, &mut found);
-        let mut taken = BTreeSet::new();
-        fn_names(&f.items, &mut taken);
-        let imported = f.items.iter().any(|i| match i {
-            syn::Item::Use(u) => imports_side_effect(&u.tree, false),
-            _ => false,
-        });
-        found.map(|mut l: Located| {
-            l.taken = taken;
-            l.imported = imported;
-            l
-        })
-    })
-    .flatten()
-}
-
-struct Located {
-    attrs: Vec<syn::Attribute>,
-    sig: syn::Signature,
-    vis_start: Option<usize>,
-    end_line: usize,
-    self_ty: Option<String>,
-    trait_impl: bool,
-    assoc: BTreeMap<String, syn::Type>,
-    taken: BTreeSet<String>,
-    imported: bool,
-}
-
-fn imports_side_effect(tree: &syn::UseTree, under_idemcheck: bool) -> bool {
-    match tree {
-        syn::UseTree::Path(p) => {
-            imports_side_effect(&p.tree, under_idemcheck || p.ident == "idemcheck")
-        }
-        syn::UseTree::Name(n) => under_idemcheck && n.ident == "side_effect",
-        syn::UseTree::Rename(r) => {
-            under_idemcheck && r.ident == "side_effect" && r.rename == "side_effect"
-        }
-        syn::UseTree::Glob(_) => under_idemcheck,
-        syn::UseTree::Group(g) => g
-            .items
-            .iter()
-            .any(|t| imports_side_effect(t, under_idemcheck)),
-    }
-}
-
-fn fn_names(items: &[syn::Item], out: &mut BTreeSet<String>) {
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => {
-                out.insert(f.sig.ident.to_string());
-            }
-            syn::Item::Impl(i) => {
-                for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it {
-                        out.insert(f.sig.ident.to_string());
-                    }
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    fn_names(items, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn at(ident: &syn::Ident, line: u32, column: u32) -> bool {
-    let s = ident.span().start();
-    s.line as u32 == line && s.column as u32 + 1 == column
-}
-
-fn vis_start(vis: &syn::Visibility) -> Option<usize> {
-    match vis {
-        syn::Visibility::Inherited => None,
-        v => Some(v.span().start().line),
-    }
-}
-
-fn find_fn(items: &[syn::Item], line: u32, column: u32, out: &mut Option<Located>) {
-    for item in items {
-        if out.is_some() {
-            return;
-        }
-        match item {
-            syn::Item::Fn(f) if at(&f.sig.ident, line, column) => {
-                *out = Some(Located {
-                    attrs: f.attrs.clone(),
-                    sig: f.sig.clone(),
-                    vis_start: vis_start(&f.vis),
-                    end_line: f.span().end().line,
-                    self_ty: None,
-                    trait_impl: false,
-                    assoc: BTreeMap::new(),
-                    taken: BTreeSet::new(),
-                    imported: false,
-                });
-            }
-            syn::Item::Impl(i) => {
-                for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it
-                        && at(&f.sig.ident, line, column)
-                    {
-                        *out = Some(Located {
-                            attrs: f.attrs.clone(),
-                            sig: f.sig.clone(),
-                            vis_start: vis_start(&f.vis),
-                            end_line: f.span().end().line,
-                            self_ty: Some(type_text(&i.self_ty)),
-                            trait_impl: i.trait_.is_some(),
-                            assoc: i
-                                .items
-                                .iter()
-                                .filter_map(|it| match it {
-                                    syn::ImplItem::Type(t) => {
-                                        Some((t.ident.to_string(), t.ty.clone()))
-                                    }
-                                    _ => None,
-                                })
-                                .collect(),
-                            taken: BTreeSet::new(),
-                            imported: false,
-                        });
-                    }
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    find_fn(items, line, column, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The name of a parameter in the stub, and its pattern as written there.
-fn stub_param(param: &idemcheck_spec::signature::Param, n: usize) -> (String, String) {
-    match &param.pat {
-        Some(syn::Pat::Ident(p)) => (p.ident.to_string(), p.ident.to_string()),
-        Some(syn::Pat::TupleStruct(ts)) if ts.elems.len() == 1 => {
-            let path = ts
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect::<Vec<_>>()
-                .join("::");
-            match ts.elems.first() {
-                Some(syn::Pat::Ident(p)) => (p.ident.to_string(), format!("{path}({})", p.ident)),
-                _ => (format!("arg{n}"), format!("arg{n}")),
-            }
-        }
-        _ => (format!("arg{n}"), format!("arg{n}")),
     }
 }
 
@@ -745,12 +426,12 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
             "a hand-written `tools/call` arm is no function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the arm",
         ),
     };
-    let index = ws
-        .texts
+    let Some(loc) = file
+        .items
+        .tool_fns
         .iter()
-        .position(|(path, _)| *path == file.path)
-        .unwrap_or(0);
-    let Some(loc) = locate(ws, index, u.tool.loc.line, u.tool.loc.column) else {
+        .find(|f| (f.line, f.column) == (u.tool.loc.line, u.tool.loc.column))
+    else {
         p.fix = Err(style_reason
             .unwrap_or("the tool is not a function of this file")
             .to_string());
@@ -759,33 +440,26 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         p.verify_signature = "(see the tool's inputs)".into();
         return p;
     };
-    let sig = &loc.sig;
-    let signature = ToolSignature::new(sig);
-    let is_method = signature.has_receiver();
+    let is_method = loc.has_receiver;
     // Key candidates.
-    let inputs: Vec<&idemcheck_spec::signature::Param> = signature.inputs().collect();
-    let single = signature.single_input().is_some();
+    let single = loc.single_input;
     let mut candidates = Vec::new();
     let mut fallback = Vec::new();
-    for param in &inputs {
-        let Some(ty) = &param.ty else { continue };
-        let bindings: Vec<String> = param.bindings.iter().map(|b| b.to_string()).collect();
+    for param in loc.params.iter().filter(|p| p.role == ParamRole::Input) {
+        let bindings = &param.bindings;
         let Some(binding) = bindings.first() else {
             continue;
         };
         fallback.push(binding.clone());
-        let tname = match self_assoc(ty).and_then(|a| loc.assoc.get(&a)) {
-            Some(t) => core_name(t),
-            None => core_name(ty),
-        };
-        let fields = if keys::classify(binding, &tname) == keys::Class::Excluded("a flag") {
+        let tname = &param.core;
+        let fields = if keys::classify(binding, tname) == keys::Class::Excluded("a flag") {
             None
         } else {
-            ws.struct_fields(&tname)
+            ws.struct_fields(tname)
         };
         match fields {
             Some(fields) if bindings.len() == 1 => {
-                for (name, fty) in fields {
+                for (name, core) in fields {
                     let entry = if single {
                         name.clone()
                     } else {
@@ -793,15 +467,15 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
                     };
                     candidates.push(keys::Candidate {
                         entry,
-                        class: keys::classify(&name, &core_name(&fty)),
+                        class: keys::classify(&name, &core),
                     });
                 }
             }
             _ => {
-                for b in &bindings {
+                for b in bindings {
                     candidates.push(keys::Candidate {
                         entry: b.clone(),
-                        class: keys::classify(b, &tname),
+                        class: keys::classify(b, tname),
                     });
                 }
             }
@@ -809,57 +483,31 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     }
     p.key = keys::choose(&candidates, &fallback);
     // The postcondition.
-    let base = format!("verify_{}", sig.ident);
+    let base = format!("verify_{}", loc.name);
     let mut verify = base.clone();
     let mut n = 2;
-    while loc.taken.contains(&verify) {
+    while file.items.fn_names.contains(&verify) {
         verify = format!("{base}_{n}");
         n += 1;
     }
-    let results = result_types(sig);
-    let ok_ty = results
-        .as_ref()
-        .map(|(t, _)| type_text(t))
-        .unwrap_or_else(|| "T".into());
-    let err_ty = results.as_ref().and_then(|(_, e)| e.clone());
+    let results = loc.result.as_ref();
+    let ok_ty = results.map(|r| r.ok.clone()).unwrap_or_else(|| "T".into());
+    let err_ty = results.and_then(|r| r.err.clone());
     let mut params_text = Vec::new();
     let mut used = Vec::new();
-    for (i, param) in signature.params.iter().enumerate() {
-        match param.role {
-            ParamRole::Receiver => params_text.push("&self".to_string()),
-            _ => {
-                let Some(ty) = &param.ty else { continue };
-                let (name, pat) = stub_param(param, i);
-                let ty = match ty {
-                    syn::Type::Reference(_) => type_text(ty),
-                    _ => format!("&{}", type_text(ty)),
-                };
-                params_text.push(format!("{pat}: {ty}"));
-                used.push(name);
+    for param in &loc.params {
+        match (param.role, &param.stub) {
+            (ParamRole::Receiver, _) => params_text.push("&self".to_string()),
+            (_, Some((name, text))) => {
+                params_text.push(text.clone());
+                used.push(name.clone());
             }
+            (_, None) => {}
         }
     }
-    let generics = &sig.generics;
-    let gen_text = if generics.params.is_empty() {
-        String::new()
-    } else {
-        fix::tokens_text(&generics.to_token_stream())
-    };
-    let where_text = generics
-        .where_clause
-        .as_ref()
-        .map(|w| {
-            w.predicates
-                .iter()
-                .map(|p| fix::tokens_text(&p.to_token_stream()))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    let asyncness = if sig.asyncness.is_some() {
-        "async "
-    } else {
-        ""
-    };
+    let gen_text = loc.generics.clone();
+    let where_text = loc.where_preds.clone();
+    let asyncness = if loc.is_async { "async " } else { "" };
     p.verify_signature = format!(
         "{asyncness}fn {verify}{gen_text}({}) -> Result<Option<{ok_ty}>, {}>{}",
         params_text.join(", "),
@@ -871,16 +519,16 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         }
     );
     // The attribute.
-    let path = if loc.imported {
+    let path = if file.items.imports_side_effect {
         "side_effect"
     } else {
         "idemcheck::side_effect"
     };
     let key_list = p.key.entries.join(", ");
     let indent = {
-        let text = &ws.texts[index].1;
-        let line_no = attr_line(&loc);
-        let line = text.lines().nth(line_no - 1).unwrap_or("");
+        // The text is read for its indentation only (the facts hold the rest).
+        let text = std::fs::read_to_string(&file.path).unwrap_or_default();
+        let line = text.lines().nth(loc.attr_line as usize - 1).unwrap_or("");
         line[..line.len() - line.trim_start().len()].to_string()
     };
     let one_line = format!("#[{path}(key = [{key_list}], verify = {verify}, max_retries = 1)]");
@@ -902,9 +550,9 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     steps.extend(prerequisites(
         ws,
         file,
-        &loc,
+        loc,
         is_method,
-        results.as_ref(),
+        results,
         err_ty.as_deref(),
     ));
     p.steps = steps;
@@ -915,17 +563,15 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         Err("a trait method keeps the trait's signature: move the write into a free function with the contract".into())
     } else if results.is_none() {
         Err("the tool must return `Result<T, E>` for a contract".into())
-    } else if is_method && (sig.asyncness.is_none()) {
+    } else if is_method && !loc.is_async {
         Err("a guarded method must be `async fn`".into())
-    } else if is_method
-        && !matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)))
-    {
+    } else if is_method && !loc.ref_self {
         Err("a guarded method must take `&self`".into())
     } else {
         let stub = fix::stub(&fix::StubSpec {
-            tool: sig.ident.to_string(),
+            tool: loc.name.clone(),
             name: verify.clone(),
-            asyncness: sig.asyncness.is_some(),
+            asyncness: loc.is_async,
             generics: gen_text,
             params: params_text,
             used,
@@ -934,40 +580,22 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
             indent: indent.clone(),
         });
         Ok(fix::Plan {
-            path: ws.texts[index].0.clone(),
-            attr_line: attr_line(&loc),
-            end_line: loc.end_line,
+            path: file.path.clone(),
+            attr_line: loc.attr_line as usize,
+            end_line: loc.end_line as usize,
             indent,
             attribute: p.attribute.clone(),
             stub,
-            rustfmt_dir: ws.texts[index]
-                .0
+            rustfmt_dir: file
+                .path
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default(),
-            edition: edition_of(&ws.texts[index].0),
+            edition: edition_of(&file.path),
             in_impl: loc.self_ty.is_some(),
         })
     };
     p
-}
-
-/// The line to insert the attribute before: the first attribute that is not a doc comment
-/// (a framework attribute such as `#[tool]`), else the item's first token after its docs.
-fn attr_line(loc: &Located) -> usize {
-    loc.attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .map(|a| a.span().start().line)
-        .min()
-        .or(loc.vis_start)
-        .unwrap_or_else(|| {
-            loc.sig
-                .constness
-                .map(|c| c.span.start().line)
-                .or(loc.sig.asyncness.map(|a| a.span.start().line))
-                .unwrap_or_else(|| loc.sig.fn_token.span.start().line)
-        })
 }
 
 /// The nearest `Cargo.toml` with a `[package]` above `file`.
@@ -1030,9 +658,9 @@ fn depends_on_idemcheck(manifest: &str) -> Option<String> {
 fn prerequisites(
     ws: &Workspace,
     file: &FileFacts,
-    loc: &Located,
+    loc: &ToolFnFacts,
     is_method: bool,
-    results: Option<&(syn::Type, Option<String>)>,
+    results: Option<&SigResult>,
     err_ty: Option<&str>,
 ) -> Vec<String> {
     let mut steps = Vec::new();
@@ -1059,7 +687,7 @@ fn prerequisites(
         Some(e) if classified_by_idemcheck(e).is_some() => {}
         Some(e) => {
             let name = e.rsplit("::").next().unwrap_or(e).to_string();
-            let local = ws.derives(&name).is_some();
+            let local = ws.type_named(&name).is_some();
             if !ws.has_impl("Classify", &name) {
                 if local {
                     steps.push(format!(
@@ -1078,7 +706,7 @@ fn prerequisites(
                 && local
                 && !ws.has_impl("From<idemcheck::Escalation>", &name)
                 && !ws.has_impl("From<Escalation>", &name)
-                && !enum_wraps_escalation(ws, &name)
+                && !ws.enum_wraps_escalation(&name)
             {
                 steps.push(format!(
                     "let `{name}` carry an escalation: `impl From<idemcheck::Escalation> for {name}` (a guarded method returns non-completed outcomes as errors)"
@@ -1112,10 +740,11 @@ fn prerequisites(
             ));
         }
     }
-    if let Some((ok, _)) = results {
-        let name = core_name(ok);
-        if let Some(derives) = ws.derives(&name)
-            && !(derives.contains("Serialize") && derives.contains("Deserialize"))
+    if let Some(r) = results {
+        let name = &r.ok_core;
+        let has = |d: &TypeFacts, what: &str| d.derives.iter().any(|x| x.contains(what));
+        if let Some(t) = ws.type_named(name)
+            && !(has(t, "Serialize") && has(t, "Deserialize"))
         {
             steps.push(format!(
                 "derive `serde::Serialize` and `serde::Deserialize` for `{name}`: results are stored in the ledger and replayed"
@@ -1123,14 +752,4 @@ fn prerequisites(
         }
     }
     steps
-}
-
-fn enum_wraps_escalation(ws: &Workspace, name: &str) -> bool {
-    ws.texts.iter().any(|(_, t)| {
-        t.find(&format!("enum {name}")).is_some_and(|i| {
-            let rest = &t[i..];
-            let end = rest.find("\n}").unwrap_or(rest.len());
-            rest[..end].contains("Escalation")
-        })
-    })
 }
