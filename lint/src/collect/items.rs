@@ -411,12 +411,7 @@ fn result_types(sig: &syn::Signature) -> Option<SigResult> {
     });
     let ok = types.next()?;
     let err = types.next().map(type_text);
-    let path: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let path = super::path_segments(&p.path);
     let err = err.or_else(|| {
         if path.iter().any(|s| s == "io") {
             Some("std::io::Error".into())

@@ -15,16 +15,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Parser;
 use idemcheck_spec::RuleCode;
-use idemcheck_spec::config::Config;
 use idemcheck_spec::signature::ParamRole;
 
-use crate::facts::{FileFacts, SigResult, ToolBody, ToolFnFacts, ToolStyle, TypeFacts};
-use crate::index::Index;
-use crate::rules::{self, ToolCx, WriteReason};
+use crate::facts::{FileFacts, SigResult, ToolFnFacts, ToolStyle, TypeFacts};
+use crate::query::Query;
+use crate::rules::{self, WriteReason};
 
 pub mod fix;
 pub mod keys;
@@ -120,10 +118,18 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
     let sel = args.select.selection(Vec::new());
     let plan = crate::discover::plan(&sel).map_err(|e| e.to_string())?;
     let files = crate::analysis::collect_all(&plan);
-    let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
-    let configs: Vec<Arc<Config>> = plan.crates.iter().map(|c| c.config.clone()).collect();
-    let index = Index::new(&files, &names);
-    let outcome = rules::run(&index, &configs);
+    crate::query::over(&plan, &files, |query| propose_all(args, &plan, query, out))
+}
+
+/// Propose contracts for the write tools of the query that have none, and print them.
+fn propose_all(
+    args: &SuggestArgs,
+    plan: &crate::discover::Plan,
+    query: &Query<'_>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let files = query.files();
+    let outcome = rules::run(query);
     // Unsuppressed contract findings, by (file, function).
     let mut open: BTreeMap<(usize, String), BTreeSet<RuleCode>> = BTreeMap::new();
     for h in &outcome.hits {
@@ -140,46 +146,27 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
     }
     let mut unguarded = Vec::new();
     let mut incomplete: Vec<(String, String, BTreeSet<RuleCode>)> = Vec::new();
-    for (fi, file) in files.iter().enumerate() {
-        for tool in &file.tools {
-            let body = match &tool.body {
-                ToolBody::Local(j) => Some(index.id(fi, *j)),
-                ToolBody::Method(ty, names) => names
-                    .iter()
-                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
-                ToolBody::None => None,
-            };
-            let mut cx = ToolCx {
-                file: fi,
-                tool,
-                body,
-                config: &configs[file.krate],
-                function: String::new(),
-                write: None,
-            };
-            cx.function = cx.function(&index);
-            let Some(codes) = open.get(&(fi, cx.function.clone())) else {
-                continue;
-            };
-            if tool.has_contract {
-                incomplete.push((tool.name.clone(), file.rel.clone(), codes.clone()));
-                continue;
-            }
-            let Some(write) = rules::idem007_annotation_mismatch::judge(&index, &cx) else {
-                continue;
-            };
-            let writes = match write {
-                WriteReason::Declared => "declared a write tool".to_string(),
-                WriteReason::Evidence { description, .. } => description,
-            };
-            unguarded.push(Unguarded {
-                file: fi,
-                tool,
-                function: cx.function.clone(),
-                writes,
-                codes: codes.clone(),
-            });
+    for view in &query.tools {
+        let (cx, tool) = (&view.cx, view.cx.tool);
+        let Some(codes) = open.get(&(cx.file, cx.function.clone())) else {
+            continue;
+        };
+        if tool.has_contract {
+            incomplete.push((tool.name.clone(), files[cx.file].rel.clone(), codes.clone()));
+            continue;
         }
+        let writes = match &cx.write {
+            None => continue,
+            Some(WriteReason::Declared) => "declared a write tool".to_string(),
+            Some(WriteReason::Evidence { description, .. }) => description.clone(),
+        };
+        unguarded.push(Unguarded {
+            file: cx.file,
+            tool,
+            function: cx.function.clone(),
+            writes,
+            codes: codes.clone(),
+        });
     }
     if let Some(want) = &args.tool {
         let all: Vec<String> = unguarded.iter().map(|u| u.tool.name.clone()).collect();
@@ -202,7 +189,7 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
     }
     let ws = Workspace {
         root: plan.root.clone(),
-        files: &files,
+        files,
     };
     let mut proposals: Vec<Proposal> = unguarded
         .iter()
