@@ -10,7 +10,7 @@ use idemcheck_spec::Severity;
 use crate::analysis::Analysis;
 use crate::baseline::Baseline;
 use crate::discover::Plan;
-use crate::facts::FileFacts;
+use crate::query::Query;
 use crate::report::Format;
 
 /// The adoption options of `cargo idemcheck [check]`.
@@ -114,14 +114,15 @@ fn plural(n: u32, one: &str, many: &str) -> String {
 }
 
 /// Apply the adoption options to a finished analysis: write the baseline, or drop the
-/// findings the baseline knows and those in unchanged code. `files` are the collected files
-/// of `plan`. An `Err` is a failure of the tool (exit code 2).
+/// findings the baseline knows and those in unchanged code. `query` is over the collected
+/// files of `plan`. An `Err` is a failure of the tool (exit code 2).
 pub fn apply(
     args: &AdoptArgs,
     plan: &Plan,
-    files: &[FileFacts],
+    query: &Query<'_>,
     analysis: &mut Analysis,
 ) -> Result<Outcome, String> {
+    let files = query.files();
     let mut out = Outcome::default();
     if let Some(path) = &args.write_baseline {
         if plan.only.is_some() {
@@ -178,17 +179,26 @@ pub fn apply(
         let mut findings = std::mem::take(&mut analysis.report.findings);
         // Where each tool is, by its Rust path: a finding in a helper belongs to it too.
         let mut tools: std::collections::BTreeMap<&str, (String, u32)> = Default::default();
-        for file in files {
-            for t in &file.tools {
-                tools
-                    .entry(t.function.as_str())
-                    .or_insert_with(|| (file.rel.clone(), t.loc.line));
-            }
+        for view in &query.tools {
+            let t = view.cx.tool;
+            tools
+                .entry(t.function.as_str())
+                .or_insert_with(|| (files[view.cx.file].rel.clone(), t.loc.line));
         }
+        // The item ranges the one parse recorded (a file that did not parse keeps all).
+        let items: std::collections::BTreeMap<&str, Option<&[(u32, u32)]>> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.rel.as_str(),
+                    f.parsed.then_some(f.items.ranges.as_slice()),
+                )
+            })
+            .collect();
         let filtered = crate::changed::filter(
             &changes,
             &mut findings,
-            |rel| analysis_text(analysis, &root, rel),
+            |rel| items.get(rel).copied().flatten(),
             |f| tools.get(f.function.as_str()).cloned(),
         );
         analysis.report.findings = findings;
@@ -208,15 +218,6 @@ pub fn apply(
         analysis.paths.retain(|rel, _| kept.contains(rel.as_str()));
     }
     Ok(out)
-}
-
-fn analysis_text(analysis: &Analysis, root: &Path, rel: &str) -> String {
-    let t = analysis.source(rel);
-    if t.is_empty() {
-        std::fs::read_to_string(root.join(rel)).unwrap_or_default()
-    } else {
-        t
-    }
 }
 
 fn in_only(plan: &Plan, path: &Path) -> bool {

@@ -11,7 +11,7 @@ use idemcheck_spec::model::{Finding, Report, Summary};
 use crate::collect::{FileJob, collect_file};
 use crate::discover::Plan;
 use crate::facts::FileFacts;
-use crate::index::Index;
+use crate::query::Query;
 use crate::rules::{self, Hit};
 
 /// The result of a run.
@@ -103,24 +103,28 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
 
 /// Run the rules on collected files.
 pub fn analyze_files(plan: &Plan, files: &[FileFacts]) -> Analysis {
-    let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
-    let configs: Vec<Arc<Config>> = plan.crates.iter().map(|c| c.config.clone()).collect();
-    let index = Index::new(files, &names);
-    let outcome = rules::run(&index, &configs);
+    crate::query::over(plan, files, |query| analyze_query(plan, query))
+}
+
+/// Run the rules on the tools of a query over the collected files of `plan`.
+pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
+    let index = query.index;
+    let files = query.files();
+    let outcome = rules::run(query);
     let mut hits = outcome.hits;
     let in_scope = |p: &Path| match &plan.only {
         Some(only) => only.iter().any(|o| p.starts_with(o)),
         None => true,
     };
     hits.retain(|h| in_scope(&files[h.file].path));
-    rules::sort_hits(&index, &mut hits);
+    rules::sort_hits(index, &mut hits);
     let (errors, warnings, notes, suppressed) = rules::counts(&hits);
     let (mut tools, mut write_tools) = (outcome.tools, outcome.write_tools);
     let mut nfiles = files.len() as u32;
     if plan.only.is_some() {
         // Count only what is in scope.
         nfiles = files.iter().filter(|f| in_scope(&f.path)).count() as u32;
-        let scoped = rules::run_counts(&index, &configs, |fi| in_scope(&files[fi].path));
+        let scoped = rules::run_counts(query, |fi| in_scope(&files[fi].path));
         tools = scoped.0;
         write_tools = scoped.1;
     }

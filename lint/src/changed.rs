@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use idemcheck_spec::model::Finding;
-use syn::spanned::Spanned;
 
 /// How a file changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,68 +168,6 @@ pub fn since(root: &Path, rev: &str) -> Result<Changes, String> {
     Ok(Changes { files })
 }
 
-/// Line ranges of the items of a file that a finding can belong to: functions and methods
-/// (with attributes), structs, enums, impl blocks, each extended upward over the comment
-/// lines right above it.
-pub fn item_ranges(text: &str) -> Option<Vec<(u32, u32)>> {
-    let file = syn::parse_file(text).ok()?;
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    let mut push = |attrs: &[syn::Attribute], item_span: proc_macro2::Span| {
-        let mut start = item_span.start().line as u32;
-        for a in attrs {
-            start = start.min(a.span().start().line as u32);
-        }
-        while start > 1 {
-            let above = lines
-                .get(start as usize - 2)
-                .map(|l| l.trim_start())
-                .unwrap_or("");
-            if above.starts_with("//") {
-                start -= 1;
-            } else {
-                break;
-            }
-        }
-        out.push((start, item_span.end().line as u32));
-    };
-    fn walk(items: &[syn::Item], push: &mut dyn FnMut(&[syn::Attribute], proc_macro2::Span)) {
-        for item in items {
-            match item {
-                syn::Item::Fn(f) => push(&f.attrs, f.span()),
-                syn::Item::Struct(s) => push(&s.attrs, s.span()),
-                syn::Item::Enum(e) => push(&e.attrs, e.span()),
-                syn::Item::Impl(i) => {
-                    push(&i.attrs, i.span());
-                    for it in &i.items {
-                        match it {
-                            syn::ImplItem::Fn(f) => push(&f.attrs, f.span()),
-                            syn::ImplItem::Const(c) => push(&c.attrs, c.span()),
-                            _ => {}
-                        }
-                    }
-                }
-                syn::Item::Trait(t) => {
-                    push(&t.attrs, t.span());
-                    for it in &t.items {
-                        if let syn::TraitItem::Fn(f) = it {
-                            push(&f.attrs, f.span());
-                        }
-                    }
-                }
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        walk(items, push);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    walk(&file.items, &mut push);
-    Some(out)
-}
-
 /// The smallest range of `ranges` containing `line`.
 fn innermost(ranges: &[(u32, u32)], line: u32) -> Option<(u32, u32)> {
     ranges
@@ -249,31 +186,26 @@ pub struct Filtered {
 
 /// Keep the findings whose item changed, or whose tool's own item changed: `tool_site(f)`
 /// gives the file and line of the tool a finding belongs to (a finding located in a helper
-/// is also kept when the tool that reaches it changed). `text(file)` gives a file's current
-/// text.
-pub fn filter(
+/// is also kept when the tool that reaches it changed). `items(file)` gives the line ranges
+/// of a file's items ([`crate::facts::ItemFacts::ranges`], recorded when the file was
+/// parsed), `None` for a file that did not parse.
+pub fn filter<'a>(
     changes: &Changes,
     findings: &mut Vec<Finding>,
-    text: impl Fn(&str) -> String,
+    items: impl Fn(&str) -> Option<&'a [(u32, u32)]>,
     tool_site: impl Fn(&Finding) -> Option<(String, u32)>,
 ) -> Filtered {
-    let mut ranges: BTreeMap<String, Option<Vec<(u32, u32)>>> = BTreeMap::new();
-    let mut changed_at = |file: &str, line: u32, end_line: u32| -> bool {
+    let changed_at = |file: &str, line: u32, end_line: u32| -> bool {
         match changes.files.get(file) {
             None => false,
             Some(FileChange::All) => true,
-            Some(FileChange::Lines(changed)) => {
-                let items = ranges
-                    .entry(file.to_string())
-                    .or_insert_with(|| item_ranges(&text(file)));
-                match items {
-                    None => true,
-                    Some(items) => {
-                        let (s, e) = innermost(items, line).unwrap_or((line, end_line));
-                        changed.iter().any(|(cs, ce)| *cs <= e && s <= *ce)
-                    }
+            Some(FileChange::Lines(changed)) => match items(file) {
+                None => true,
+                Some(items) => {
+                    let (s, e) = innermost(items, line).unwrap_or((line, end_line));
+                    changed.iter().any(|(cs, ce)| *cs <= e && s <= *ce)
                 }
-            }
+            },
         }
     };
     let mut unchanged = 0;
@@ -328,6 +260,20 @@ mod tests {
         }
     }
 
+    /// The item ranges the one parse records for `text`.
+    fn ranges(text: &str) -> Vec<(u32, u32)> {
+        let job = crate::collect::FileJob {
+            path: "src/x.rs".into(),
+            rel: "src/x.rs".into(),
+            krate: 0,
+            module: Vec::new(),
+            mod_rs: true,
+        };
+        let (facts, _) = crate::collect::collect_source(&job, text, &Default::default());
+        assert!(facts.parsed);
+        facts.items.ranges
+    }
+
     #[test]
     fn a_finding_in_a_helper_follows_its_tool() {
         let tool = "struct S;\nimpl S {\n    #[tool]\n    async fn pay(&self) {\n        helper();\n    }\n}\n";
@@ -337,13 +283,14 @@ mod tests {
                 .into_iter()
                 .collect(),
         };
-        let text = |f: &str| if f == "src/tool.rs" { tool } else { helper }.to_string();
+        let (tool, helper) = (ranges(tool), ranges(helper));
+        let items = |f: &str| Some(if f == "src/tool.rs" { &tool } else { &helper }.as_slice());
         let site = |f: &Finding| (f.function == "S::pay").then(|| ("src/tool.rs".to_string(), 4));
         let mut fs = vec![
             finding("src/helper.rs", 2, "S::pay"),
             finding("src/helper.rs", 2, "S::unchanged"),
         ];
-        let got = filter(&changes, &mut fs, text, site);
+        let got = filter(&changes, &mut fs, items, site);
         assert_eq!(fs.len(), 1);
         assert_eq!(fs[0].function, "S::pay");
         assert_eq!(got.unchanged, 1);
@@ -352,7 +299,7 @@ mod tests {
     #[test]
     fn items_include_attributes_and_comments_above() {
         let text = "struct S;\n\nimpl S {\n    // idemcheck: allow(IDEM001, reason = \"x\")\n    #[tool]\n    async fn a(&self) {\n        x();\n    }\n\n    fn b(&self) {}\n}\n";
-        let r = item_ranges(text).unwrap();
+        let r = ranges(text);
         assert!(r.contains(&(4, 8)), "{r:?}");
         assert_eq!(innermost(&r, 7), Some((4, 8)));
         assert_eq!(innermost(&r, 10), Some((10, 10)));

@@ -179,8 +179,12 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         }
     };
     let files = crate::analysis::collect_all(&plan);
-    let mut analysis = crate::analysis::analyze_files(&plan, &files);
-    let adopted = match crate::adopt::apply(&parsed.adopt, &plan, &files, &mut analysis) {
+    let (analysis, adopted) = crate::query::over(&plan, &files, |query| {
+        let mut analysis = crate::analysis::analyze_query(&plan, query);
+        let adopted = crate::adopt::apply(&parsed.adopt, &plan, query, &mut analysis);
+        (analysis, adopted)
+    });
+    let adopted = match adopted {
         Ok(a) => a,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

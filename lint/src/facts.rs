@@ -429,6 +429,9 @@ pub struct FieldFacts {
     pub optional: bool,
     /// `#[serde(skip)]` / `skip_deserializing`: not an argument.
     pub skipped: bool,
+    /// The core name of the type (references, `Option`, `Parameters`, `Json`, `Box` looked
+    /// through; slices and arrays are `Vec`), as key choices classify it.
+    pub core: String,
 }
 
 /// Everything the per-file pass extracts from one file.
@@ -454,4 +457,106 @@ pub struct FileFacts {
     pub findings: Vec<LocFinding>,
     /// Whether the file parsed.
     pub parsed: bool,
+    /// Item-level facts for `--new-from-rev` and `cargo idemcheck suggest`.
+    pub items: ItemFacts,
+}
+
+/// Item-level facts of a file, recorded during the one parse (`collect/items.rs`): what
+/// `--new-from-rev` ([`crate::changed`]) and `cargo idemcheck suggest` need, so that neither
+/// parses a file again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ItemFacts {
+    /// 1-based inclusive line ranges of the items a finding can belong to: functions and
+    /// methods (with their attributes), structs, enums, impl and trait blocks, associated
+    /// consts — each extended upward over the comment lines right above it.
+    pub ranges: Vec<(u32, u32)>,
+    /// `impl Trait for Type` blocks: the trait path and the `Self` type, as written
+    /// (`From<idemcheck::Escalation>`, `BillingError`).
+    pub impls: Vec<(String, String)>,
+    /// Structs (of any shape) and enums, in the order they are written.
+    pub types: Vec<TypeFacts>,
+    /// The functions that are tools, with what a proposed contract and its stub need.
+    pub tool_fns: Vec<ToolFnFacts>,
+    /// Names of the file's functions and methods (only when `tool_fns` is not empty: a stub
+    /// postcondition gets a name none of them has).
+    pub fn_names: Vec<String>,
+    /// Whether the file imports `side_effect` from `idemcheck` at its top level.
+    pub imports_side_effect: bool,
+}
+
+/// A struct or enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFacts {
+    /// Its name.
+    pub name: String,
+    /// An enum (else a struct).
+    pub is_enum: bool,
+    /// What `#[derive(..)]` lists, as written (`Debug`, `serde::Serialize`).
+    pub derives: Vec<String>,
+    /// For an enum, the core type names its variants hold (`Escalation` for
+    /// `Ambiguous(idemcheck::Escalation)`).
+    pub holds: Vec<String>,
+}
+
+/// A tool function as `cargo idemcheck suggest` sees it: its signature as text and where
+/// its lines are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFnFacts {
+    /// Line of its name (the tool's `loc`).
+    pub line: u32,
+    /// Column of its name.
+    pub column: u32,
+    /// Its name.
+    pub name: String,
+    /// The line a contract attribute goes before: the first attribute that is not a doc
+    /// comment, else the visibility, else `const`/`async`/`fn`.
+    pub attr_line: u32,
+    /// Its last line.
+    pub end_line: u32,
+    /// The `Self` type of its impl, as written.
+    pub self_ty: Option<String>,
+    /// In a trait impl.
+    pub trait_impl: bool,
+    /// `async fn`.
+    pub is_async: bool,
+    /// It takes `self` in some form.
+    pub has_receiver: bool,
+    /// Its first parameter is `&self`.
+    pub ref_self: bool,
+    /// Exactly one input binding (key entries then name its fields directly).
+    pub single_input: bool,
+    /// Its parameters, receiver included.
+    pub params: Vec<SigParam>,
+    /// `Result<T, E>` (or an alias `X::Result<T>`): `T` and, when known, `E`.
+    pub result: Option<SigResult>,
+    /// Generic parameters as written (`<B: BillingApi>`), or empty.
+    pub generics: String,
+    /// `where` predicates as written.
+    pub where_preds: Vec<String>,
+}
+
+/// A parameter of a tool function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigParam {
+    /// Receiver, service or input (`idemcheck_spec::signature::classify`).
+    pub role: idemcheck_spec::signature::ParamRole,
+    /// The names its pattern binds.
+    pub bindings: Vec<String>,
+    /// The core name of its type (references, `Option`, `Parameters`, `Json`, `Box` looked
+    /// through; `Self::Args` resolved in the impl).
+    pub core: String,
+    /// How the stub postcondition takes it: the name it is used by and the parameter as
+    /// written there (`args: &ChargeArgs`); `None` for the receiver.
+    pub stub: Option<(String, String)>,
+}
+
+/// A tool function's `Result` types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigResult {
+    /// The success type, as written.
+    pub ok: String,
+    /// Its core name.
+    pub ok_core: String,
+    /// The error type, when written or implied (`io::Result`, `anyhow::Result`).
+    pub err: Option<String>,
 }

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts};
+use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts, ToolBody, ToolFacts};
 
 /// How many calls deep a write is followed from a tool, `verify` or `key_fn` function.
 pub const MAX_DEPTH: u32 = 8;
@@ -238,6 +238,21 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The functions a tool of file `fi` may have as its body, preferred first: the function
+    /// of its file, or the methods it names of its type (rust-mcp-sdk `call_tool`, `run`,
+    /// ..., in that order, each preferring the tool's crate). The tool's body is the first
+    /// ([`crate::query::ToolView`]).
+    pub fn tool_bodies(&self, fi: usize, tool: &ToolFacts) -> Vec<FnId> {
+        match &tool.body {
+            ToolBody::Local(j) => vec![self.id(fi, *j)],
+            ToolBody::Method(ty, names) => names
+                .iter()
+                .flat_map(|n| self.methods_of(ty, n, self.files[fi].krate))
+                .collect(),
+            ToolBody::None => Vec::new(),
+        }
+    }
+
     /// Every workspace method called `name` (whatever its type or crate).
     pub fn methods_named(&self, name: &str) -> Vec<FnId> {
         self.methods_by_name.get(name).cloned().unwrap_or_default()
@@ -440,16 +455,8 @@ impl<'a> Index<'a> {
             .collect();
         for (fi, file) in self.files.iter().enumerate() {
             for tool in &file.tools {
-                match &tool.body {
-                    crate::facts::ToolBody::Local(j) => setup[self.id(fi, *j)] = false,
-                    crate::facts::ToolBody::Method(ty, names) => {
-                        for name in names {
-                            for id in self.methods_of(ty, name, file.krate) {
-                                setup[id] = false;
-                            }
-                        }
-                    }
-                    crate::facts::ToolBody::None => {}
+                for id in self.tool_bodies(fi, tool) {
+                    setup[id] = false;
                 }
             }
         }

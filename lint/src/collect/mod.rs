@@ -53,6 +53,7 @@ mod calls;
 mod chain;
 mod finish;
 mod hooks;
+mod items;
 mod macros;
 mod scope;
 mod state;
@@ -150,6 +151,7 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
             c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
+            items::record(&file, text, &mut facts);
             let children = std::mem::take(&mut c.children);
             drop(c);
             drop(file);

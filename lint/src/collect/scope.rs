@@ -11,7 +11,7 @@ pub(super) struct UseScope {
     pub(super) uses_swiftide: bool,
 }
 
-fn path_segments(path: &syn::Path) -> Vec<String> {
+pub(super) fn path_segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 

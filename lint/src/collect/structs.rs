@@ -42,6 +42,7 @@ impl Collector<'_> {
                     doc: doc_text(&f.attrs),
                     optional: is_option || has("default") || struct_default,
                     skipped: has("skip") || has("skip_deserializing"),
+                    core: super::items::core_name(&f.ty),
                 })
             })
             .collect();

@@ -17,13 +17,12 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use idemcheck_spec::model::{KeyDerivation, ToolContract, ToolKind};
 use idemcheck_spec::{Judgement, RuleCode, Severity};
 
-use crate::analysis::{Analysis, analyze_files, collect_all};
+use crate::analysis::{Analysis, analyze_query, collect_all};
 use crate::discover::Plan;
-use crate::facts::{
-    DeclaredHints, Evidence, FileFacts, StructFacts, ToolBody, ToolFacts, ToolStyle, Via,
-};
+use crate::facts::{DeclaredHints, Evidence, FileFacts, StructFacts, ToolFacts, ToolStyle, Via};
 use crate::index::{FnId, Index, MAX_DEPTH};
-use crate::rules::{ToolCx, WriteReason, idem007_annotation_mismatch};
+use crate::query::{Query, ToolView};
+use crate::rules::WriteReason;
 
 pub mod cli;
 pub mod diagram;
@@ -278,19 +277,21 @@ pub struct BuildOptions {
 /// describe every tool.
 pub fn build(plan: &Plan, options: &BuildOptions) -> Docs {
     let files = collect_all(plan);
-    let analysis = analyze_files(plan, &files);
-    build_from(plan, &files, &analysis, options)
+    crate::query::over(plan, &files, |query| {
+        let analysis = analyze_query(plan, query);
+        build_from(plan, query, &analysis, options)
+    })
 }
 
-/// [`build`] on already collected files and their analysis.
+/// [`build`] on the query over the collected files and their analysis.
 pub fn build_from(
     plan: &Plan,
-    files: &[FileFacts],
+    query: &Query<'_>,
     analysis: &Analysis,
     options: &BuildOptions,
 ) -> Docs {
-    let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
-    let index = Index::new(files, &names);
+    let index = query.index;
+    let files = query.files();
     let in_scope = |p: &std::path::Path| match &plan.only {
         Some(only) => only.iter().any(|o| p.starts_with(o)),
         None => true,
@@ -327,32 +328,15 @@ pub fn build_from(
         if !in_scope(&file.path) {
             continue;
         }
-        let config = &plan.crates[file.krate].config;
-        for tool in &file.tools {
-            let body = match &tool.body {
-                ToolBody::Local(j) => Some(index.id(fi, *j)),
-                ToolBody::Method(ty, names) => names
-                    .iter()
-                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
-                ToolBody::None => None,
-            };
-            let mut cx = ToolCx {
-                file: fi,
-                tool,
-                body,
-                config,
-                function: String::new(),
-                write: None,
-            };
-            cx.function = cx.function(&index);
-            cx.write = idem007_annotation_mismatch::judge(&index, &cx);
+        for view in query.tools_of(fi) {
+            let (cx, tool) = (&view.cx, view.cx.tool);
             // The same judgement as the report's inventory: write, read or unknown.
-            let judged = crate::rules::inventory_entry(&index, &cx);
+            let judged = &view.entry;
             let open = findings
                 .get(&(tool.name.as_str(), cx.function.as_str()))
                 .cloned()
                 .unwrap_or_default();
-            let mut doc = describe(&index, &structs, &cx, judged.kind, open);
+            let mut doc = describe(index, &structs, view, judged.kind, open);
             doc.suppressed = suppressed
                 .get(&(tool.name.as_str(), cx.function.as_str()))
                 .cloned()
@@ -534,10 +518,11 @@ fn writes_from(index: &Index<'_>, structs: &StructIndex<'_>, root: FnId) -> Vec<
 fn describe(
     index: &Index<'_>,
     structs: &StructIndex<'_>,
-    cx: &ToolCx<'_>,
+    view: &ToolView<'_>,
     kind: Judgement,
     findings: Vec<FindingDoc>,
 ) -> ToolDoc {
+    let cx = &view.cx;
     let tool = cx.tool;
     let file = &index.files[cx.file];
     let writes = cx
@@ -559,35 +544,15 @@ fn describe(
             },
         ),
     };
-    let verify = tool.verify.as_ref().map(|(call, text)| {
-        let found = cx.body.and_then(|b| {
-            let mut ids = Vec::new();
-            if let (
-                crate::facts::CallTarget::Path {
-                    absolute: false,
-                    segments,
-                },
-                Some(ty),
-            ) = (&call.target, &index.func(b).self_ty)
-                && segments.len() == 1
-            {
-                ids = index.methods_of(ty, &segments[0], file.krate);
-            }
-            if ids.is_empty() {
-                ids = index.resolve_from(b, call);
-            }
-            ids.first().map(|&id| {
-                (
-                    index.func(id).display.clone(),
-                    index.file_of(id).rel.clone(),
-                    index.func(id).loc.line,
-                )
-            })
-        });
-        VerifyDoc {
-            path: text.clone(),
-            found,
-        }
+    let verify = view.verify.as_ref().map(|v| VerifyDoc {
+        path: v.text.to_string(),
+        found: v.found.map(|id| {
+            (
+                index.func(id).display.clone(),
+                index.file_of(id).rel.clone(),
+                index.func(id).loc.line,
+            )
+        }),
     });
     let key_fields: BTreeSet<String> = match &contract.key {
         Some(KeyDerivation::Fields { fields }) => fields

@@ -7,23 +7,26 @@
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::rules::idem004_unstable_key::unstable_field_reason;
 
-use super::{Hit, ToolCx};
+use super::Hit;
 use crate::index::{Index, MAX_DEPTH};
+use crate::query::ToolView;
 
 const HELP: &str = "derive the key from the business identifiers of the operation (customer, order, ticket reference) and the run scope, e.g. with `#[side_effect(key = [...])]`";
 
 /// Check a tool's keys.
-pub fn check(index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
+pub fn check(index: &Index<'_>, view: &ToolView<'_>) -> Vec<Hit> {
+    let cx = &view.cx;
     let mut out = Vec::new();
     let (Some(body), true) = (cx.body, cx.write.is_some()) else {
         return out;
     };
     let tool = cx.tool;
     if tool.has_contract {
-        let Some((call, text)) = &tool.key_fn else {
+        let Some(key_fn) = &view.key_fn else {
             return out;
         };
-        if let Some(&kf) = index.resolve_from(body, call).first() {
+        let (call, text) = (key_fn.call, key_fn.text);
+        if let Some(kf) = key_fn.found {
             for (id, _) in index.reachable(kf, MAX_DEPTH) {
                 if let Some(u) = index.func(id).unstable.first() {
                     let file = &index.file_of(id).rel;

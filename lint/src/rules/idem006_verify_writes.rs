@@ -3,32 +3,19 @@
 
 use idemcheck_spec::RuleCode;
 
-use super::{Hit, ToolCx, describe_write};
+use super::{Hit, describe_write};
 use crate::index::{Index, MAX_DEPTH};
+use crate::query::ToolView;
 
-/// Check a tool's `verify` function.
-pub fn check(index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
+/// Check a tool's `verify` function (resolved by [`ToolView`]).
+pub fn check(index: &Index<'_>, view: &ToolView<'_>) -> Vec<Hit> {
+    let cx = &view.cx;
     let tool = cx.tool;
-    let (Some((call, text)), Some(body), true) = (&tool.verify, cx.body, cx.write.is_some()) else {
+    let (Some(verify), Some(_), true) = (&view.verify, cx.body, cx.write.is_some()) else {
         return Vec::new();
     };
-    // Inside an impl, a bare name is looked up as a method of the same type first.
-    let mut found = Vec::new();
-    if let (
-        crate::facts::CallTarget::Path {
-            absolute: false,
-            segments,
-        },
-        Some(ty),
-    ) = (&call.target, &index.func(body).self_ty)
-        && segments.len() == 1
-    {
-        found = index.methods_of(ty, &segments[0], index.file_of(body).krate);
-    }
-    if found.is_empty() {
-        found = index.resolve_from(body, call);
-    }
-    let Some(&verify) = found.first() else {
+    let (call, text) = (verify.call, verify.text);
+    let Some(verify) = verify.found else {
         return cx
             .hit(
                 cx.file,

@@ -5,13 +5,13 @@
 //! [`contract`].
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use idemcheck_spec::config::Config;
 use idemcheck_spec::{RuleCode, Severity};
 
-use crate::facts::{Evidence, Loc, LocFinding, ToolBody, ToolFacts};
-use crate::index::{FnId, Index, MAX_DEPTH};
+use crate::facts::{Evidence, Loc, LocFinding, ToolFacts};
+use crate::index::{FnId, Index};
+use crate::query::Query;
 
 pub mod contract;
 pub mod idem003_missing_retry_cap;
@@ -52,7 +52,8 @@ pub enum WriteReason {
     },
 }
 
-/// One tool under judgement.
+/// One tool under judgement (built by [`crate::query::ToolView`], the only place that looks
+/// a tool's body up).
 #[derive(Debug)]
 pub struct ToolCx<'a> {
     /// The file it is defined in.
@@ -63,21 +64,11 @@ pub struct ToolCx<'a> {
     pub body: Option<FnId>,
     /// Configuration of its crate.
     pub config: &'a Config,
-    /// Rust path of the tool function (see [`ToolCx::function`]).
+    /// Rust path of the tool function: the one the per-file pass named, or, for a tool
+    /// whose body was found in another file (rust-mcp-sdk `call_tool`), that method.
     pub function: String,
     /// `Some` when it is a write tool.
     pub write: Option<WriteReason>,
-}
-
-impl ToolCx<'_> {
-    /// Rust path of the tool function: the one the per-file pass named, or, for a tool
-    /// whose body was found in another file (rust-mcp-sdk `call_tool`), that method.
-    pub fn function(&self, index: &Index<'_>) -> String {
-        match (&self.tool.body, self.body) {
-            (ToolBody::Method(..), Some(b)) => index.func(b).display.clone(),
-            _ => self.tool.function.clone(),
-        }
-    }
 }
 
 impl ToolCx<'_> {
@@ -135,70 +126,55 @@ pub struct Outcome {
     pub inventory: Vec<(usize, idemcheck_spec::ToolEntry)>,
 }
 
-/// Run every rule over the indexed workspace. `configs[k]` is the configuration of crate `k`.
-pub fn run(index: &Index<'_>, configs: &[Arc<Config>]) -> Outcome {
+/// Run every rule over the tools of the query.
+pub fn run(query: &Query<'_>) -> Outcome {
+    let index = query.index;
     let mut out = Outcome::default();
     let mut loop_seen: BTreeSet<(usize, Loc, RuleCode)> = BTreeSet::new();
     let mut claimed_comments: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut http_write_crates: BTreeSet<usize> = BTreeSet::new();
     for (fi, file) in index.files.iter().enumerate() {
         out.hits.extend(idem012_unparsable_file::check(fi, file));
-        let config = &configs[file.krate];
-        for tool in &file.tools {
-            let body = match &tool.body {
-                ToolBody::Local(j) => Some(index.id(fi, *j)),
-                ToolBody::Method(ty, names) => names
-                    .iter()
-                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
-                ToolBody::None => None,
-            };
-            let mut cx = ToolCx {
-                file: fi,
-                tool,
-                body,
-                config,
-                function: String::new(),
-                write: None,
-            };
-            cx.function = cx.function(index);
-            cx.write = idem007_annotation_mismatch::judge(index, &cx);
-            out.inventory.push((fi, inventory_entry(index, &cx)));
+        for view in query.tools_of(fi) {
+            let cx = &view.cx;
+            out.inventory.push((fi, view.entry.clone()));
             out.tools += 1;
             if cx.write.is_some() {
                 out.write_tools += 1;
-                if let Some(b) = body
-                    && let Some((ev, _, _)) = index.write_path(b, true, MAX_DEPTH)
-                    && ev.kind == crate::facts::EvidenceKind::Http
+                if view
+                    .strong_write
+                    .as_ref()
+                    .is_some_and(|w| w.evidence.kind == crate::facts::EvidenceKind::Http)
                 {
                     http_write_crates.insert(file.krate);
                 }
             }
-            let mut hits = contract::check(index, &cx);
-            hits.extend(idem006_verify_writes::check(index, &cx));
-            hits.extend(idem004_unstable_key::check(index, &cx));
-            for h in idem008_unguarded_retry::check(index, &cx)
+            let mut hits = contract::check(index, cx);
+            hits.extend(idem006_verify_writes::check(index, view));
+            hits.extend(idem004_unstable_key::check(index, view));
+            for h in idem008_unguarded_retry::check(index, cx)
                 .into_iter()
-                .chain(idem003_missing_retry_cap::check(index, &cx))
+                .chain(idem003_missing_retry_cap::check(index, cx))
             {
                 if loop_seen.insert((h.file, h.finding.loc, h.finding.code)) {
                     hits.push(h);
                 }
             }
-            for c in &tool.comment_allows {
+            for c in &cx.tool.comment_allows {
                 claimed_comments.insert((fi, *c));
             }
-            idem010_unused_suppression::apply(index, &cx, &mut hits);
+            idem010_unused_suppression::apply(index, cx, &mut hits);
             out.hits.extend(hits);
         }
     }
     out.hits.extend(idem008_unguarded_retry::middleware(
         index,
-        configs,
+        query.configs,
         &http_write_crates,
     ));
     out.hits.extend(idem010_unused_suppression::unattached(
         index,
-        configs,
+        query.configs,
         &claimed_comments,
     ));
     out
@@ -277,37 +253,9 @@ pub fn counts(hits: &[Hit]) -> (u32, u32, u32, u32) {
 }
 
 /// Count tools and write tools in the files `keep` accepts.
-pub fn run_counts(
-    index: &Index<'_>,
-    configs: &[Arc<Config>],
-    keep: impl Fn(usize) -> bool,
-) -> (u32, u32) {
-    let (mut tools, mut writes) = (0, 0);
-    for (fi, file) in index.files.iter().enumerate() {
-        if !keep(fi) {
-            continue;
-        }
-        for tool in &file.tools {
-            let body = match &tool.body {
-                ToolBody::Local(j) => Some(index.id(fi, *j)),
-                ToolBody::Method(ty, names) => names
-                    .iter()
-                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
-                ToolBody::None => None,
-            };
-            let cx = ToolCx {
-                file: fi,
-                tool,
-                body,
-                config: &configs[file.krate],
-                function: String::new(),
-                write: None,
-            };
-            tools += 1;
-            if idem007_annotation_mismatch::judge(index, &cx).is_some() {
-                writes += 1;
-            }
-        }
-    }
-    (tools, writes)
+pub fn run_counts(query: &Query<'_>, keep: impl Fn(usize) -> bool) -> (u32, u32) {
+    let views = query.tools.iter().filter(|v| keep(v.cx.file));
+    views.fold((0, 0), |(tools, writes), v| {
+        (tools + 1, writes + u32::from(v.cx.write.is_some()))
+    })
 }

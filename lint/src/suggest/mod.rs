@@ -10,37 +10,22 @@
 //! impls: a missing `idemcheck` dependency, a missing `idemcheck::Classify` impl for the
 //! error type, a missing `idemcheck::ContextProvider` for a server type (methods) or a result
 //! type that is not `Serialize + Deserialize` is printed as a step to take, with the snippet.
-//!
-//! This module runs the command and renders proposals; `propose` builds one tool's proposal
-//! from the workspace's sources (`workspace`: texts, parsed files, the tool's item located),
-//! and `prerequisites` lists the steps `--fix` leaves to a person.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Parser;
 use idemcheck_spec::RuleCode;
-use idemcheck_spec::config::Config;
-use idemcheck_spec::signature::{ParamRole, ToolSignature, type_text};
-use quote::ToTokens;
-use syn::spanned::Spanned;
+use idemcheck_spec::signature::ParamRole;
 
-use crate::facts::{FileFacts, ToolBody, ToolStyle};
-use crate::index::Index;
-use crate::rules::{self, ToolCx, WriteReason};
+use crate::facts::{FileFacts, SigResult, ToolFnFacts, ToolStyle, TypeFacts};
+use crate::query::Query;
+use crate::rules::{self, WriteReason};
 
 pub mod fix;
 pub mod keys;
-mod prerequisites;
-mod propose;
-mod workspace;
-
-use prerequisites::*;
-use propose::*;
-use workspace::*;
 
 /// `cargo idemcheck suggest`.
 #[derive(Debug, Parser)]
@@ -61,29 +46,6 @@ pub struct SuggestArgs {
     /// `BillingServer::create_charge`).
     #[arg(value_name = "TOOL")]
     pub tool: Option<String>,
-}
-
-/// Where and how the tool is written.
-#[derive(Debug, Clone)]
-pub struct Site {
-    /// Absolute path of the file.
-    pub path: PathBuf,
-    /// Relative path (for messages).
-    pub rel: String,
-    /// 1-based line to insert the attribute before.
-    pub attr_line: usize,
-    /// 1-based last line of the tool item.
-    pub end_line: usize,
-    /// Indentation of the tool item.
-    pub indent: String,
-    /// `Self` type of the impl when the tool is a method of an inherent impl.
-    pub self_ty: Option<String>,
-    /// The signature.
-    pub sig: syn::Signature,
-    /// Names of every function in the file (to pick an unused stub name).
-    pub taken: BTreeSet<String>,
-    /// Whether `side_effect` is imported from `idemcheck` in the file.
-    pub imported: bool,
 }
 
 /// A proposal for one tool.
@@ -156,10 +118,18 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
     let sel = args.select.selection(Vec::new());
     let plan = crate::discover::plan(&sel).map_err(|e| e.to_string())?;
     let files = crate::analysis::collect_all(&plan);
-    let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
-    let configs: Vec<Arc<Config>> = plan.crates.iter().map(|c| c.config.clone()).collect();
-    let index = Index::new(&files, &names);
-    let outcome = rules::run(&index, &configs);
+    crate::query::over(&plan, &files, |query| propose_all(args, &plan, query, out))
+}
+
+/// Propose contracts for the write tools of the query that have none, and print them.
+fn propose_all(
+    args: &SuggestArgs,
+    plan: &crate::discover::Plan,
+    query: &Query<'_>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let files = query.files();
+    let outcome = rules::run(query);
     // Unsuppressed contract findings, by (file, function).
     let mut open: BTreeMap<(usize, String), BTreeSet<RuleCode>> = BTreeMap::new();
     for h in &outcome.hits {
@@ -176,46 +146,27 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
     }
     let mut unguarded = Vec::new();
     let mut incomplete: Vec<(String, String, BTreeSet<RuleCode>)> = Vec::new();
-    for (fi, file) in files.iter().enumerate() {
-        for tool in &file.tools {
-            let body = match &tool.body {
-                ToolBody::Local(j) => Some(index.id(fi, *j)),
-                ToolBody::Method(ty, names) => names
-                    .iter()
-                    .find_map(|n| index.methods_of(ty, n, file.krate).first().copied()),
-                ToolBody::None => None,
-            };
-            let mut cx = ToolCx {
-                file: fi,
-                tool,
-                body,
-                config: &configs[file.krate],
-                function: String::new(),
-                write: None,
-            };
-            cx.function = cx.function(&index);
-            let Some(codes) = open.get(&(fi, cx.function.clone())) else {
-                continue;
-            };
-            if tool.has_contract {
-                incomplete.push((tool.name.clone(), file.rel.clone(), codes.clone()));
-                continue;
-            }
-            let Some(write) = rules::idem007_annotation_mismatch::judge(&index, &cx) else {
-                continue;
-            };
-            let writes = match write {
-                WriteReason::Declared => "declared a write tool".to_string(),
-                WriteReason::Evidence { description, .. } => description,
-            };
-            unguarded.push(Unguarded {
-                file: fi,
-                tool,
-                function: cx.function.clone(),
-                writes,
-                codes: codes.clone(),
-            });
+    for view in &query.tools {
+        let (cx, tool) = (&view.cx, view.cx.tool);
+        let Some(codes) = open.get(&(cx.file, cx.function.clone())) else {
+            continue;
+        };
+        if tool.has_contract {
+            incomplete.push((tool.name.clone(), files[cx.file].rel.clone(), codes.clone()));
+            continue;
         }
+        let writes = match &cx.write {
+            None => continue,
+            Some(WriteReason::Declared) => "declared a write tool".to_string(),
+            Some(WriteReason::Evidence { description, .. }) => description.clone(),
+        };
+        unguarded.push(Unguarded {
+            file: cx.file,
+            tool,
+            function: cx.function.clone(),
+            writes,
+            codes: codes.clone(),
+        });
     }
     if let Some(want) = &args.tool {
         let all: Vec<String> = unguarded.iter().map(|u| u.tool.name.clone()).collect();
@@ -236,7 +187,10 @@ fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
             ));
         }
     }
-    let ws = Workspace::new(&plan.root, &files);
+    let ws = Workspace {
+        root: plan.root.clone(),
+        files,
+    };
     let mut proposals: Vec<Proposal> = unguarded
         .iter()
         .map(|u| propose(u, &files[u.file], &ws))
@@ -324,4 +278,465 @@ fn render(p: &Proposal) -> String {
         s.push_str(&format!("  --fix does not apply: {why}\n"));
     }
     s
+}
+
+/// The workspace's facts, and the lookups the proposals make in them (recorded when each
+/// file was parsed: nothing is parsed again here).
+struct Workspace<'a> {
+    root: PathBuf,
+    files: &'a [FileFacts],
+}
+
+impl Workspace<'_> {
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    /// Named fields (name as written, core type name) of the first struct called `name`.
+    fn struct_fields(&self, name: &str) -> Option<Vec<(String, String)>> {
+        let s = self
+            .files
+            .iter()
+            .flat_map(|f| &f.structs)
+            .find(|s| s.name == name)?;
+        Some(
+            s.fields
+                .iter()
+                .map(|f| (raw_ident(&f.name), f.core.clone()))
+                .collect(),
+        )
+    }
+
+    /// Whether the workspace has an `impl <trait_> for <ty>` (`trait_` as written, or the
+    /// end of the path written).
+    fn has_impl(&self, trait_: &str, ty: &str) -> bool {
+        let suffix = format!("::{trait_}");
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.impls)
+            .any(|(t, s)| {
+                (t == trait_ || t.ends_with(&suffix))
+                    && s.starts_with(ty)
+                    && !s[ty.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+    }
+
+    /// The first struct or enum named `name`, if the workspace has one.
+    fn type_named(&self, name: &str) -> Option<&TypeFacts> {
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.types)
+            .find(|t| t.name == name)
+    }
+
+    /// Whether an enum called `name` has a variant holding an `Escalation`.
+    fn enum_wraps_escalation(&self, name: &str) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.items.types)
+            .any(|t| t.is_enum && t.name == name && t.holds.iter().any(|h| h == "Escalation"))
+    }
+}
+
+/// Keywords a field name is written raw for (`r#type`).
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
+
+/// A field name as a key entry writes it: a keyword stays raw (`r#type`).
+fn raw_ident(name: &str) -> String {
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Error types idemcheck already classifies: `Some("")`, or `Some(feature)` when that
+/// feature of `idemcheck` provides it.
+fn classified_by_idemcheck(err: &str) -> Option<&'static str> {
+    let e = err.replace(' ', "");
+    let last = e.rsplit("::").next().unwrap_or(&e);
+    match e.as_str() {
+        "String" | "&'staticstr" | "std::io::Error" | "io::Error" => Some(""),
+        _ if e.starts_with("Box<dyn") && e.contains("Send") && e.contains("Sync") => Some(""),
+        _ if last == "ErrorData" || last == "McpError" => Some("rmcp"),
+        _ => None,
+    }
+}
+
+fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
+    let rel = file.rel.clone();
+    let mut p = Proposal {
+        tool: u.tool.name.clone(),
+        function: u.function.clone(),
+        file: rel.clone(),
+        line: u.tool.loc.line,
+        writes: u.writes.clone(),
+        key: keys::Choice {
+            entries: Vec::new(),
+            note: String::new(),
+            review: true,
+        },
+        attribute: String::new(),
+        verify_signature: String::new(),
+        steps: Vec::new(),
+        fix: Err(String::new()),
+    };
+    let _ = &u.codes;
+    let style_reason = match u.tool.style {
+        ToolStyle::Rmcp | ToolStyle::Configured | ToolStyle::McpTools => None,
+        ToolStyle::RigTrait | ToolStyle::RmcpToolBase => Some(
+            "a trait method keeps the trait's signature: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the trait method",
+        ),
+        ToolStyle::McpSdk => Some(
+            "a rust-mcp-sdk tool is a struct: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from `call_tool`",
+        ),
+        ToolStyle::RigAttr => Some(
+            "`#[rig_tool]` rewrites the function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the tool",
+        ),
+        ToolStyle::SideEffect => Some("the tool already has a contract"),
+        ToolStyle::Swiftide => Some(
+            "swiftide's `#[tool]` / `#[derive(Tool)]` generates the tool: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the tool",
+        ),
+        ToolStyle::AdkFunctionTool => Some(
+            "a `FunctionTool` handler is a closure or function value: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the handler",
+        ),
+        ToolStyle::McpDispatch => Some(
+            "a hand-written `tools/call` arm is no function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the arm",
+        ),
+    };
+    let Some(loc) = file
+        .items
+        .tool_fns
+        .iter()
+        .find(|f| (f.line, f.column) == (u.tool.loc.line, u.tool.loc.column))
+    else {
+        p.fix = Err(style_reason
+            .unwrap_or("the tool is not a function of this file")
+            .to_string());
+        p.key.note = "(no function to read the inputs from)".into();
+        p.attribute = "#[side_effect(key = [..], verify = .., max_retries = 1)]".into();
+        p.verify_signature = "(see the tool's inputs)".into();
+        return p;
+    };
+    let is_method = loc.has_receiver;
+    // Key candidates.
+    let single = loc.single_input;
+    let mut candidates = Vec::new();
+    let mut fallback = Vec::new();
+    for param in loc.params.iter().filter(|p| p.role == ParamRole::Input) {
+        let bindings = &param.bindings;
+        let Some(binding) = bindings.first() else {
+            continue;
+        };
+        fallback.push(binding.clone());
+        let tname = &param.core;
+        let fields = if keys::classify(binding, tname) == keys::Class::Excluded("a flag") {
+            None
+        } else {
+            ws.struct_fields(tname)
+        };
+        match fields {
+            Some(fields) if bindings.len() == 1 => {
+                for (name, core) in fields {
+                    let entry = if single {
+                        name.clone()
+                    } else {
+                        format!("{binding}.{name}")
+                    };
+                    candidates.push(keys::Candidate {
+                        entry,
+                        class: keys::classify(&name, &core),
+                    });
+                }
+            }
+            _ => {
+                for b in bindings {
+                    candidates.push(keys::Candidate {
+                        entry: b.clone(),
+                        class: keys::classify(b, tname),
+                    });
+                }
+            }
+        }
+    }
+    p.key = keys::choose(&candidates, &fallback);
+    // The postcondition.
+    let base = format!("verify_{}", loc.name);
+    let mut verify = base.clone();
+    let mut n = 2;
+    while file.items.fn_names.contains(&verify) {
+        verify = format!("{base}_{n}");
+        n += 1;
+    }
+    let results = loc.result.as_ref();
+    let ok_ty = results.map(|r| r.ok.clone()).unwrap_or_else(|| "T".into());
+    let err_ty = results.and_then(|r| r.err.clone());
+    let mut params_text = Vec::new();
+    let mut used = Vec::new();
+    for param in &loc.params {
+        match (param.role, &param.stub) {
+            (ParamRole::Receiver, _) => params_text.push("&self".to_string()),
+            (_, Some((name, text))) => {
+                params_text.push(text.clone());
+                used.push(name.clone());
+            }
+            (_, None) => {}
+        }
+    }
+    let gen_text = loc.generics.clone();
+    let where_text = loc.where_preds.clone();
+    let asyncness = if loc.is_async { "async " } else { "" };
+    p.verify_signature = format!(
+        "{asyncness}fn {verify}{gen_text}({}) -> Result<Option<{ok_ty}>, {}>{}",
+        params_text.join(", "),
+        err_ty.clone().unwrap_or_else(|| "E".into()),
+        if where_text.is_empty() {
+            String::new()
+        } else {
+            format!(" where {}", where_text.join(", "))
+        }
+    );
+    // The attribute.
+    let path = if file.items.imports_side_effect {
+        "side_effect"
+    } else {
+        "idemcheck::side_effect"
+    };
+    let key_list = p.key.entries.join(", ");
+    let indent = {
+        // The text is read for its indentation only (the facts hold the rest).
+        let text = std::fs::read_to_string(&file.path).unwrap_or_default();
+        let line = text.lines().nth(loc.attr_line as usize - 1).unwrap_or("");
+        line[..line.len() - line.trim_start().len()].to_string()
+    };
+    let one_line = format!("#[{path}(key = [{key_list}], verify = {verify}, max_retries = 1)]");
+    p.attribute = if indent.len() + one_line.chars().count() <= 100 {
+        one_line
+    } else {
+        format!(
+            "#[{path}(\n    key = [{key_list}],\n    verify = {verify},\n    max_retries = 1\n)]"
+        )
+    };
+    // Steps a person must take.
+    let mut steps = Vec::new();
+    if u.tool.claims_read_only {
+        steps.push(format!(
+            "`{}` declares `read_only_hint = true` but writes: drop the hint (the contract check refuses it on a write tool, IDEM007)",
+            u.tool.name
+        ));
+    }
+    steps.extend(prerequisites(
+        ws,
+        file,
+        loc,
+        is_method,
+        results,
+        err_ty.as_deref(),
+    ));
+    p.steps = steps;
+    // Whether --fix applies.
+    p.fix = if let Some(why) = style_reason {
+        Err(why.to_string())
+    } else if loc.trait_impl {
+        Err("a trait method keeps the trait's signature: move the write into a free function with the contract".into())
+    } else if results.is_none() {
+        Err("the tool must return `Result<T, E>` for a contract".into())
+    } else if is_method && !loc.is_async {
+        Err("a guarded method must be `async fn`".into())
+    } else if is_method && !loc.ref_self {
+        Err("a guarded method must take `&self`".into())
+    } else {
+        let stub = fix::stub(&fix::StubSpec {
+            tool: loc.name.clone(),
+            name: verify.clone(),
+            asyncness: loc.is_async,
+            generics: gen_text,
+            params: params_text,
+            used,
+            ok_ty,
+            where_preds: where_text,
+            indent: indent.clone(),
+        });
+        Ok(fix::Plan {
+            path: file.path.clone(),
+            attr_line: loc.attr_line as usize,
+            end_line: loc.end_line as usize,
+            indent,
+            attribute: p.attribute.clone(),
+            stub,
+            rustfmt_dir: file
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            edition: edition_of(&file.path),
+            in_impl: loc.self_ty.is_some(),
+        })
+    };
+    p
+}
+
+/// The nearest `Cargo.toml` with a `[package]` above `file`.
+fn manifest_of(file: &Path) -> Option<(PathBuf, String)> {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if let Ok(text) = std::fs::read_to_string(&m)
+            && text.contains("[package]")
+        {
+            return Some((m, text));
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn edition_of(file: &Path) -> String {
+    let Some((m, text)) = manifest_of(file) else {
+        return "2021".into();
+    };
+    let find = |t: &str| {
+        t.lines().find_map(|l| {
+            let l = l.trim();
+            let v = l.strip_prefix("edition")?.trim_start();
+            let v = v.strip_prefix('=')?.trim();
+            Some(v.trim_matches('"').to_string())
+        })
+    };
+    if let Some(e) = find(&text).filter(|e| e.chars().all(|c| c.is_ascii_digit())) {
+        return e;
+    }
+    // `edition.workspace = true`: the workspace's.
+    let mut dir = m.parent().and_then(Path::parent);
+    while let Some(d) = dir {
+        if let Ok(t) = std::fs::read_to_string(d.join("Cargo.toml"))
+            && t.contains("[workspace")
+            && let Some(e) = find(&t).filter(|e| e.chars().all(|c| c.is_ascii_digit()))
+        {
+            return e;
+        }
+        dir = d.parent();
+    }
+    "2021".into()
+}
+
+fn depends_on_idemcheck(manifest: &str) -> Option<String> {
+    manifest
+        .lines()
+        .find(|l| {
+            let l = l.trim_start();
+            (l.starts_with("idemcheck ")
+                || l.starts_with("idemcheck=")
+                || l.starts_with("idemcheck."))
+                || l.starts_with("[dependencies.idemcheck]")
+        })
+        .map(str::to_string)
+}
+
+fn prerequisites(
+    ws: &Workspace,
+    file: &FileFacts,
+    loc: &ToolFnFacts,
+    is_method: bool,
+    results: Option<&SigResult>,
+    err_ty: Option<&str>,
+) -> Vec<String> {
+    let mut steps = Vec::new();
+    let manifest = manifest_of(&file.path);
+    let dep = manifest.as_ref().and_then(|(_, t)| depends_on_idemcheck(t));
+    let needs_rmcp = err_ty.and_then(classified_by_idemcheck) == Some("rmcp");
+    match (&manifest, &dep) {
+        (Some((m, _)), None) => steps.push(format!(
+            "add the `idemcheck` crate to [dependencies] of {}{}",
+            ws.rel(m),
+            if needs_rmcp {
+                " with feature `rmcp` (`Classify` and `From<Escalation>` for rmcp's `ErrorData`)"
+            } else {
+                ""
+            }
+        )),
+        (Some((m, _)), Some(line)) if needs_rmcp && !line.contains("rmcp") => steps.push(format!(
+            "turn on the `rmcp` feature of `idemcheck` in {} (`Classify` and `From<Escalation>` for rmcp's `ErrorData`)",
+            ws.rel(m)
+        )),
+        _ => {}
+    }
+    match err_ty {
+        Some(e) if classified_by_idemcheck(e).is_some() => {}
+        Some(e) => {
+            let name = e.rsplit("::").next().unwrap_or(e).to_string();
+            let local = ws.type_named(&name).is_some();
+            if !ws.has_impl("Classify", &name) {
+                if local {
+                    steps.push(format!(
+                        "implement `idemcheck::Classify` for `{name}`: may a failed call have taken effect?\n\
+                         impl idemcheck::Classify for {name} {{\n    fn class(&self) -> idemcheck::ErrorClass {{\n        \
+                         // Invalid: rejected, nothing happened; Definite: did not happen; Ambiguous: may have happened\n        \
+                         idemcheck::ErrorClass::Ambiguous\n    }}\n}}"
+                    ));
+                } else {
+                    steps.push(format!(
+                        "`{e}` is not a type of this workspace and idemcheck does not classify it: return an error type of your own that implements `idemcheck::Classify` (wrapping `{e}`)"
+                    ));
+                }
+            }
+            if is_method
+                && local
+                && !ws.has_impl("From<idemcheck::Escalation>", &name)
+                && !ws.has_impl("From<Escalation>", &name)
+                && !ws.enum_wraps_escalation(&name)
+            {
+                steps.push(format!(
+                    "let `{name}` carry an escalation: `impl From<idemcheck::Escalation> for {name}` (a guarded method returns non-completed outcomes as errors)"
+                ));
+            }
+        }
+        None => {
+            if results.is_some() {
+                steps.push(
+                    "check that the tool's error type (behind its `Result` alias) implements `idemcheck::Classify`"
+                        .to_string(),
+                );
+            }
+        }
+    }
+    if let Some(self_ty) = &loc.self_ty
+        && is_method
+    {
+        let name = self_ty
+            .split('<')
+            .next()
+            .unwrap_or(self_ty)
+            .rsplit("::")
+            .next()
+            .unwrap_or(self_ty)
+            .trim()
+            .to_string();
+        if !ws.has_impl("ContextProvider", &name) {
+            steps.push(format!(
+                "give `{name}` the ledger and run scope once: `impl idemcheck::ContextProvider for {name} {{ fn idemcheck_context(&self) -> idemcheck::Context {{ self.ctx.clone() }} }}` (with an `idemcheck::Context` field)"
+            ));
+        }
+    }
+    if let Some(r) = results {
+        let name = &r.ok_core;
+        let has = |d: &TypeFacts, what: &str| d.derives.iter().any(|x| x.contains(what));
+        if let Some(t) = ws.type_named(name)
+            && !(has(t, "Serialize") && has(t, "Deserialize"))
+        {
+            steps.push(format!(
+                "derive `serde::Serialize` and `serde::Deserialize` for `{name}`: results are stored in the ledger and replayed"
+            ));
+        }
+    }
+    steps
 }
