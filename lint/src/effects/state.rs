@@ -99,26 +99,6 @@ pub fn benign_field(name: &str) -> bool {
     .any(|k| lower.contains(k))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn benign() {
-        assert!(benign_field("embedding_cache"));
-        assert!(benign_field("metrics"));
-        assert!(!benign_field("notes"));
-        assert!(!benign_field("todos"));
-        assert!(MUTATORS.contains(&"push"));
-        assert!(benign_type("ReadSessionLease"));
-        assert!(!benign_type("NoteStore"));
-        assert!(browser_action("click", Some("element")));
-        assert!(browser_action("goto", Some("client")));
-        assert!(!browser_action("click", Some("counter")));
-        assert!(!browser_action("clear", Some("items")));
-    }
-}
-
 /// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics.
 pub fn benign_type(name: &str) -> bool {
     [
@@ -194,4 +174,24 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
             let last = crate::effects::verbs::words(r).pop().unwrap_or_default();
             RECEIVERS.contains(&last.as_str())
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benign() {
+        assert!(benign_field("embedding_cache"));
+        assert!(benign_field("metrics"));
+        assert!(!benign_field("notes"));
+        assert!(!benign_field("todos"));
+        assert!(MUTATORS.contains(&"push"));
+        assert!(benign_type("ReadSessionLease"));
+        assert!(!benign_type("NoteStore"));
+        assert!(browser_action("click", Some("element")));
+        assert!(browser_action("goto", Some("client")));
+        assert!(!browser_action("click", Some("counter")));
+        assert!(!browser_action("clear", Some("items")));
+    }
 }
