@@ -188,6 +188,28 @@ fn to_finding(files: &[FileFacts], h: Hit) -> Finding {
     }
 }
 
+/// The tool inventory of source texts (see [`analyze_sources`]) as sorted
+/// `(name, function, style, kind)` rows: what the unit tests of tool styles and effects check.
+#[cfg(test)]
+pub(crate) fn inventory_rows(sources: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
+    let a = analyze_sources(sources, Config::default());
+    let mut v: Vec<_> = a
+        .report
+        .tools
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                t.function.clone(),
+                t.style.clone(),
+                format!("{:?}", t.kind),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// Analyze source texts without touching the disk (unit tests, editors). Each entry is a
 /// workspace-relative path and its text; `lib.rs`/`main.rs` are at the crate root and any
 /// other file `a/b.rs` is module `a::b`. `mod` declarations are not followed.

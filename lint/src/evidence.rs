@@ -46,33 +46,6 @@ pub const QUERY_MACROS: &[&str] = &[
     "query_as_unchecked",
 ];
 
-/// The write keyword a SQL text starts with (after an optional `WITH ...` clause), if any.
-pub fn sql_write_keyword(sql: &str) -> Option<&'static str> {
-    const WRITES: &[&str] = &[
-        "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "DROP", "REPLACE", "TRUNCATE", "ALTER",
-        "CREATE",
-    ];
-    let upper = sql.trim_start().to_ascii_uppercase();
-    let first = upper
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .find(|w| !w.is_empty())?;
-    if let Some(w) = WRITES.iter().find(|w| **w == first) {
-        return Some(w);
-    }
-    if first == "WITH" {
-        // A CTE whose main statement writes.
-        for w in ["INSERT", "UPDATE", "DELETE", "MERGE"] {
-            if upper
-                .split(|c: char| !c.is_ascii_alphabetic())
-                .any(|word| word == w)
-            {
-                return Some(w);
-            }
-        }
-    }
-    None
-}
-
 /// Filesystem functions that write, rename or remove (`std::fs::write`, `tokio::fs::rename`).
 const FS_WRITES: &[&str] = &[
     "write",
@@ -444,43 +417,6 @@ pub const MESSAGE_METHODS: &[&str] = &[
     "send_push",
 ];
 
-/// Method names of SDK calls that change state at a provider (weak evidence: the method
-/// is not a workspace function).
-pub fn sdk_write_method(name: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "create_",
-        "delete_",
-        "update_",
-        "insert_",
-        "upsert_",
-        "cancel_",
-        "refund",
-        "charge",
-        "capture_",
-        "transfer",
-        "deploy",
-        "put_object",
-        "remove_object",
-        "delete",
-        "destroy_",
-        "terminate_",
-        "provision_",
-        "submit_",
-        "pay_",
-        "void_",
-    ];
-    /// In-memory methods that merely look like writes.
-    const LOCAL: &[&str] = &[
-        "delete",
-        "insert_str",
-        "insert_many_local",
-        "create_span",
-        "update_hash",
-        "transfer_encoding",
-    ];
-    PREFIXES.iter().any(|p| name.starts_with(p)) && !LOCAL.contains(&name)
-}
-
 /// Associated functions of SDK resource types that change state (`Charge::create(&client, ..)`).
 pub const SDK_TYPE_FNS: &[&str] = &[
     "create", "delete", "update", "cancel", "capture", "refund", "charge", "send", "void", "pay",
@@ -573,24 +509,6 @@ mod tests {
     }
 
     #[test]
-    fn sql_keywords() {
-        assert_eq!(
-            sql_write_keyword("  insert into t values (1)"),
-            Some("INSERT")
-        );
-        assert_eq!(sql_write_keyword("SELECT * FROM t"), None);
-        assert_eq!(
-            sql_write_keyword("WITH x AS (SELECT 1) DELETE FROM t"),
-            Some("DELETE")
-        );
-        assert_eq!(
-            sql_write_keyword("with x as (select 1) select * from x"),
-            None
-        );
-        assert_eq!(sql_write_keyword("DROP TABLE t"), Some("DROP"));
-    }
-
-    #[test]
     fn processes() {
         assert!(read_only_process(
             Some("git"),
@@ -656,11 +574,7 @@ mod tests {
     }
 
     #[test]
-    fn sdk_names() {
-        assert!(sdk_write_method("create_charge"));
-        assert!(sdk_write_method("refund"));
-        assert!(!sdk_write_method("get_charge"));
-        assert!(!sdk_write_method("delete"));
+    fn message_receivers() {
         assert!(message_receiver("mailer"));
         assert!(!message_receiver("tx"));
     }

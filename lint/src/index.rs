@@ -128,9 +128,19 @@ impl<'a> Index<'a> {
             })
             .collect();
         index.edges = edges;
-        index.any = index.reach(false);
-        index.strong = index.reach(true);
-        index.reads = index.reach_reads();
+        let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); index.fns.len()];
+        for (caller, edges) in index.edges.iter().enumerate() {
+            for e in edges {
+                rev[e.callee].push((caller, *e));
+            }
+        }
+        let setup = index.setup_barrier();
+        let none = vec![false; index.fns.len()];
+        index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
+        index.strong = index.reach_by(&rev, &setup, |id| index.own_evidence(id).any(|e| e.strong));
+        index.reads = index.reach_by(&rev, &none, |id| {
+            index.standing(&index.func(id).reads, id).next().is_some()
+        });
         index
     }
 
@@ -141,41 +151,53 @@ impl<'a> Index<'a> {
 
     /// The read from outside a function reaches, and the functions on the way to it.
     pub fn read_path(&self, id: FnId) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
+        let (at, chain) = self.path(&self.reads, id)?;
+        let ev = self.standing(&self.func(at).reads, at).next()?;
+        Some((ev, at, chain))
+    }
+
+    /// The end of the path a reach table records from `id`, and the functions on the way.
+    fn path(&self, table: &[Option<Reach>], id: FnId) -> Option<(FnId, Vec<FnId>)> {
+        table.get(id).copied().flatten()?;
         let mut chain = Vec::new();
         let mut cur = id;
         while let Some(Reach {
             next: Some(edge), ..
-        }) = self.reads.get(cur).copied().flatten()
+        }) = table[cur]
         {
             chain.push(edge.callee);
             cur = edge.callee;
         }
-        self.reads.get(id).copied().flatten()?;
-        let ev = self.own_reads(cur).next()?;
-        Some((ev, cur, chain))
+        Some((cur, chain))
     }
 
-    fn own_reads(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
-        let f = self.func(id);
+    /// The entries of `list` (a function's write or read evidence) that stand: SDK-named
+    /// calls that resolve to workspace functions are followed instead.
+    fn standing<'s>(
+        &'s self,
+        list: &'a [Evidence],
+        id: FnId,
+    ) -> impl Iterator<Item = &'a Evidence> + 's {
         let edges = &self.edges[id];
-        f.reads.iter().filter(move |e| match e.unless_resolved {
+        list.iter().filter(move |e| match e.unless_resolved {
             Some(ci) => !edges.iter().any(|edge| edge.call == ci),
             None => true,
         })
     }
 
-    fn reach_reads(&self) -> Vec<Option<Reach>> {
-        let n = self.fns.len();
-        let mut out: Vec<Option<Reach>> = vec![None; n];
-        let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); n];
-        for (caller, edges) in self.edges.iter().enumerate() {
-            for e in edges {
-                rev[e.callee].push((caller, *e));
-            }
-        }
+    /// Breadth-first over the reversed call graph from the functions `seed` accepts: for each
+    /// function, the nearest such one within [`MAX_DEPTH`] calls. A `barrier` function neither
+    /// seeds nor passes a reach on.
+    fn reach_by(
+        &self,
+        rev: &[Vec<(FnId, Edge)>],
+        barrier: &[bool],
+        seed: impl Fn(FnId) -> bool,
+    ) -> Vec<Option<Reach>> {
+        let mut out: Vec<Option<Reach>> = vec![None; self.fns.len()];
         let mut queue = VecDeque::new();
         for (id, slot) in out.iter_mut().enumerate() {
-            if self.own_reads(id).next().is_some() {
+            if !barrier[id] && seed(id) {
                 *slot = Some(Reach {
                     depth: 0,
                     next: None,
@@ -189,7 +211,7 @@ impl<'a> Index<'a> {
                 continue;
             }
             for &(caller, edge) in &rev[v] {
-                if out[caller].is_none() {
+                if out[caller].is_none() && !barrier[caller] {
                     out[caller] = Some(Reach {
                         depth: d + 1,
                         next: Some(edge),
@@ -199,6 +221,23 @@ impl<'a> Index<'a> {
             }
         }
         out
+    }
+
+    /// Set-up and authentication functions (`effects::setup`), except tool bodies: what
+    /// they write is set-up a retry does not repeat.
+    fn setup_barrier(&self) -> Vec<bool> {
+        let mut setup: Vec<bool> = (0..self.fns.len())
+            .map(|id| crate::effects::setup::is_setup_fn(&self.func(id).name))
+            .collect();
+        // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
+        for (fi, file) in self.files.iter().enumerate() {
+            for tool in &file.tools {
+                for id in self.tool_bodies(fi, tool) {
+                    setup[id] = false;
+                }
+            }
+        }
+        setup
     }
 
     /// The facts of a function.
@@ -432,60 +471,7 @@ impl<'a> Index<'a> {
     /// The evidence of a function's own body that stands (SDK-named calls that resolve to
     /// workspace functions are followed instead).
     pub fn own_evidence(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
-        let f = self.func(id);
-        let edges = &self.edges[id];
-        f.evidence.iter().filter(move |e| match e.unless_resolved {
-            Some(ci) => !edges.iter().any(|edge| edge.call == ci),
-            None => true,
-        })
-    }
-
-    fn reach(&self, strong_only: bool) -> Vec<Option<Reach>> {
-        let n = self.fns.len();
-        let mut out: Vec<Option<Reach>> = vec![None; n];
-        let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); n];
-        for (caller, edges) in self.edges.iter().enumerate() {
-            for e in edges {
-                rev[e.callee].push((caller, *e));
-            }
-        }
-        // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
-        let mut setup: Vec<bool> = (0..n)
-            .map(|id| crate::effects::setup::is_setup_fn(&self.func(id).name))
-            .collect();
-        for (fi, file) in self.files.iter().enumerate() {
-            for tool in &file.tools {
-                for id in self.tool_bodies(fi, tool) {
-                    setup[id] = false;
-                }
-            }
-        }
-        let mut queue = VecDeque::new();
-        for (id, slot) in out.iter_mut().enumerate() {
-            if !setup[id] && self.own_evidence(id).any(|e| e.strong || !strong_only) {
-                *slot = Some(Reach {
-                    depth: 0,
-                    next: None,
-                });
-                queue.push_back(id);
-            }
-        }
-        while let Some(v) = queue.pop_front() {
-            let d = out[v].expect("queued with a reach").depth;
-            if d >= MAX_DEPTH {
-                continue;
-            }
-            for &(caller, edge) in &rev[v] {
-                if out[caller].is_none() && !setup[caller] {
-                    out[caller] = Some(Reach {
-                        depth: d + 1,
-                        next: Some(edge),
-                    });
-                    queue.push_back(caller);
-                }
-            }
-        }
-        out
+        self.standing(&self.func(id).evidence, id)
     }
 
     /// The write a function reaches within `depth` calls: the evidence and the chain of
@@ -497,21 +483,12 @@ impl<'a> Index<'a> {
         depth: u32,
     ) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
         let table = if strong_only { &self.strong } else { &self.any };
-        let reach = table[id]?;
-        if reach.depth > depth {
+        if table[id]?.depth > depth {
             return None;
         }
-        let mut chain = Vec::new();
-        let mut cur = id;
-        while let Some(Reach {
-            next: Some(edge), ..
-        }) = table[cur]
-        {
-            chain.push(edge.callee);
-            cur = edge.callee;
-        }
-        let ev = self.own_evidence(cur).find(|e| e.strong || !strong_only)?;
-        Some((ev, cur, chain))
+        let (at, chain) = self.path(table, id)?;
+        let ev = self.own_evidence(at).find(|e| e.strong || !strong_only)?;
+        Some((ev, at, chain))
     }
 
     /// Functions reachable from `root` within `depth` calls, with their distance, in

@@ -207,26 +207,31 @@ impl Collector<'_> {
                 {
                     self.check_literal_statement(&text, Loc::of_tokens(mac));
                 }
-                if last == "vec"
-                    && let Ok(items) =
-                        mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
-                {
-                    let words: Vec<Option<String>> = items.iter().map(lit_str).collect();
-                    self.command_words(&words, Loc::of_tokens(mac));
-                }
                 // A call or a block needs a delimited group; bodies without one (most
-                // `format!("{}/orders", url)`) hold nothing to follow and are not parsed.
+                // `format!("{}/orders", url)`) hold nothing to follow and are not parsed,
+                // except `vec![..]`, whose words may be a command line.
                 let has_group = mac
                     .tokens
                     .clone()
                     .into_iter()
                     .any(|t| matches!(t, TokenTree::Group(_)));
-                if !has_group {
+                if !has_group && last != "vec" {
                     return;
                 }
-                if let Ok(items) =
+                let Ok(items) =
                     mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
-                {
+                else {
+                    return;
+                };
+                if last == "vec" {
+                    let words: Vec<Option<String>> =
+                        items.iter().map(|e| self.text_of(e)).collect();
+                    self.command_words(&words, Loc::of_tokens(mac));
+                    if let Some(f) = self.fn_stack.last_mut() {
+                        f.last_vec = Some((mac as *const _ as usize, words));
+                    }
+                }
+                if has_group {
                     for e in &items {
                         self.visit_expr(e);
                     }
@@ -235,8 +240,9 @@ impl Collector<'_> {
             "nanoid" => self.unstable("`nanoid!()`".into(), Loc::of_tokens(mac)),
             "json" => self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac)),
             name if ev::QUERY_MACROS.contains(&name) => {
-                if let Some(kw) =
-                    first_lit_in_tokens(mac.tokens.clone()).and_then(|s| ev::sql_write_keyword(&s))
+                if let Some(crate::effects::statement::Statement::Write(kw)) =
+                    first_lit_in_tokens(mac.tokens.clone())
+                        .and_then(|s| crate::effects::statement::classify(&s))
                 {
                     self.via_hint = external_crate(&self.resolve(&mac.path)).map(Via::Crate);
                     self.evidence(

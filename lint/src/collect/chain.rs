@@ -196,14 +196,13 @@ impl Collector<'_> {
             } else if !(ev::QUERY_METHODS.contains(&name.as_str())
                 || i == 0 && is_self(root)
                 || ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
-                && (ev::sdk_write_method(&name)
-                    || crate::effects::verbs::client_write(
-                        &name,
-                        i,
-                        (i > 0).then(|| chain[i - 1].method.to_string()).as_deref(),
-                        receiver_name(root).as_deref(),
-                    )
-                    .is_some())
+                && crate::effects::verbs::client_write(
+                    &name,
+                    i,
+                    (i > 0).then(|| chain[i - 1].method.to_string()).as_deref(),
+                    receiver_name(root).as_deref(),
+                )
+                .is_some()
             {
                 // If a workspace type has a method of that name, it is followed instead; but
                 // after an accessor of a builder chain (`client.issues().upload_attachment(..)`)

@@ -80,6 +80,9 @@ pub(super) struct FnState {
     /// A JSON-RPC body in this function names a method with a read verb
     /// (`"method": "getAssetsByOwner"`).
     pub(super) rpc_reads: bool,
+    /// The word list of the last `vec![..]` walked, by the macro's address, so that a `let`
+    /// binding it does not parse the macro's body a second time.
+    pub(super) last_vec: Option<(usize, Vec<Option<String>>)>,
 }
 
 /// Remove `ptr` from `v`; whether it was there.

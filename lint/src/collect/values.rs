@@ -86,12 +86,7 @@ impl Collector<'_> {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;
                 };
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = super::scope::path_segments(&p.path);
                 match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
                     [.., "String", "new"] => Some(String::new()),
                     [.., "String" | "Cow", "from"] | [.., "from"] => {
@@ -152,10 +147,16 @@ impl Collector<'_> {
         self.check_text_statement(name);
         match self.list_words(init) {
             Some(words) => {
+                // The list expression itself was judged when it was walked; only words added
+                // later can make it a command line.
+                let judged = crate::evidence::command_words(&words).is_some_and(|(w, _)| w);
                 let f = self.fn_stack.last_mut().expect("in a function");
-                f.lists.insert(name.to_string(), Vec::new());
-                f.reported_lists.remove(name);
-                self.append_list(name, words, super::Loc::of_tokens(init));
+                f.lists.insert(name.to_string(), words);
+                if judged {
+                    f.reported_lists.insert(name.to_string());
+                } else {
+                    f.reported_lists.remove(name);
+                }
             }
             None => {
                 if let Some(f) = self.fn_stack.last_mut() {
@@ -203,6 +204,12 @@ impl Collector<'_> {
         use syn::punctuated::Punctuated;
         match strip(e) {
             Expr::Macro(m) if m.mac.path.segments.last()?.ident == "vec" => {
+                // Walked (and parsed) just before, when the `let` was visited.
+                if let Some((ptr, words)) = self.fn_stack.last().and_then(|f| f.last_vec.as_ref())
+                    && *ptr == &m.mac as *const _ as usize
+                {
+                    return Some(words.clone());
+                }
                 let items = m
                     .mac
                     .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
@@ -214,12 +221,7 @@ impl Collector<'_> {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;
                 };
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = super::scope::path_segments(&p.path);
                 (segs.len() >= 2
                     && segs[segs.len() - 2] == "Vec"
                     && matches!(segs[segs.len() - 1].as_str(), "new" | "with_capacity"))

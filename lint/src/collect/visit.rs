@@ -507,7 +507,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
         if self.in_fn() {
-            let words: Vec<Option<String>> = a.elems.iter().map(lit_str).collect();
+            let words: Vec<Option<String>> = a.elems.iter().map(|e| self.text_of(e)).collect();
             self.command_words(&words, Loc::of_tokens(a));
         }
         visit::visit_expr_array(self, a);

@@ -162,6 +162,7 @@ pub const WRITE_VERBS: &[&str] = &[
     "reboot",
     "shutdown",
     "spawn",
+    "transition",
 ];
 
 /// Verbs that only observe.
@@ -373,116 +374,65 @@ const PLAIN_VERBS: &[&str] = &[
     "reopen",
 ];
 
-/// Verbs that make a method of an external client a write: the write verbs minus those that
-/// name everyday in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`,
-/// `open_`, ...).
-const CLIENT_WRITE_VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "remove",
-    "update",
-    "upsert",
-    "insert",
-    "put",
-    "post",
-    "patch",
-    "send",
-    "apply",
-    "start",
-    "stop",
-    "restart",
-    "kill",
-    "pull",
-    "push",
-    "publish",
-    "transfer",
-    "mint",
-    "burn",
-    "stake",
-    "unstake",
-    "swap",
-    "trade",
-    "deploy",
-    "undeploy",
-    "cancel",
-    "approve",
-    "merge",
-    "close",
-    "reopen",
-    "destroy",
-    "terminate",
-    "provision",
-    "submit",
-    "pay",
-    "refund",
-    "charge",
-    "capture",
-    "void",
-    "archive",
-    "unarchive",
-    "assign",
-    "unassign",
-    "invite",
-    "revoke",
-    "grant",
-    "rename",
-    "upload",
-    "edit",
-    "modify",
-    "purge",
-    "scale",
-    "rollback",
-    "enable",
-    "disable",
-    "pause",
-    "resume",
-    "suspend",
-    "trigger",
-    "dispatch",
-    "register",
-    "unregister",
-    "subscribe",
-    "unsubscribe",
-    "follow",
-    "unfollow",
-    "star",
-    "unstar",
-    "fork",
-    "comment",
-    "reply",
-    "ban",
-    "unban",
-    "commit",
-    "buy",
-    "sell",
-    "withdraw",
-    "deposit",
-    "borrow",
-    "repay",
-    "claim",
-    "vote",
-    "propose",
-    "install",
-    "uninstall",
-    "attach",
-    "detach",
-    "schedule",
-    "reschedule",
-    "book",
-    "reserve",
-    "notify",
-    "invoke",
-    "increment",
-    "decrement",
-    "restore",
-    "reboot",
-    "shutdown",
-    "transition",
-    "unlock",
-    "lock",
-    "move",
-    "execute",
+/// Write verbs that do not make a method of an external client a write: they name everyday
+/// in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`, `copy_`, ...).
+const NOT_CLIENT_VERBS: &[&str] = &[
+    "set",
+    "add",
+    "drop",
+    "write",
+    "reset",
+    "clear",
+    "exec",
+    "run",
+    "like",
+    "react",
+    "label",
+    "tag",
+    "pin",
+    "unpin",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "save",
+    "store",
+    "sign",
+    "order",
+    "bid",
+    "lend",
+    "mark",
+    "resolve",
+    "complete",
+    "release",
+    "email",
+    "import",
+    "sync",
+    "copy",
+    "link",
+    "unlink",
+    "associate",
+    "disassociate",
+    "append",
+    "truncate",
+    "rotate",
+    "renew",
+    "replace",
+    "mkdir",
+    "rm",
+    "rmdir",
+    "touch",
+    "chmod",
+    "chown",
+    "checkout",
+    "rebase",
+    "spawn",
 ];
+
+/// Whether a verb makes a method of an external client a write.
+fn client_write_verb(w: &str) -> bool {
+    WRITE_VERBS.contains(&w) && !NOT_CLIENT_VERBS.contains(&w)
+}
 
 /// Compound names of standard-library and common in-memory APIs that start with a write verb.
 const LOCAL_COMPOUNDS: &[&str] = &[
@@ -580,7 +530,7 @@ pub fn client_write(
     }
     let ws = words(name);
     let first = ws.first()?;
-    if !CLIENT_WRITE_VERBS.contains(&first.as_str()) {
+    if !client_write_verb(first) {
         return None;
     }
     if ws.len() >= 2 {
@@ -611,6 +561,13 @@ pub fn client_write(
     // (`client.issues(o, r).create(..)`), never `send` (reqwest's and channels' terminal).
     if first == "send" || first == "lock" {
         return None;
+    }
+    // Moving money or software is never an in-memory operation, whatever the receiver.
+    if matches!(
+        first.as_str(),
+        "refund" | "charge" | "capture" | "transfer" | "deploy" | "pay"
+    ) {
+        return Some(first.clone());
     }
     const BARE_AFTER_ACCESSOR: &[&str] = &[
         "create",
@@ -748,6 +705,8 @@ mod tests {
         assert!(client_write("delete", 0, None, Some("jira_client")).is_some());
         assert!(client_write("send", 2, Some("json"), Some("client")).is_none());
         assert!(client_write("push_str", 0, None, None).is_none());
+        assert!(client_write("refund", 0, None, Some("stripe_payments")).is_some());
+        assert!(client_write("delete", 0, None, Some("cart")).is_none());
         assert!(client_write("set_header", 0, None, Some("client")).is_none());
         assert!(client_write("list_pods", 0, None, Some("client")).is_none());
         assert!(client_write("start_at", 1, Some("jql"), Some("client")).is_none());

@@ -188,26 +188,9 @@ pub fn tools_of_fn<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::analyze_sources;
-    use idemcheck_spec::config::Config;
 
     fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
-        let a = analyze_sources(files, Config::default());
-        let mut v: Vec<_> = a
-            .report
-            .tools
-            .iter()
-            .map(|t| {
-                (
-                    t.name.clone(),
-                    t.function.clone(),
-                    t.style.clone(),
-                    format!("{:?}", t.kind),
-                )
-            })
-            .collect();
-        v.sort();
-        v
+        crate::analysis::inventory_rows(files)
     }
 
     #[test]

@@ -113,22 +113,7 @@ mod tests {
     use idemcheck_spec::config::Config;
 
     fn inventory(src: &str) -> Vec<(String, String, String, String)> {
-        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
-        let mut v: Vec<_> = a
-            .report
-            .tools
-            .iter()
-            .map(|t| {
-                (
-                    t.name.clone(),
-                    t.function.clone(),
-                    t.style.clone(),
-                    format!("{:?}", t.kind),
-                )
-            })
-            .collect();
-        v.sort();
-        v
+        crate::analysis::inventory_rows(&[("src/lib.rs", src)])
     }
 
     #[test]
