@@ -215,7 +215,7 @@ fn child(mode: &str, dir: &Path) {
                 only: None,
             };
             let t0 = Instant::now();
-            let files = cargo_idemcheck::analysis::collect_all(&plan);
+            let files = cargo_idemcheck::analysis::collect_all_with(&plan, false);
             let t1 = Instant::now();
             let peak_collect = peak_kb();
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);

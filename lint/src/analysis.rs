@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use idemcheck_spec::config::Config;
 use idemcheck_spec::model::{Finding, Report, Summary};
 
-use crate::collect::{FileJob, collect_file};
+use crate::collect::FileJob;
 use crate::discover::Plan;
 use crate::facts::FileFacts;
 use crate::query::Query;
@@ -49,6 +49,12 @@ impl Analysis {
 /// Parse and collect every file of the plan, following `mod` declarations, in parallel.
 /// Each file is read and parsed exactly once. The result is sorted by path.
 pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
+    collect_all_with(plan, true)
+}
+
+/// [`collect_all`], recording item facts only when `item_facts` is set: `suggest` and
+/// `--new-from-rev` need them, `check` and `docs` do not.
+pub fn collect_all_with(plan: &Plan, item_facts: bool) -> Vec<FileFacts> {
     let seen: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
     let out: Mutex<Vec<FileFacts>> = Mutex::new(Vec::new());
     let excludes: Vec<crate::glob::Excludes> = plan
@@ -56,15 +62,17 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
         .iter()
         .map(|c| crate::glob::Excludes::lossy(&c.config.exclude))
         .collect();
+    type Shared<'s> = (
+        &'s Mutex<HashSet<PathBuf>>,
+        &'s Mutex<Vec<FileFacts>>,
+        &'s [crate::glob::Excludes],
+        bool,
+    );
     fn run<'s>(
         scope: &rayon::Scope<'s>,
         job: FileJob,
         plan: &'s Plan,
-        (seen, out, excludes): (
-            &'s Mutex<HashSet<PathBuf>>,
-            &'s Mutex<Vec<FileFacts>>,
-            &'s [crate::glob::Excludes],
-        ),
+        (seen, out, excludes, item_facts): Shared<'s>,
     ) {
         let krate = &plan.crates[job.krate];
         let config: &Config = &krate.config;
@@ -78,11 +86,11 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
         {
             return;
         }
-        let (facts, children) = collect_file(&job, config);
+        let (facts, children) = crate::collect::collect_file_with(&job, config, item_facts);
         out.lock().expect("no panics while locked").push(facts);
         if krate.follow_mods {
             for child in children {
-                scope.spawn(move |s| run(s, child, plan, (seen, out, excludes)));
+                scope.spawn(move |s| run(s, child, plan, (seen, out, excludes, item_facts)));
             }
         }
     }
@@ -90,7 +98,7 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
         for krate in &plan.crates {
             for root in &krate.roots {
                 let job = root.clone();
-                let shared = (&seen, &out, &excludes[..]);
+                let shared = (&seen, &out, &excludes[..], item_facts);
                 s.spawn(move |s| run(s, job, plan, shared));
             }
         }
@@ -165,7 +173,7 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
 
 /// Collect and analyze.
 pub fn analyze(plan: &Plan) -> Analysis {
-    let files = collect_all(plan);
+    let files = collect_all_with(plan, false);
     analyze_files(plan, &files)
 }
 

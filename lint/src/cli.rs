@@ -178,7 +178,8 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             return EXIT_FAILURE;
         }
     };
-    let files = crate::analysis::collect_all(&plan);
+    // Item facts (item ranges) serve only `--new-from-rev`.
+    let files = crate::analysis::collect_all_with(&plan, parsed.adopt.new_from_rev.is_some());
     let (analysis, adopted) = crate::query::over(&plan, &files, |query| {
         let mut analysis = crate::analysis::analyze_query(&plan, query);
         let adopted = crate::adopt::apply(&parsed.adopt, &plan, query, &mut analysis);

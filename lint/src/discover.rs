@@ -397,7 +397,7 @@ pub fn tools_left_out(sel: &Selection, plan: &Plan) -> Option<String> {
     {
         return None;
     }
-    let files = crate::analysis::collect_all(&all);
+    let files = crate::analysis::collect_all_with(&all, false);
     let mut by_crate: std::collections::BTreeMap<&str, usize> = Default::default();
     for f in &files {
         let name = all.crates[f.krate].name.as_str();

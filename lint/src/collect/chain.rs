@@ -102,9 +102,14 @@ impl Collector<'_> {
         if let (Expr::Path(p), Some(_)) = (root, &proc) {
             var_update = p.path.get_ident().map(|i| i.to_string());
         }
+        let recv = receiver_name(root);
+        let mut prev_name: Option<String> = None;
         for (i, mc) in chain.iter().enumerate() {
             let name = mc.method.to_string();
-            let loc = Loc::of_span(mc.method.span());
+            // Reading a span's line and column is a source-map lookup: only where evidence
+            // is recorded.
+            let span = mc.method.span();
+            let loc = || Loc::of_span(span);
             let unless = if i == 0 { first_call } else { None };
             // A POST to a search, query, token or login endpoint only reads.
             let post_reads = name == "post"
@@ -116,18 +121,20 @@ impl Collector<'_> {
             if post_reads {
                 self.read_signal(
                     format!("POST to a read endpoint (`.{name}(..)`)"),
-                    loc,
+                    loc(),
                     None,
                 );
+                prev_name = Some(name);
                 continue;
             }
             if name == "get"
                 && mc.args.len() == 1
                 && (self.text_of(&mc.args[0]).is_some_and(|t| t.contains('/'))
-                    || receiver_name(root)
+                    || recv
+                        .as_deref()
                         .is_some_and(|r| r.to_ascii_lowercase().contains("client")))
             {
-                self.read_signal("HTTP GET (`.get(..)`)".into(), loc, None);
+                self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
             }
             if ev::QUERY_METHODS.contains(&name.as_str())
                 && mc.args.iter().any(|a| {
@@ -136,7 +143,7 @@ impl Collector<'_> {
                         .is_some_and(|st| !st.writes())
                 })
             {
-                self.read_signal(format!("a read statement (`.{name}(..)`)"), loc, None);
+                self.read_signal(format!("a read statement (`.{name}(..)`)"), loc(), None);
             }
             if !(i == 0 && is_self(root))
                 && matches!(
@@ -149,14 +156,14 @@ impl Collector<'_> {
                     Some(u) => Some(u),
                     None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
                 };
-                self.read_signal(format!("a read call (`.{name}(..)`)"), loc, unless);
+                self.read_signal(format!("a read call (`.{name}(..)`)"), loc(), unless);
             }
             if ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1 {
                 self.evidence(
                     EvidenceKind::Http,
                     true,
                     format!("HTTP {} (`.{name}(..)`)", name.to_ascii_uppercase()),
-                    loc,
+                    loc(),
                     unless,
                 );
             }
@@ -167,30 +174,28 @@ impl Collector<'_> {
                     EvidenceKind::Sql,
                     true,
                     format!("SQL {kw} (`.{name}(..)`)"),
-                    loc,
+                    loc(),
                     unless,
                 );
             }
             if ev::MESSAGE_METHODS.contains(&name.as_str())
                 || (name == "send"
                     && mc.args.len() == 1
-                    && receiver_name(root)
-                        .as_deref()
-                        .is_some_and(ev::message_receiver))
+                    && recv.as_deref().is_some_and(ev::message_receiver))
             {
                 self.evidence(
                     EvidenceKind::Message,
                     true,
                     format!("message send (`.{name}(..)`)"),
-                    loc,
+                    loc(),
                     unless,
                 );
-            } else if crate::effects::state::browser_action(&name, receiver_name(root).as_deref()) {
+            } else if crate::effects::state::browser_action(&name, recv.as_deref()) {
                 self.evidence(
                     EvidenceKind::State,
                     false,
                     format!("browser action (`.{name}(..)`)"),
-                    loc,
+                    loc(),
                     unless,
                 );
             } else if !(ev::QUERY_METHODS.contains(&name.as_str())
@@ -199,8 +204,8 @@ impl Collector<'_> {
                 && crate::effects::verbs::client_write(
                     &name,
                     i,
-                    (i > 0).then(|| chain[i - 1].method.to_string()).as_deref(),
-                    receiver_name(root).as_deref(),
+                    prev_name.as_deref(),
+                    recv.as_deref(),
                 )
                 .is_some()
             {
@@ -208,9 +213,9 @@ impl Collector<'_> {
                 // after an accessor of a builder chain (`client.issues().upload_attachment(..)`)
                 // the receiver is the SDK's own type, so a workspace method of the same name
                 // (often the tool itself) is followed besides, not instead.
-                let after_accessor = i >= 1
-                    && crate::effects::verbs::leading_verb(&chain[i - 1].method.to_string())
-                        .is_none();
+                let after_accessor = prev_name
+                    .as_deref()
+                    .is_some_and(|p| crate::effects::verbs::leading_verb(p).is_none());
                 let unless = match unless {
                     Some(u) => Some(u),
                     None => {
@@ -222,7 +227,7 @@ impl Collector<'_> {
                     EvidenceKind::Sdk,
                     false,
                     format!("SDK call `.{name}(..)`"),
-                    loc,
+                    loc(),
                     unless,
                 );
             }
@@ -237,7 +242,7 @@ impl Collector<'_> {
                     EvidenceKind::Fs,
                     true,
                     format!("filesystem write (`OpenOptions::{name}(true)`)"),
-                    loc,
+                    loc(),
                     None,
                 );
                 open_options = false;
@@ -277,6 +282,7 @@ impl Collector<'_> {
                     _ => {}
                 }
             }
+            prev_name = Some(name);
         }
         self.via_hint = None;
         if let Some(spec) = proc {

@@ -89,6 +89,16 @@ pub struct FileJob {
 
 /// Read, parse and collect one file. Returns its facts and the `mod` files it declares.
 pub fn collect_file(job: &FileJob, config: &Config) -> (FileFacts, Vec<FileJob>) {
+    collect_file_with(job, config, true)
+}
+
+/// [`collect_file`], with item facts only when `item_facts` is set (see
+/// [`collect_source_with`]).
+pub fn collect_file_with(
+    job: &FileJob,
+    config: &Config,
+    item_facts: bool,
+) -> (FileFacts, Vec<FileJob>) {
     let text = match std::fs::read_to_string(&job.path) {
         Ok(t) => t,
         Err(e) => {
@@ -109,7 +119,7 @@ pub fn collect_file(job: &FileJob, config: &Config) -> (FileFacts, Vec<FileJob>)
             return (facts, Vec::new());
         }
     };
-    collect_source(job, &text, config)
+    collect_source_with(job, &text, config, item_facts)
 }
 
 fn empty_facts(job: &FileJob) -> FileFacts {
@@ -143,6 +153,18 @@ fn push_finding(
 
 /// Collect facts from source text (the unit tests' entry point).
 pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts, Vec<FileJob>) {
+    collect_source_with(job, text, config, true)
+}
+
+/// [`collect_source`], recording the item facts ([`crate::facts::ItemFacts`]: item ranges,
+/// tool signatures) only when `item_facts` is set: `suggest` and `--new-from-rev` read them,
+/// a plain `check` or `docs` does not, and they cost a tenth of the collection.
+pub fn collect_source_with(
+    job: &FileJob,
+    text: &str,
+    config: &Config,
+    item_facts: bool,
+) -> (FileFacts, Vec<FileJob>) {
     let mut facts = empty_facts(job);
     let result = match syn::parse_file(text) {
         Ok(file) => {
@@ -151,7 +173,9 @@ pub fn collect_source(job: &FileJob, text: &str, config: &Config) -> (FileFacts,
             c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
-            items::record(&file, text, &mut facts);
+            if item_facts {
+                items::record(&file, text, &mut facts);
+            }
             let children = std::mem::take(&mut c.children);
             drop(c);
             drop(file);

@@ -115,13 +115,19 @@ impl Collector<'_> {
     }
 
     /// A `let name = <init>` in a function: remember its text, or that it guards a field.
-    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr) {
+    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: Option<Loc>) {
         let ty = self.constructed_type(init);
         if let Some(f) = self.fn_stack.last_mut() {
             match ty {
-                Some(ty) => f.local_types.insert(name.to_string(), ty),
-                None => f.local_types.remove(name),
-            };
+                Some(ty) => {
+                    f.local_types.insert(name.to_string(), ty);
+                }
+                // Most functions record few values: an empty map is not hashed into.
+                None if !f.local_types.is_empty() => {
+                    f.local_types.remove(name);
+                }
+                None => {}
+            }
         }
         let text = self.text_of(init);
         let field = self.state_field(init, true);
@@ -130,19 +136,24 @@ impl Collector<'_> {
         };
         match text {
             Some(t) => {
+                if let Some(loc) = at {
+                    f.text_locs.insert(name.to_string(), loc);
+                }
                 f.texts.insert(name.to_string(), t);
             }
-            None => {
+            None if !f.texts.is_empty() => {
                 f.texts.remove(name);
             }
+            None => {}
         }
         match field {
             Some(field) => {
                 f.state_aliases.insert(name.to_string(), field);
             }
-            None => {
+            None if !f.state_aliases.is_empty() => {
                 f.state_aliases.remove(name);
             }
+            None => {}
         }
         self.check_text_statement(name);
         match self.list_words(init) {
@@ -159,7 +170,9 @@ impl Collector<'_> {
                 }
             }
             None => {
-                if let Some(f) = self.fn_stack.last_mut() {
+                if let Some(f) = self.fn_stack.last_mut()
+                    && !f.lists.is_empty()
+                {
                     f.lists.remove(name);
                 }
             }
@@ -427,7 +440,7 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
     let named_read = name_words.iter().any(|w| NAMED_READS.contains(&w.as_str()))
         && !name_words
             .iter()
-            .any(|w| crate::effects::verbs::WRITE_VERBS.contains(&w.as_str()));
+            .any(|w| crate::effects::verbs::is_write_verb(w));
     if !named_read && !state.rpc_reads {
         return;
     }

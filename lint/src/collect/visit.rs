@@ -193,7 +193,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             let piece = self.text_of(&m.args[0]);
             self.append_text(&id.to_string(), piece.clone());
             if meth == "push" {
-                self.append_list(&id.to_string(), vec![piece], Loc::of_tokens(m));
+                self.append_list(&id.to_string(), vec![piece], call_loc(id, m));
             }
         }
         if nargs == 1
@@ -202,7 +202,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             && let Some(id) = p.path.get_ident()
             && let Some(words) = self.list_words(&m.args[0])
         {
-            self.append_list(&id.to_string(), words, Loc::of_tokens(m));
+            self.append_list(&id.to_string(), words, call_loc(id, m));
         }
         if nargs == 2 && (meth == "header" || meth == "insert") {
             let is_key = match strip(&m.args[0]) {
@@ -459,13 +459,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         f.saw_take |= take_before;
         if let (Some(init), Some(name)) = (&l.init, local_name) {
-            let loc = Loc::of_tokens(l);
-            self.fn_stack
-                .last_mut()
-                .expect("in a function")
-                .text_locs
-                .insert(name.clone(), loc);
-            self.record_local_value(&name, &init.expr);
+            // From the `let` and `;` tokens: serialising the whole statement's tokens for
+            // its range cost more than the rest of the visit on large functions.
+            let loc = Loc::of_spans(l.let_token.span, l.semi_token.span);
+            self.record_local_value(&name, &init.expr, Some(loc));
         }
     }
 
@@ -487,7 +484,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 && let Some(id) = p.path.get_ident()
             {
                 let name = id.to_string();
-                self.record_local_value(&name, &a.right);
+                self.record_local_value(&name, &a.right, Some(Loc::of_span(id.span())));
             }
         }
         if self.in_fn()
@@ -508,7 +505,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
         if self.in_fn() {
             let words: Vec<Option<String>> = a.elems.iter().map(|e| self.text_of(e)).collect();
-            self.command_words(&words, Loc::of_tokens(a));
+            self.command_words(
+                &words,
+                Loc::of_spans(a.bracket_token.span.open(), a.bracket_token.span.close()),
+            );
         }
         visit::visit_expr_array(self, a);
     }
@@ -517,11 +517,17 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if self.in_fn()
             && let Lit::Str(s) = &l.lit
         {
-            self.check_literal_statement(&s.value(), Loc::of_tokens(l));
+            self.check_literal_statement(&s.value(), Loc::of_span(s.span()));
         }
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         visit::visit_expr_closure(self, c);
     }
+}
+
+/// The range of `id.method(..)` from the receiver's name to the closing parenthesis, without
+/// serialising the call's tokens.
+fn call_loc(id: &syn::Ident, m: &syn::ExprMethodCall) -> Loc {
+    Loc::of_spans(id.span(), m.paren_token.span.close())
 }

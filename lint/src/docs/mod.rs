@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use idemcheck_spec::model::{KeyDerivation, ToolContract, ToolKind};
 use idemcheck_spec::{Judgement, RuleCode, Severity};
 
-use crate::analysis::{Analysis, analyze_query, collect_all};
+use crate::analysis::{Analysis, analyze_query};
 use crate::discover::Plan;
 use crate::facts::{DeclaredHints, Evidence, FileFacts, StructFacts, ToolFacts, ToolStyle, Via};
 use crate::index::{FnId, Index, MAX_DEPTH};
@@ -276,7 +276,7 @@ pub struct BuildOptions {
 /// Run discovery's plan through collection, indexing, classification and the rules, and
 /// describe every tool.
 pub fn build(plan: &Plan, options: &BuildOptions) -> Docs {
-    let files = collect_all(plan);
+    let files = crate::analysis::collect_all_with(plan, false);
     crate::query::over(plan, &files, |query| {
         let analysis = analyze_query(plan, query);
         build_from(plan, query, &analysis, options)

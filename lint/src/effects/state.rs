@@ -169,7 +169,8 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         "frame",
         "window",
     ];
-    ACTIONS.contains(&method)
+    receiver.is_some()
+        && ACTIONS.contains(&method)
         && receiver.is_some_and(|r| {
             let last = crate::effects::verbs::words(r).pop().unwrap_or_default();
             RECEIVERS.contains(&last.as_str())

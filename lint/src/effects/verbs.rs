@@ -306,8 +306,68 @@ pub enum Verb {
 /// The verb of the first word of `name` (`create_pod`, `delete`, `listPods`), if the first
 /// word is a verb of either list.
 pub fn leading_verb(name: &str) -> Option<Verb> {
-    let first = words(name).into_iter().next()?;
+    let first = first_word(name);
     classify_word(&first)
+}
+
+/// The first word of `name`, lower case (see [`words`]), borrowed when `name` writes it in
+/// lower case already (method names do): no allocation on the visitor's hot path.
+pub fn first_word(name: &str) -> std::borrow::Cow<'_, str> {
+    let trimmed = name.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+    let mut end = trimmed.len();
+    let mut prev_lower = false;
+    let mut upper = false;
+    for (i, c) in trimmed.char_indices() {
+        if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && prev_lower) {
+            end = i;
+            break;
+        }
+        upper |= c.is_ascii_uppercase();
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+    }
+    let word = &trimmed[..end];
+    if upper {
+        std::borrow::Cow::Owned(word.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(word)
+    }
+}
+
+/// Bits of [`vocabulary`]: a write verb, a read verb, a write verb that is not a client write.
+const WRITE: u8 = 1;
+const READ: u8 = 2;
+const NOT_CLIENT: u8 = 4;
+const LOCAL: u8 = 8;
+
+/// The lists above as one hashed index, built once: each word's bits. Every method call of
+/// a workspace is looked up here, several times; the lists hold hundreds of words.
+fn vocabulary(w: &str) -> u8 {
+    static INDEX: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, u8>> =
+        std::sync::LazyLock::new(|| {
+            let mut m = rustc_hash::FxHashMap::default();
+            for (list, bit) in [
+                (WRITE_VERBS, WRITE),
+                (READ_VERBS, READ),
+                (NOT_CLIENT_VERBS, NOT_CLIENT),
+                (LOCAL_COMPOUNDS, LOCAL),
+            ] {
+                for w in list {
+                    *m.entry(*w).or_insert(0) |= bit;
+                }
+            }
+            m
+        });
+    INDEX.get(w).copied().unwrap_or(0)
+}
+
+/// Whether `w` is one of [`WRITE_VERBS`].
+pub fn is_write_verb(w: &str) -> bool {
+    vocabulary(w) & WRITE != 0
+}
+
+/// Whether `w` is one of [`READ_VERBS`].
+pub fn is_read_verb(w: &str) -> bool {
+    vocabulary(w) & READ != 0
 }
 
 /// The first word of `name`, or of its last dotted/slashed segment, that is a verb
@@ -318,9 +378,10 @@ pub fn rpc_verb(name: &str) -> Option<Verb> {
 }
 
 fn classify_word(w: &str) -> Option<Verb> {
-    if WRITE_VERBS.contains(&w) {
+    let bits = vocabulary(w);
+    if bits & WRITE != 0 {
         Some(Verb::Write(w.to_string()))
-    } else if READ_VERBS.contains(&w) {
+    } else if bits & READ != 0 {
         Some(Verb::Read(w.to_string()))
     } else {
         None
@@ -338,9 +399,10 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
     let ws = words(last);
     // A name with a read verb or a cache in it breaks no tie (`get_pull_request`,
     // `write_status`, `clear_cache`).
-    if ws.iter().any(|w| {
-        matches!(w.as_str(), "cache" | "memo" | "caches") || READ_VERBS.contains(&w.as_str())
-    }) {
+    if ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "cache" | "memo" | "caches") || is_read_verb(w))
+    {
         return None;
     }
     if let Some(Verb::Write(v)) = leading_verb(last) {
@@ -431,7 +493,7 @@ const NOT_CLIENT_VERBS: &[&str] = &[
 
 /// Whether a verb makes a method of an external client a write.
 fn client_write_verb(w: &str) -> bool {
-    WRITE_VERBS.contains(&w) && !NOT_CLIENT_VERBS.contains(&w)
+    vocabulary(w) & (WRITE | NOT_CLIENT) == WRITE
 }
 
 /// Compound names of standard-library and common in-memory APIs that start with a write verb.
@@ -525,7 +587,7 @@ pub fn client_write(
     prev: Option<&str>,
     receiver: Option<&str>,
 ) -> Option<String> {
-    if LOCAL_COMPOUNDS.contains(&name) {
+    if vocabulary(name) & LOCAL != 0 || !client_write_verb(&first_word(name)) {
         return None;
     }
     let ws = words(name);
@@ -673,6 +735,44 @@ mod tests {
             vec!["core", "remove", "torrent"]
         );
         assert_eq!(words("HTTPServer"), vec!["httpserver"]);
+    }
+
+    #[test]
+    fn first_word_is_the_first_of_words() {
+        for name in [
+            "createPod",
+            "core.remove_torrent",
+            "HTTPServer",
+            "__private_send",
+            "list",
+            "",
+            "..",
+            "x9_y",
+            "getItems",
+        ] {
+            let expected = words(name).into_iter().next().unwrap_or_default();
+            assert_eq!(first_word(name), expected, "{name}");
+        }
+        // Lower-case names (method names) are borrowed, not copied.
+        assert!(matches!(
+            first_word("create_pod"),
+            std::borrow::Cow::Borrowed("create")
+        ));
+    }
+
+    #[test]
+    fn hashed_vocabulary_matches_the_lists() {
+        for w in WRITE_VERBS {
+            assert!(is_write_verb(w), "{w}");
+        }
+        for w in READ_VERBS {
+            assert!(is_read_verb(w), "{w}");
+        }
+        for w in NOT_CLIENT_VERBS {
+            assert!(!client_write_verb(w), "{w}");
+        }
+        assert!(!is_write_verb("frobnicate") && !is_read_verb("frobnicate"));
+        assert!(client_write_verb("create"));
     }
 
     #[test]
