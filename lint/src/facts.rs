@@ -241,6 +241,8 @@ pub enum ToolStyle {
     AdkFunctionTool,
     /// A string-literal arm of a hand-written MCP `tools/call` dispatch `match`.
     McpDispatch,
+    /// A `#[tool]` attribute of another tool-macro crate (riglr-macros and look-alikes).
+    ToolAttr,
 }
 
 impl ToolStyle {
@@ -258,6 +260,7 @@ impl ToolStyle {
             ToolStyle::Swiftide => "swiftide",
             ToolStyle::AdkFunctionTool => "adk-function-tool",
             ToolStyle::McpDispatch => "mcp-dispatch",
+            ToolStyle::ToolAttr => "tool-attr",
         }
     }
 }

@@ -47,13 +47,15 @@ def load_labels(names, subdir="labels"):
     return out
 
 
-def run_lint(binary, tree, manifest):
+def run_lint(binary, tree, manifest, package=None):
+    # The whole workspace, unless the labels cover one package of it (`package = ".."`).
+    select = ["--package", package] if package else ["--workspace"]
     cmd = [
         str(binary),
         "idemcheck",
         "--manifest-path",
         str(tree / manifest),
-        "--workspace",
+        *select,
         "--message-format",
         "json",
     ]
@@ -164,7 +166,7 @@ def main():
         if not tree.is_dir():
             print(f"missing sources for {d['_name']}: run tests/corpus/fetch.sh", file=sys.stderr)
             continue
-        report = run_lint(binary, tree, d.get("manifest", "Cargo.toml"))
+        report = run_lint(binary, tree, d.get("manifest", "Cargo.toml"), d.get("package"))
         s = score_repo(d, report)
         writes = sum(1 for t in d["tool"] if t["label"] == "write")
         rows.append((d["repo"], writes, s))

@@ -163,6 +163,12 @@ impl Collector<'_> {
                         fw = Some((ToolStyle::Rmcp, a));
                     } else if self.attr_matches_config(&resolved) {
                         fw = Some((ToolStyle::Configured, a));
+                    } else if !self.config_lasts.iter().any(|c| c == "tool")
+                        && frameworks::tool_attr::is_other_tool_attr(&resolved)
+                    {
+                        // When the configuration names its `tool` attribute, that one is
+                        // the tool marker and other crates' `tool` (tracing spans) are not.
+                        fw = Some((ToolStyle::ToolAttr, a));
                     }
                 }
                 _ => {

@@ -414,6 +414,7 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::Swiftide => "swiftide `#[tool]` / `#[derive(Tool)]`",
         ToolStyle::AdkFunctionTool => "`FunctionTool::new` (adk-rust)",
         ToolStyle::McpDispatch => "hand-written MCP `tools/call` dispatch arm",
+        ToolStyle::ToolAttr => "`#[tool]` of a tool-macro crate (riglr-macros and look-alikes)",
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),

@@ -10,22 +10,31 @@
 //! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
 //! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
 //!   look-alikes);
-//! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name.
+//! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name;
+//! - [`tool_attr`]: `#[tool]` of other tool-macro crates (riglr-macros and look-alikes).
 
 pub mod dispatch;
 pub mod function_tool;
 pub mod rig;
 pub mod swiftide;
+pub mod tool_attr;
 
 use proc_macro2::Span;
 use syn::{Expr, Lit};
 
 use crate::facts::{FileFacts, ToolStyle};
 
-/// Drop dispatch arms and function tools that repeat the name of a tool defined in another
-/// style anywhere in the files (a hand-written `call_tool` dispatching to `#[mcp_tool]`
-/// structs or rig tools: those are the definitions), and repeats among themselves.
+/// Drop tools that repeat another definition:
+///
+/// - dispatch arms and function tools that repeat the name of a tool defined in another
+///   style anywhere in the files (a hand-written `call_tool` dispatching to `#[mcp_tool]`
+///   structs or rig tools: those are the definitions), and repeats among themselves;
+/// - trait impls (rig's `Tool` by shape, configured traits) named like a `#[tool]` function
+///   of a tool-macro crate in the same crate: the macro generates the tool's type from the
+///   function (riglr: `transfer_sol` → `TransferSolTool`), and a hand-written impl of another
+///   trait for that type is the same tool again.
 pub fn drop_repeated(files: &mut [FileFacts]) {
+    drop_generated_twins(files);
     let weak = |s: ToolStyle| matches!(s, ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool);
     if !files.iter().any(|f| f.tools.iter().any(|t| weak(t.style))) {
         return;
@@ -41,6 +50,26 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
         let krate = f.krate;
         f.tools.retain(|t| {
             !weak(t.style) || (!strong.contains(&t.name) && seen.insert((krate, t.name.clone())))
+        });
+    }
+}
+
+/// The second rule of [`drop_repeated`].
+fn drop_generated_twins(files: &mut [FileFacts]) {
+    let generated: rustc_hash::FxHashSet<(usize, String)> = files
+        .iter()
+        .flat_map(|f| f.tools.iter().map(move |t| (f.krate, t)))
+        .filter(|(_, t)| t.style == ToolStyle::ToolAttr)
+        .map(|(k, t)| (k, t.name.clone()))
+        .collect();
+    if generated.is_empty() {
+        return;
+    }
+    for f in files.iter_mut() {
+        let krate = f.krate;
+        f.tools.retain(|t| {
+            !(matches!(t.style, ToolStyle::RigTrait | ToolStyle::Configured)
+                && generated.contains(&(krate, t.name.clone())))
         });
     }
 }

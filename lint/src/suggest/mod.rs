@@ -392,7 +392,7 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     };
     let _ = &u.codes;
     let style_reason = match u.tool.style {
-        ToolStyle::Rmcp | ToolStyle::Configured | ToolStyle::McpTools => None,
+        ToolStyle::Rmcp | ToolStyle::Configured | ToolStyle::McpTools | ToolStyle::ToolAttr => None,
         ToolStyle::RigTrait | ToolStyle::RmcpToolBase => Some(
             "a trait method keeps the trait's signature: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the trait method",
         ),

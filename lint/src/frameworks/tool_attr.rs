@@ -1,0 +1,100 @@
+//! `#[tool]` attributes of tool-macro crates other than rmcp and swiftide: riglr's
+//! `#[riglr_macros::tool]` (it generates a rig `Tool` impl named after the function) and the
+//! look-alikes agent toolkits write on their own (`#[my_agent_macros::tool]`). An attribute
+//! named `tool` on a function marks that function as a tool whatever crate defines it; the
+//! tool's name is the function's, its description the doc comment.
+//!
+//! rmcp's `#[tool]` (resolved to `rmcp`, or written bare in an rmcp file or a
+//! `#[tool_router]` impl) and swiftide's are decided before this is asked. When the
+//! configuration names a `tool` attribute (`tool_attributes = ["agent_sdk::tool"]`), that
+//! one marks tools and other crates' `tool` attributes (tracing spans and the like) do not.
+
+/// Whether an attribute path, resolved through the file's `use` items, is the `#[tool]` of
+/// some other tool-macro crate.
+pub fn is_other_tool_attr(resolved: &[String]) -> bool {
+    let Some(last) = resolved.last() else {
+        return false;
+    };
+    if last != "tool" {
+        return false;
+    }
+    // Not rmcp's or swiftide's (their own styles), and not a path into `std` or `core`
+    // (`#[core::prelude::v1::test]`-like built-ins have other names, but stay safe).
+    !matches!(
+        resolved[0].as_str(),
+        "rmcp" | "swiftide" | "swiftide_macros" | "std" | "core"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn other_crates_tool_attributes() {
+        assert!(is_other_tool_attr(&seg(&["riglr_macros", "tool"])));
+        assert!(is_other_tool_attr(&seg(&["my_agent", "macros", "tool"])));
+        assert!(is_other_tool_attr(&seg(&["tool"])));
+        assert!(!is_other_tool_attr(&seg(&["rmcp", "tool"])));
+        assert!(!is_other_tool_attr(&seg(&["swiftide", "tool"])));
+        assert!(!is_other_tool_attr(&seg(&["riglr_macros", "tool_router"])));
+        assert!(!is_other_tool_attr(&[]));
+    }
+
+    #[test]
+    fn a_riglr_tool_function_is_a_tool() {
+        let src = r#"
+use riglr_macros::tool;
+
+/// Transfer SOL to another account.
+#[tool]
+pub async fn transfer_sol(to: String, amount: u64) -> Result<String, ToolError> {
+    let client = rpc_client();
+    client.send_and_confirm_transaction(&tx(to, amount)).await
+}
+
+fn rpc_client() -> RpcClient { RpcClient::new("https://api.mainnet-beta.solana.com") }
+"#;
+        assert_eq!(
+            crate::analysis::inventory_rows(&[("src/lib.rs", src)]),
+            [(
+                "transfer_sol".into(),
+                "transfer_sol".into(),
+                "tool-attr".into(),
+                "Write".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_hand_impl_for_the_generated_type_is_the_same_tool() {
+        let src = r#"
+use riglr_macros::tool;
+
+/// Transfer SOL to another account.
+#[tool]
+pub async fn transfer_sol(to: String, amount: u64) -> Result<String, ToolError> {
+    rpc_client().send_and_confirm_transaction(&tx(to, amount)).await
+}
+
+impl riglr_core::Tool for TransferSolTool {
+    fn name(&self) -> &'static str {
+        "transfer_sol"
+    }
+
+    async fn call(&self, args: serde_json::Value) -> Result<JobResult, ToolError> {
+        let to = args["to"].to_string();
+        let result = transfer_sol(to, 1).await?;
+        JobResult::success(&result)
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].2, "tool-attr");
+    }
+}
