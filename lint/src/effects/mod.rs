@@ -1,6 +1,6 @@
 //! The effect classifier's vocabularies, one module per kind of evidence, as data with pure
 //! functions over it: which query-language statements write ([`statement`]), which verbs of
-//! external calls and tool names write ([`verbs`]), and which operations on state the server
+//! external calls and tool names write ([`verbs`], its word lists in [`vocabulary`]), and which operations on state the server
 //! keeps between calls write ([`state`]). The per-file pass applies them to the syntax it
 //! visits; nothing here sees syntax trees.
 
@@ -8,6 +8,7 @@ pub mod setup;
 pub mod state;
 pub mod statement;
 pub mod verbs;
+pub mod vocabulary;
 
 /// One small source per shape of write (and of read), run through the whole pipeline: the
 /// tool inventory must judge each tool as its comment says.
