@@ -32,14 +32,37 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Find agent write tools that are unsafe to retry.
+/// `cargo idemcheck`: `check` (the default when no subcommand is named), `docs`, `suggest`.
 #[derive(Debug, Parser)]
 #[command(
     name = "cargo-idemcheck",
     bin_name = "cargo idemcheck",
     version,
-    about = "Find agent write tools that are unsafe to retry (missing key, postcondition or retry cap)"
+    about = "Find agent write tools that are unsafe to retry (missing key, postcondition or retry cap)",
+    args_conflicts_with_subcommands = true
 )]
+pub struct Cli {
+    /// What to do (default: `check`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The options of `check`, when no subcommand is named.
+    #[command(flatten)]
+    pub check: Args,
+}
+
+/// The subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Check the selected packages' tools against their contracts (the default).
+    Check(Args),
+    /// Write the tool-contract document of a workspace (for design reviews).
+    Docs(crate::docs::cli::DocsArgs),
+    /// Propose a #[side_effect] contract for each write tool that has none; --fix inserts it.
+    Suggest(crate::suggest::SuggestArgs),
+}
+
+/// The options of `check`.
+#[derive(Debug, clap::Args)]
 pub struct Args {
     /// Which packages.
     #[command(flatten)]
@@ -61,13 +84,10 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
 }
 
-/// Drop the `idemcheck` argument cargo inserts and an optional `check` subcommand.
+/// Drop the `idemcheck` argument cargo inserts when it runs `cargo-idemcheck`.
 pub fn normalise_args(args: Vec<OsString>) -> Vec<OsString> {
     let mut args = args;
     if args.get(1).is_some_and(|a| a == "idemcheck") {
-        args.remove(1);
-    }
-    if args.get(1).is_some_and(|a| a == "check") {
         args.remove(1);
     }
     args
@@ -113,19 +133,31 @@ fn render_config_error(err: &ConfigError) -> String {
     if handler.render_report(&mut s, &d).is_err() {
         s = err.to_string();
     }
-    format!("{s}\nerror: {err}\n")
+    // The rendering holds the message, the file and the place: printed once.
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Print why no plan could be made, once, and return the failure exit code: every
+/// subcommand reports discovery errors this way.
+pub fn discover_failed(e: &DiscoverError, err: &mut dyn Write) -> i32 {
+    match e {
+        DiscoverError::Config(c) => {
+            let _ = write!(err, "{}", render_config_error(c));
+        }
+        e => {
+            let _ = writeln!(err, "error: {e}");
+        }
+    }
+    EXIT_FAILURE
 }
 
 /// Run with the process's arguments, printing to stdout/stderr; returns the exit code.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let args = normalise_args(args);
-    if args.get(1).is_some_and(|a| a == "docs") {
-        return crate::docs::cli::main_with(args, out, err);
-    }
-    if args.get(1).is_some_and(|a| a == "suggest") {
-        return crate::suggest::main_with(args, out, err);
-    }
-    let parsed = match Args::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -142,6 +174,16 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             };
         }
     };
+    match cli.command {
+        None => check(cli.check, out, err),
+        Some(Command::Check(args)) => check(args, out, err),
+        Some(Command::Docs(args)) => crate::docs::cli::run(args, out, err),
+        Some(Command::Suggest(args)) => crate::suggest::run_cli(args, out, err),
+    }
+}
+
+/// Run `check` with its parsed arguments; returns the exit code.
+fn check(parsed: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if let Some(code) = &parsed.explain {
         return match RuleCode::parse(code) {
             Some(c) => {
@@ -169,14 +211,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
     }
     let plan = match crate::discover::plan(&selection) {
         Ok(p) => p,
-        Err(DiscoverError::Config(c)) => {
-            let _ = write!(err, "{}", render_config_error(&c));
-            return EXIT_FAILURE;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return EXIT_FAILURE;
-        }
+        Err(e) => return discover_failed(&e, err),
     };
     // Item facts (item ranges) serve only `--new-from-rev`.
     let files = crate::analysis::collect_all_with(&plan, parsed.adopt.new_from_rev.is_some());

@@ -489,6 +489,41 @@ fn manifest_metadata_errors_point_into_cargo_toml() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("unknown field `retries`"), "{err}");
     assert!(err.contains("Cargo.toml:7:1"), "{err}");
+    // Every subcommand reports it the same way, once, with no doubled `error:` prefix.
+    for sub in [&[][..], &["check"][..], &["docs"][..], &["suggest"][..]] {
+        let out = bin().args(sub).current_dir(tmp.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{sub:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err.matches("unknown field `retries`").count(),
+            1,
+            "{sub:?}: {err}"
+        );
+        assert!(!err.contains("error: error"), "{sub:?}: {err}");
+    }
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = bin().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    for sub in ["check", "docs", "suggest"] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(sub)),
+            "`{sub}` missing from --help:\n{help}"
+        );
+    }
+    // Each subcommand has its own help, and a path that is not a subcommand is a path.
+    for sub in ["check", "docs", "suggest"] {
+        bin().args([sub, "--help"]).assert().code(0);
+    }
+    bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .arg(fixture("clean").join("src"))
+        .assert()
+        .code(0);
 }
 
 #[test]

@@ -62,23 +62,21 @@ impl Collector<'_> {
         if text.contains("idemcheck:") {
             let lines: Vec<&str> = text.lines().collect();
             let mut comment_at: FastMap<u32, usize> = FastMap::default();
-            for (i, line) in lines.iter().enumerate() {
-                let trimmed = line.trim_start();
-                if !trimmed.starts_with("//") {
-                    continue;
-                }
-                let body = trimmed
-                    .trim_start_matches('/')
-                    .trim_start_matches('!')
-                    .trim();
-                let Some(rest) = body.strip_prefix("idemcheck:") else {
+            // Plain `//` comments only: not doc comments, not text inside string literals.
+            for c in super::comments::line_comments(text) {
+                let Some(rest) = c.body.trim_start().strip_prefix("idemcheck:") else {
                     continue;
                 };
-                let indent = line.len() - trimmed.len();
+                if rest.starts_with(':') {
+                    // `idemcheck::path` in prose: a path, not a suppression.
+                    continue;
+                }
+                let line = lines.get(c.line).copied().unwrap_or("");
+                let column = line.get(..c.column).map_or(c.column, |p| p.chars().count());
                 let loc = Loc {
-                    line: i as u32 + 1,
-                    column: line[..indent].chars().count() as u32 + 1,
-                    end_line: i as u32 + 1,
+                    line: c.line as u32 + 1,
+                    column: column as u32 + 1,
+                    end_line: c.line as u32 + 1,
                     end_column: line.chars().count() as u32 + 1,
                 };
                 match parse_allow_comment(rest) {

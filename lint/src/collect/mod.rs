@@ -51,6 +51,7 @@ use crate::frameworks;
 
 mod calls;
 mod chain;
+mod comments;
 mod finish;
 mod hooks;
 mod items;

@@ -3,11 +3,8 @@
 //! tool itself failed (bad arguments, unreadable manifest or configuration, unwritable
 //! output).
 
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-
-use clap::Parser;
 
 use crate::cli::{EXIT_FAILURE, EXIT_OK};
 
@@ -24,12 +21,7 @@ pub enum DocFormat {
 
 /// Write one document describing every tool: contract, key, timeout behaviour, arguments,
 /// findings and a state diagram.
-#[derive(Debug, Parser)]
-#[command(
-    name = "cargo-idemcheck docs",
-    bin_name = "cargo idemcheck docs",
-    about = "Write the tool-contract document of a workspace (for design reviews)"
-)]
+#[derive(Debug, clap::Args)]
 pub struct DocsArgs {
     /// Which packages.
     #[command(flatten)]
@@ -57,36 +49,12 @@ pub struct DocsArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Run `docs` with arguments that start with the program name followed by `docs`.
-pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let mut args = args;
-    if args.get(1).is_some_and(|a| a == "docs") {
-        args.remove(1);
-    }
-    let parsed = match DocsArgs::try_parse_from(args) {
-        Ok(a) => a,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            let text = e.render().to_string();
-            return match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = write!(out, "{text}");
-                    EXIT_OK
-                }
-                _ => {
-                    let _ = write!(err, "{text}");
-                    EXIT_FAILURE
-                }
-            };
-        }
-    };
+/// Run `docs` with its parsed arguments; returns the exit code.
+pub fn run(parsed: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let selection = parsed.select.selection(parsed.paths.clone());
     let plan = match crate::discover::plan(&selection) {
         Ok(p) => p,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return EXIT_FAILURE;
-        }
+        Err(e) => return crate::cli::discover_failed(&e, err),
     };
     let source_base = match (&parsed.source_base, &parsed.out) {
         (Some(b), _) => b.clone(),

@@ -12,11 +12,9 @@
 //! type that is not `Serialize + Deserialize` is printed as a step to take, with the snippet.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::signature::ParamRole;
 
@@ -28,12 +26,7 @@ pub mod fix;
 pub mod keys;
 
 /// `cargo idemcheck suggest`.
-#[derive(Debug, Parser)]
-#[command(
-    name = "cargo-idemcheck suggest",
-    bin_name = "cargo idemcheck suggest",
-    about = "Propose a #[side_effect] contract for each write tool that has none; --fix inserts it"
-)]
+#[derive(Debug, clap::Args)]
 pub struct SuggestArgs {
     /// Which packages.
     #[command(flatten)]
@@ -73,30 +66,14 @@ pub struct Proposal {
     pub fix: Result<fix::Plan, String>,
 }
 
-/// Run `suggest`; `args[1]` is `suggest`.
-pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let mut argv = args;
-    if argv.len() > 1 {
-        argv.remove(1);
-    }
-    let parsed = match SuggestArgs::try_parse_from(argv) {
-        Ok(a) => a,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            let text = e.render().to_string();
-            return match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = write!(out, "{text}");
-                    crate::cli::EXIT_OK
-                }
-                _ => {
-                    let _ = write!(err, "{text}");
-                    crate::cli::EXIT_FAILURE
-                }
-            };
-        }
+/// Run `suggest` with its parsed arguments; returns the exit code.
+pub fn run_cli(parsed: SuggestArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let sel = parsed.select.selection(Vec::new());
+    let plan = match crate::discover::plan(&sel) {
+        Ok(p) => p,
+        Err(e) => return crate::cli::discover_failed(&e, err),
     };
-    match run(&parsed, out) {
+    match run(&parsed, &plan, out) {
         Ok(()) => crate::cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -114,11 +91,13 @@ struct Unguarded<'a> {
     codes: BTreeSet<RuleCode>,
 }
 
-fn run(args: &SuggestArgs, out: &mut dyn Write) -> Result<(), String> {
-    let sel = args.select.selection(Vec::new());
-    let plan = crate::discover::plan(&sel).map_err(|e| e.to_string())?;
-    let files = crate::analysis::collect_all(&plan);
-    crate::query::over(&plan, &files, |query| propose_all(args, &plan, query, out))
+fn run(
+    args: &SuggestArgs,
+    plan: &crate::discover::Plan,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let files = crate::analysis::collect_all(plan);
+    crate::query::over(plan, &files, |query| propose_all(args, plan, query, out))
 }
 
 /// Propose contracts for the write tools of the query that have none, and print them.
