@@ -541,3 +541,118 @@ fn output_is_deterministic() {
         assert_eq!(run(), first);
     }
 }
+
+/// Codes and positions the macro reports in a trybuild `.stderr` file: each `error:` (or
+/// `warning:`) block's code (`IDEMnnn[..]`; a grammar error without one is `IDEM011`) and the
+/// line and column of its first `-->` into the case file.
+fn macro_reports(stderr: &str, case: &str) -> std::collections::BTreeSet<(String, u32, u32)> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut open: Option<String> = None;
+    for line in stderr.lines() {
+        if let Some(msg) = line
+            .strip_prefix("error: ")
+            .or_else(|| line.strip_prefix("warning: "))
+        {
+            let code = msg
+                .find("IDEM")
+                .map(|i| msg[i..i + 7].to_string())
+                .filter(|c| c[4..].chars().all(|d| d.is_ascii_digit()))
+                .unwrap_or_else(|| "IDEM011".to_string());
+            open = Some(code);
+        } else if let Some(at) = line.trim_start().strip_prefix("--> ")
+            && let Some(code) = open.take()
+        {
+            let mut parts = at.rsplitn(3, ':');
+            let col: u32 = parts.next().unwrap().parse().unwrap();
+            let line_no: u32 = parts.next().unwrap().parse().unwrap();
+            assert!(parts.next().unwrap().ends_with(case), "{at}");
+            out.insert((code, line_no, col));
+        }
+    }
+    out
+}
+
+/// What `cargo idemcheck` reports on the same source: the findings the macro can decide
+/// (the compile-time rules and `IDEM011`) at error severity, or every severity for cases
+/// where warnings are denied.
+fn lint_reports(text: &str, warnings: bool) -> std::collections::BTreeSet<(String, u32, u32)> {
+    let a = analysis::analyze_sources(
+        &[("src/main.rs", text)],
+        idemcheck_spec::config::Config::default(),
+    );
+    a.report
+        .findings
+        .iter()
+        .filter(|f| idemcheck_spec::rules::info(f.code).compile_time)
+        .filter(|f| f.suppressed.is_none())
+        .filter(|f| warnings || f.severity == idemcheck_spec::Severity::Error)
+        .map(|f| (f.code.as_str().to_string(), f.line, f.column))
+        .collect()
+}
+
+#[test]
+fn macro_and_lint_agree_on_every_ui_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/macro-ui/cases");
+    // Not the lint's business: errors rustc finds type-checking the generated code, and an
+    // attribute on something that is not a function (no tool there to look at).
+    let rustc_only = |name: &str| name.starts_with("typeck_") || name == "item_not_a_function";
+    let mut compared = 0;
+    let mut disagree = Vec::new();
+    for kind in ["fail", "pass"] {
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(kind))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        cases.sort();
+        for case in cases {
+            let name = case.file_stem().unwrap().to_str().unwrap().to_string();
+            if rustc_only(&name) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&case).unwrap();
+            let expected = if kind == "fail" {
+                let stderr = std::fs::read_to_string(case.with_extension("stderr")).unwrap();
+                macro_reports(&stderr, &format!("{name}.rs"))
+            } else {
+                Default::default()
+            };
+            let got = lint_reports(&text, text.contains("#![deny(warnings)]"));
+            compared += 1;
+            if got != expected {
+                disagree.push(format!("{kind}/{name}: macro {expected:?}, lint {got:?}"));
+            }
+        }
+    }
+    // The example crate compiles in this workspace, so the macro accepted every
+    // `#[side_effect]` item in it: the lint must report no compile-time error there either,
+    // except in `incomplete.rs`, which only builds with the `incomplete` feature (and then
+    // fails, as its doc comment shows).
+    let sel = Selection {
+        manifest_path: Some(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agent-tools/Cargo.toml"),
+        ),
+        ..Selection::default()
+    };
+    let a = analysis::analyze(&plan(&sel).unwrap());
+    for f in &a.report.findings {
+        if idemcheck_spec::rules::info(f.code).compile_time
+            && f.severity == idemcheck_spec::Severity::Error
+            && !f.file.ends_with("src/incomplete.rs")
+        {
+            disagree.push(format!(
+                "example {}:{}: the macro compiled it, the lint says {}",
+                f.file,
+                f.line,
+                f.code.as_str()
+            ));
+        }
+    }
+    assert!(compared > 40, "only {compared} cases compared");
+    assert!(
+        disagree.is_empty(),
+        "{} of {compared} cases disagree:\n{}",
+        disagree.len(),
+        disagree.join("\n")
+    );
+}

@@ -47,16 +47,8 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             );
         }
     };
-    let hints = func
-        .attrs
-        .iter()
-        .find(|a| {
-            a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "tool" || s.ident == "mcp_tool")
-        })
-        .map(ToolHints::from_attribute);
+    let hints =
+        idemcheck_spec::hints::hint_attribute(&func.attrs, config).map(ToolHints::from_attribute);
     let mut verdict = check_contract(CheckInput {
         attr: &attr,
         sig: &func.sig,
@@ -79,16 +71,9 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             Severity::Note => {}
         }
     }
-    if let Some(receiver) = func.sig.inputs.iter().find_map(|a| match a {
-        FnArg::Receiver(r) => Some(r),
-        _ => None,
-    }) && (receiver.mutability.is_some()
-        || matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_))))
-    {
-        let e = syn::Error::new_spanned(
-            receiver,
-            "a `#[side_effect]` method takes `&self`: the attempt and the postcondition both borrow the service",
-        );
+    // The function shapes the wrapper needs: the same check the lint runs.
+    for v in idemcheck_spec::rules::idem011_malformed_contract::check_signature(&func.sig) {
+        let e = v.span.error(v.compile_message());
         match &mut errors {
             Some(all) => all.combine(e),
             None => errors = Some(e),
@@ -555,19 +540,11 @@ impl<'a> Expander<'a> {
                 ctx
             };
         };
-        let guarded_body = if func.sig.asyncness.is_some() {
-            quote! {
-                #ctx
-                let __idemcheck_outcome = { #body };
-                __idemcheck_outcome.into_tool_result(#tool_name)
-            }
-        } else {
-            let err = syn::Error::new_spanned(
-                func.sig.fn_token,
-                "a `#[side_effect]` method must be `async fn`: it waits on the ledger",
-            )
-            .to_compile_error();
-            return quote! { #func #err };
+        // A method is `async fn`: `check_signature` refused it otherwise, before expansion.
+        let guarded_body = quote! {
+            #ctx
+            let __idemcheck_outcome = { #body };
+            __idemcheck_outcome.into_tool_result(#tool_name)
         };
         let const_doc = format!("The contract of [`Self::{ident}`], as data.");
         quote! {

@@ -232,15 +232,17 @@ pub struct AllowUse {
 }
 
 /// Mark the violations that `allows` silence; return each allowed rule with whether it was
-/// used (the lint reports unused ones as `IDEM010`). `IDEM011` (malformed contract) cannot
-/// be suppressed.
+/// used (the lint reports unused ones as `IDEM010`). What can be suppressed is decided by
+/// [`crate::rules::idem010_unused_suppression::suppressible`].
 pub fn apply_allows(violations: &mut [Violation], allows: &[Allow]) -> Vec<AllowUse> {
     let mut uses = Vec::new();
     for allow in allows {
         for rule in &allow.rules {
             let mut used = false;
             for v in violations.iter_mut() {
-                if v.code == rule.value && v.code != RuleCode::Idem011 {
+                if v.code == rule.value
+                    && crate::rules::idem010_unused_suppression::suppressible(v.code)
+                {
                     v.suppressed = Some(allow.reason.value());
                     used = true;
                 }

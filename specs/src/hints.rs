@@ -13,6 +13,29 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 use crate::attr::Spanned;
 
+/// The attribute a `#[side_effect]` function takes its MCP hints (and public name) from:
+/// the first of rmcp's and look-alikes' `#[tool(..)]`, rust-mcp-sdk's `#[mcp_tool(..)]`,
+/// rig's `#[rig_tool(..)]`, or a tool attribute the configuration names
+/// (`tool_attributes`, matched by last segment). Decided here once: the macro and the lint
+/// both call it, so they read the same hints and name the tool alike.
+pub fn hint_attribute<'a>(
+    attrs: &'a [syn::Attribute],
+    config: &crate::config::Config,
+) -> Option<&'a syn::Attribute> {
+    attrs.iter().find(|a| {
+        let Some(last) = a.path().segments.last() else {
+            return false;
+        };
+        last.ident == "tool"
+            || last.ident == "mcp_tool"
+            || last.ident == "rig_tool"
+            || config
+                .tool_attributes
+                .iter()
+                .any(|c| c.rsplit("::").next().is_some_and(|l| last.ident == l))
+    })
+}
+
 /// Hints a tool declares.
 #[derive(Debug, Clone, Default)]
 pub struct ToolHints {
@@ -127,6 +150,25 @@ fn bool_value(trees: &[TokenTree]) -> Option<(bool, Span, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hint_attribute_is_the_first_tool_like_or_configured_one() {
+        let f: syn::ItemFn = syn::parse_str(
+            r#"#[doc = "x"] #[tracing::instrument] #[agent_sdk::expose(read_only_hint = true)] #[rmcp::tool(name = "t")] fn f() {}"#,
+        )
+        .unwrap();
+        let plain = crate::config::Config::default();
+        let hint = hint_attribute(&f.attrs, &plain).expect("rmcp tool");
+        assert!(hint.path().segments.last().unwrap().ident == "tool");
+        let configured = crate::config::Config {
+            tool_attributes: vec!["agent_sdk::expose".into()],
+            ..crate::config::Config::default()
+        };
+        let hint = hint_attribute(&f.attrs, &configured).expect("configured");
+        assert!(hint.path().segments.last().unwrap().ident == "expose");
+        let none: syn::ItemFn = syn::parse_str("#[inline] fn g() {}").unwrap();
+        assert!(hint_attribute(&none.attrs, &plain).is_none());
+    }
 
     fn hints(src: &str) -> ToolHints {
         ToolHints::from_tokens(src.parse().unwrap())

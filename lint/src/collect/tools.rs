@@ -293,6 +293,11 @@ impl Collector<'_> {
                     config,
                 });
                 let uses = check::apply_allows(&mut verdict.violations, &attr.allows);
+                // Shapes the macro refuses to expand (`&mut self`, a sync method): the same
+                // check, so `cargo idemcheck` never passes code that will not compile.
+                verdict.violations.extend(
+                    idemcheck_spec::rules::idem011_malformed_contract::check_signature(sig),
+                );
                 tool.contract_findings = verdict.violations.iter().map(conv).collect();
                 let reasons = attr
                     .allows
@@ -464,7 +469,16 @@ impl Collector<'_> {
                 (None, Some((s, _))) => *s,
                 (None, None) => unreachable!(),
             };
-            let hints = fw.as_ref().map(|(_, a)| ToolHints::from_attribute(a));
+            // A `#[side_effect]` function takes its hints as the macro does (one function in
+            // `specs`); other tools from the attribute that marks them.
+            let hints = match &se {
+                Some(_) => {
+                    let expanded = expand_attrs(attrs);
+                    idemcheck_spec::hints::hint_attribute(&expanded, self.config)
+                        .map(ToolHints::from_attribute)
+                }
+                None => fw.as_ref().map(|(_, a)| ToolHints::from_attribute(a)),
+            };
             let function = if owner == FnOwner::Impl {
                 self.fn_display(&sig.ident)
             } else {

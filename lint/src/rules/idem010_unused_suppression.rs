@@ -2,24 +2,19 @@
 //! silenced contract findings (`idemcheck_spec::check::apply_allows`, in the per-file pass);
 //! here the ones still unused get a chance on the lint-side findings of the same tool, then
 //! `// idemcheck: allow(...)` comments above the tool apply. What silences nothing is
-//! reported. `IDEM011` cannot be suppressed.
+//! reported. What can be suppressed is the one policy of
+//! `idemcheck_spec::rules::idem010_unused_suppression::suppressible`.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::config::Config;
+use idemcheck_spec::rules::idem010_unused_suppression::suppressible;
 
 use super::{Hit, ToolCx};
 use crate::facts::LocFinding;
 use crate::index::Index;
-
-fn suppressible(code: RuleCode) -> bool {
-    !matches!(
-        code,
-        RuleCode::Idem010 | RuleCode::Idem011 | RuleCode::Idem012
-    )
-}
 
 /// Apply the tool's suppressions to its hits and add `IDEM010` for unused ones.
 pub fn apply(index: &Index<'_>, cx: &ToolCx<'_>, hits: &mut Vec<Hit>) {

@@ -21,3 +21,14 @@ reviewers about what the code does. Delete them when the code no longer needs th
 async fn send_welcome(mail: &Mailer, to: String) -> Result<MessageId, MailError> { .. }"#,
     compile_time: false,
 };
+
+/// Whether a suppression — an `allow(..)` entry of a contract or a `// idemcheck: allow(..)`
+/// comment — can silence a finding of `code`. The findings about suppressions and contracts
+/// themselves (`IDEM010`, `IDEM011`) and an unparsable file (`IDEM012`) cannot be silenced:
+/// the one policy the macro and the lint both apply.
+pub fn suppressible(code: RuleCode) -> bool {
+    !matches!(
+        code,
+        RuleCode::Idem010 | RuleCode::Idem011 | RuleCode::Idem012
+    )
+}
