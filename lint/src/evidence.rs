@@ -327,57 +327,11 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
     (reads && words.len() >= 2).then_some((false, text))
 }
 
-/// A random, clock or id source, from a resolved call path.
-pub fn unstable_source(segments: &[String]) -> Option<String> {
-    let n = segments.len();
-    let last = segments.last()?.as_str();
-    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
-    let hit = match (parent, last) {
-        ("Uuid", "new_v4" | "new_v7" | "now_v7" | "now_v1" | "now_v6" | "new_v1") => true,
-        ("Ulid", "new") | ("ulid", "generate") => true,
-        ("rand", _) => true,
-        (_, "thread_rng" | "random" | "rng") => parent.is_empty() || parent == "rand",
-        ("SystemTime" | "Instant" | "Utc" | "Local" | "Timestamp" | "Zoned", "now") => true,
-        ("OffsetDateTime", "now_utc" | "now_local") => true,
-        _ => false,
-    };
-    hit.then(|| {
-        if parent.is_empty() {
-            format!("`{last}()`")
-        } else {
-            format!("`{parent}::{last}()`")
-        }
-    })
-}
-
-/// Whether an identifier names a per-attempt value (an attempt counter).
-pub fn attempt_ident(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("attempt")
-        || lower.contains("retry")
-        || lower.contains("retries")
-        || lower == "tries"
-        || lower == "try_count"
-        || lower == "n_tries"
-        || lower.contains("backoff")
-}
-
-/// Names that make a `let` binding an idempotency key.
-pub fn key_binding(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("idempot")
-        || lower.contains("dedup")
-        || lower == "key"
-        || lower == "idem_key"
-        || lower == "op_key"
-        || lower == "operation_key"
-}
-
-/// Whether an HTTP header name (literal or constant name) is an idempotency key header.
-pub fn key_header(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("idempotency") || lower.contains("idempotent") || lower.contains("dedup")
-}
+// The key vocabulary (random and clock sources, attempt counters, key bindings and headers)
+// is rule IDEM004's, in `specs`: one home for the macro and the lint.
+pub use idemcheck_spec::rules::idem004_unstable_key::{
+    attempt_ident, key_binding, key_header, unstable_source,
+};
 
 /// Receiver names that make `.send(..)` a message send (email, SMS, queue).
 pub fn message_receiver(name: &str) -> bool {

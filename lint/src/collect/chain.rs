@@ -136,7 +136,9 @@ impl Collector<'_> {
             {
                 self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
             }
-            if ev::QUERY_METHODS.contains(&name.as_str())
+            let query_method = ev::QUERY_METHODS.contains(&name.as_str());
+            let http_write = ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1;
+            if query_method
                 && mc.args.iter().any(|a| {
                     self.text_of(a)
                         .and_then(|t| crate::effects::statement::classify(&t))
@@ -158,7 +160,7 @@ impl Collector<'_> {
                 };
                 self.read_signal(format!("a read call (`.{name}(..)`)"), loc(), unless);
             }
-            if ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1 {
+            if http_write {
                 self.evidence(
                     EvidenceKind::Http,
                     true,
@@ -167,9 +169,7 @@ impl Collector<'_> {
                     unless,
                 );
             }
-            if ev::QUERY_METHODS.contains(&name.as_str())
-                && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a))
-            {
+            if query_method && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a)) {
                 self.evidence(
                     EvidenceKind::Sql,
                     true,
@@ -198,9 +198,7 @@ impl Collector<'_> {
                     loc(),
                     unless,
                 );
-            } else if !(ev::QUERY_METHODS.contains(&name.as_str())
-                || i == 0 && is_self(root)
-                || ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1)
+            } else if !(query_method || i == 0 && is_self(root) || http_write)
                 && crate::effects::verbs::client_write(
                     &name,
                     i,

@@ -15,26 +15,28 @@ pub(super) struct LineComment<'a> {
     pub body: &'a str,
 }
 
-/// Every plain line comment of `text`, in order.
+/// Every plain line comment of `text`, in order. The scan jumps from one `/`, `"` or `'`
+/// to the next (memchr): only those can open a comment or a literal.
 pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
+    // Line bookkeeping: newlines are counted only up to where a comment is found.
+    let (mut counted_to, mut line, mut line_start) = (0usize, 0usize, 0usize);
     let mut i = 0;
-    let mut line = 0;
-    let mut line_start = 0;
-    while i < bytes.len() {
+    while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', &bytes[i..]) {
+        i += off;
         match bytes[i] {
-            b'\n' => {
-                line += 1;
-                line_start = i + 1;
-                i += 1;
-            }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n);
                 let comment = &text[i..end];
                 let doc = (comment.starts_with("///") && !comment.starts_with("////"))
                     || comment.starts_with("//!");
                 if !doc {
+                    for n in memchr::memchr_iter(b'\n', &bytes[counted_to..i]) {
+                        line += 1;
+                        line_start = counted_to + n + 1;
+                    }
+                    counted_to = i;
                     out.push(LineComment {
                         line,
                         column: i - line_start,
@@ -57,82 +59,74 @@ pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
                             break;
                         }
                     } else {
-                        if bytes[i] == b'\n' {
-                            line += 1;
-                            line_start = i + 1;
-                        }
                         i += 1;
                     }
                 }
             }
-            b'r' | b'b' | b'c' if raw_string_start(bytes, i).is_some() => {
-                let (hashes, body) = raw_string_start(bytes, i).expect("checked");
-                i = body;
-                let closing = {
-                    let mut c = String::from("\"");
-                    c.push_str(&"#".repeat(hashes));
-                    c
-                };
-                let end = text[i..]
-                    .find(&closing)
-                    .map_or(text.len(), |n| i + n + closing.len());
-                for (k, b) in bytes[i..end].iter().enumerate() {
-                    if *b == b'\n' {
-                        line += 1;
-                        line_start = i + k + 1;
-                    }
-                }
-                i = end;
-            }
+            b'/' => i += 1,
             b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    if i < bytes.len() && bytes[i] == b'\n' {
-                        line += 1;
-                        line_start = i + 1;
-                    }
-                    i += 1;
+                i = match raw_hashes(bytes, i) {
+                    Some(hashes) => after_raw_string(bytes, i, hashes),
+                    None => after_string(bytes, i),
                 }
-                i += 1;
             }
-            b'\'' => i = after_quote(bytes, i),
-            c if c.is_ascii_alphanumeric() || c == b'_' => {
-                // An identifier or number: skipped whole, so the `r`/`b` of `for`/`tab` is
-                // never read as a raw-string prefix.
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                // A `b"..."` or `c"..."` prefix ends here; the string is read next.
-            }
-            _ => i += 1,
+            _ => i = after_quote(bytes, i),
         }
     }
     out
 }
 
-/// At `i`, `r"`, `r#"`, `br##"`, `cr"`...: the number of `#` and where the body begins.
-fn raw_string_start(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
-    // Only at the start of a token: not inside an identifier such as `bar#`.
-    if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
+/// After the string whose opening quote is at `quote`: escapes skip a byte.
+fn after_string(bytes: &[u8], quote: usize) -> usize {
+    let mut j = quote + 1;
+    while let Some(q) = memchr::memchr2(b'"', b'\\', &bytes[j..]) {
+        if bytes[j + q] == b'\\' {
+            j += q + 2;
+        } else {
+            return j + q + 1;
+        }
+    }
+    bytes.len()
+}
+
+/// After the raw string whose opening quote is at `quote`: no escapes, it ends at a quote
+/// followed by `hashes` `#`.
+fn after_raw_string(bytes: &[u8], quote: usize, hashes: usize) -> usize {
+    let mut j = quote + 1;
+    while let Some(q) = memchr::memchr(b'"', &bytes[j.min(bytes.len())..]) {
+        let close = j + q + 1;
+        if bytes[close..]
+            .iter()
+            .take(hashes)
+            .filter(|&&b| b == b'#')
+            .count()
+            == hashes
+        {
+            return close + hashes;
+        }
+        j = close;
+    }
+    bytes.len()
+}
+
+/// The number of `#` of a raw string whose opening quote is at `quote` (`r"`, `r##"`,
+/// `br#"`, `cr"`), or `None` for an ordinary string.
+fn raw_hashes(bytes: &[u8], quote: usize) -> Option<usize> {
+    let mut k = quote;
+    while k > 0 && bytes[k - 1] == b'#' {
+        k -= 1;
+    }
+    let hashes = quote - k;
+    if k == 0 || bytes[k - 1] != b'r' {
         return None;
     }
-    let mut j = i;
-    if matches!(bytes[j], b'b' | b'c') {
-        j += 1;
+    let mut start = k - 1;
+    if start > 0 && matches!(bytes[start - 1], b'b' | b'c') {
+        start -= 1;
     }
-    if bytes.get(j) != Some(&b'r') {
-        return None;
-    }
-    j += 1;
-    let mut hashes = 0;
-    while bytes.get(j) == Some(&b'#') {
-        hashes += 1;
-        j += 1;
-    }
-    (bytes.get(j) == Some(&b'"')).then_some((hashes, j + 1))
+    // The prefix starts a token: `bar"` is an identifier then a string, not a raw string.
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    (start == 0 || !ident(bytes[start - 1])).then_some(hashes)
 }
 
 /// After a `'` at `i`: past the character literal it opens, or just past the quote when it

@@ -60,7 +60,7 @@ pub(super) fn first_line(attrs: &[Attribute], fallback: Span) -> u32 {
 
 /// Whether an identifier is a key field name the model typically supplies.
 pub(super) fn is_model_key(ident: &syn::Ident) -> bool {
-    MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
+    idemcheck_spec::rules::idem004_unstable_key::is_model_key_ident(ident)
 }
 
 /// The location of a path, from its first to its last segment (cheaper than collecting

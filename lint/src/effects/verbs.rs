@@ -54,19 +54,24 @@ pub fn leading_verb(name: &str) -> Option<Verb> {
 /// The first word of `name`, lower case (see [`words`]), borrowed when `name` writes it in
 /// lower case already (method names do): no allocation on the visitor's hot path.
 pub fn first_word(name: &str) -> std::borrow::Cow<'_, str> {
-    let trimmed = name.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
-    let mut end = trimmed.len();
-    let mut prev_lower = false;
-    let mut upper = false;
-    for (i, c) in trimmed.char_indices() {
+    // Bytes, not chars: a word is ASCII letters and digits, so every cut is at an ASCII
+    // byte and a char boundary.
+    let b = name.as_bytes();
+    let start = b
+        .iter()
+        .position(|c| c.is_ascii_alphanumeric())
+        .unwrap_or(b.len());
+    let (mut end, mut prev_lower, mut upper) = (start, false, false);
+    while end < b.len() {
+        let c = b[end];
         if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && prev_lower) {
-            end = i;
             break;
         }
         upper |= c.is_ascii_uppercase();
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        end += 1;
     }
-    let word = &trimmed[..end];
+    let word = &name[start..end];
     if upper {
         std::borrow::Cow::Owned(word.to_ascii_lowercase())
     } else {

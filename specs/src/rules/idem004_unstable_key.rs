@@ -47,49 +47,84 @@ pub const MODEL_SUPPLIED_KEY_NAMES: &[&str] = &[
     "client_token",
 ];
 
-/// Names of per-attempt values: never part of a logical operation's identity.
-pub const PER_ATTEMPT_NAMES: &[&str] = &[
-    "attempt",
-    "attempts",
-    "attempt_no",
-    "attempt_number",
-    "retry",
-    "retries",
-    "retry_count",
-    "try_count",
-    "timestamp",
-    "now",
-    "uuid",
-    "random",
-];
+/// Names of clock and random values: never part of a logical operation's identity.
+const VOLATILE_NAMES: &[&str] = &["timestamp", "now", "uuid", "random"];
 
-/// Path segments of random or clock sources: a key function named so is unstable.
-pub const UNSTABLE_SOURCES: &[&str] = &[
-    "new_v4",
-    "new_v7",
-    "now_v7",
-    "now_v1",
-    "random",
-    "rand",
-    "thread_rng",
-    "rng",
-    "now",
-    "SystemTime",
-    "Instant",
-    "Utc",
-    "Local",
-];
+/// Whether `name` is one of [`MODEL_SUPPLIED_KEY_NAMES`] (Rust identifiers, compared as
+/// written).
+pub fn is_model_key(name: &str) -> bool {
+    MODEL_SUPPLIED_KEY_NAMES.contains(&name)
+}
 
-/// Why a key field name is unstable, if it is.
+/// [`is_model_key`] for an identifier of a syntax tree, without printing it (the lint asks
+/// this of every field access and binding).
+pub fn is_model_key_ident(ident: &proc_macro2::Ident) -> bool {
+    MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
+}
+
+/// Why a key field name is unstable, if it is: a key the model supplies, an attempt counter
+/// ([`attempt_ident`]) or a clock or random value.
 pub fn unstable_field_reason(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
-    if MODEL_SUPPLIED_KEY_NAMES.contains(&lower.as_str()) {
+    if is_model_key(&lower) {
         Some("is a key the model supplies in the tool's arguments; it can change between retries")
-    } else if PER_ATTEMPT_NAMES.contains(&lower.as_str()) {
+    } else if attempt_ident(&lower) || VOLATILE_NAMES.contains(&lower.as_str()) {
         Some("changes from one attempt to the next")
     } else {
         None
     }
+}
+
+/// A random, clock or id source, from a resolved call path.
+pub fn unstable_source(segments: &[String]) -> Option<String> {
+    let n = segments.len();
+    let last = segments.last()?.as_str();
+    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
+    let hit = match (parent, last) {
+        ("Uuid", "new_v4" | "new_v7" | "now_v7" | "now_v1" | "now_v6" | "new_v1") => true,
+        ("Ulid", "new") | ("ulid", "generate") => true,
+        ("rand", _) => true,
+        (_, "thread_rng" | "random" | "rng") => parent.is_empty() || parent == "rand",
+        ("SystemTime" | "Instant" | "Utc" | "Local" | "Timestamp" | "Zoned", "now") => true,
+        ("OffsetDateTime", "now_utc" | "now_local") => true,
+        _ => false,
+    };
+    hit.then(|| {
+        if parent.is_empty() {
+            format!("`{last}()`")
+        } else {
+            format!("`{parent}::{last}()`")
+        }
+    })
+}
+
+/// Whether an identifier names a per-attempt value (an attempt counter).
+pub fn attempt_ident(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("attempt")
+        || lower.contains("retry")
+        || lower.contains("retries")
+        || lower == "tries"
+        || lower == "try_count"
+        || lower == "n_tries"
+        || lower.contains("backoff")
+}
+
+/// Names that make a `let` binding an idempotency key.
+pub fn key_binding(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("idempot")
+        || lower.contains("dedup")
+        || lower == "key"
+        || lower == "idem_key"
+        || lower == "op_key"
+        || lower == "operation_key"
+}
+
+/// Whether an HTTP header name (literal or constant name) is an idempotency key header.
+pub fn key_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("idempotency") || lower.contains("idempotent") || lower.contains("dedup")
 }
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
@@ -111,15 +146,12 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
             }
         }
         Some(KeyAttr::Function(path)) => {
-            if let Some(seg) = path
-                .segments
-                .iter()
-                .find(|s| UNSTABLE_SOURCES.contains(&s.ident.to_string().as_str()))
-            {
+            let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if let Some(what) = unstable_source(&segments) {
                 out.push(cx.violation(
                     RuleCode::Idem004,
                     crate::check::SpanRange::of(path),
-                    format!("`key_fn` names `{}`, a random or clock source", seg.ident),
+                    format!("`key_fn` names {what}, a random or clock source"),
                     "a key function must be deterministic: build the key from the arguments, not from randomness or time",
                 ));
             }
