@@ -1,20 +1,24 @@
 //! MCP annotations from the contract: per MCP tool, the hints the code declares, the hints
 //! its contract and code justify, and the difference.
 //!
+//! What is justified is rule `IDEM007`'s policy (`idemcheck_spec::rules::
+//! idem007_annotation_mismatch::{justified_read_only, justified_idempotent}`), the same the
+//! contract check applies:
+//!
 //! - `read_only_hint`: justified `true` exactly when the tool is a read tool (the same
-//!   judgement as `check`'s inventory); a write tool may not claim it (`IDEM007`). For a
-//!   tool judged unknown (no write and no read found) nothing is justified: the MCP default
-//!   (`false`, a tool may write) stands, and the row asks for a declaration instead.
-//! - `idempotent_hint`: for a write tool, justified `true` only with a complete contract
-//!   (key, postcondition, retry cap) and no open `IDEM001`/`IDEM004` finding (a key that is
-//!   missing or unstable makes nothing idempotent); otherwise `false`. The MCP specification
-//!   gives it meaning only when the tool is not read-only, so for read tools it is left alone.
+//!   judgement as `check`'s inventory); a write tool may not claim it. For a tool judged
+//!   unknown nothing is justified: the MCP default (`false`, a tool may write) stands, and the
+//!   row asks for a declaration instead.
+//! - `idempotent_hint`: for a write tool, justified `true` only with a key, a postcondition and
+//!   a retry cap, and no open `IDEM001`/`IDEM004` finding (a key that is missing or unstable
+//!   makes nothing idempotent); otherwise `false`. Left alone for other tools.
 //! - `destructive_hint`, `open_world_hint`: what a write destroys, and whether the tool talks
 //!   to the outside world, are not decided by the contract; they are shown, not judged.
 //!
 //! A hint that is not declared counts with the MCP default (`read_only_hint = false`,
 //! `destructive_hint = true`, `idempotent_hint = false`, `open_world_hint = true`).
 
+use idemcheck_spec::rules::idem007_annotation_mismatch::{self as idem007, Idempotence};
 use idemcheck_spec::{Judgement, RuleCode};
 use serde::Serialize;
 
@@ -90,15 +94,19 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
     let write = doc.kind == Judgement::Write;
     let unknown = doc.kind == Judgement::Unknown;
     let open = |code: RuleCode| doc.findings.iter().any(|f| f.code == code);
-    let key_ok = !open(RuleCode::Idem001) && !open(RuleCode::Idem004);
-    let complete = doc.has_contract && doc.contract.is_complete() && key_ok;
+    let idempotence = Idempotence {
+        key: doc.has_contract && doc.contract.key.is_some() && !open(RuleCode::Idem001),
+        key_stable: !open(RuleCode::Idem004),
+        verify: doc.has_contract && doc.contract.verify.is_some(),
+        retry_cap: doc.has_contract && doc.contract.max_retries.is_some(),
+    };
     let cells = vec![
         HintCell {
             hint: "read_only_hint",
             declared: declared.read_only,
             effective: declared.read_only.unwrap_or(false),
             // Unknown: neither `true` (never recommend claiming a read) nor `false`.
-            justified: (!unknown).then_some(!write),
+            justified: idem007::justified_read_only(doc.kind),
         },
         HintCell {
             hint: "destructive_hint",
@@ -110,7 +118,7 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
             hint: "idempotent_hint",
             declared: declared.idempotent,
             effective: declared.idempotent.unwrap_or(false),
-            justified: write.then_some(complete),
+            justified: idem007::justified_idempotent(write, idempotence),
         },
         HintCell {
             hint: "open_world_hint",

@@ -10,11 +10,12 @@ pub static INFO: RuleInfo = RuleInfo {
     code: "IDEM007",
     name: "annotation_mismatch",
     default_severity: Severity::Error,
-    summary: "rmcp hints contradict the code (`read_only_hint = true` on a writer; `idempotent_hint = true` with no key)",
+    summary: "rmcp hints contradict the code (`read_only_hint = true` on a writer; `idempotent_hint = true` without a key, postcondition and retry cap)",
     what: "MCP tool annotations are hints clients use to decide what to retry and what to ask a \
 person about. It fires when a tool that writes (declared `kind = \"write\"`, or found writing by \
 the lint) claims `read_only_hint = true`, and when a tool claims `idempotent_hint = true` without \
-a key that makes it so.",
+the contract that makes it so: a key, a postcondition and a retry cap (the policy \
+`docs --mcp-hints` applies too).",
     why: "The MCP specification says annotations are hints and must not be trusted blindly, but \
 clients do act on them: a client that believes a tool is read-only or idempotent will retry it \
 freely. A false hint turns a careful client into a duplicating one.",
@@ -28,6 +29,58 @@ async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Resul
 async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Result<String, String> { .. }"#,
     compile_time: true,
 };
+
+/// What a tool's contract holds that makes a retry harmless, as `idempotent_hint = true`
+/// claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Idempotence {
+    /// A key names the logical operation.
+    pub key: bool,
+    /// The key is stable (no open `IDEM004`; the contract check alone cannot see the body and
+    /// passes `true`).
+    pub key_stable: bool,
+    /// A postcondition read settles an attempt whose outcome is unknown.
+    pub verify: bool,
+    /// Retries are capped.
+    pub retry_cap: bool,
+}
+
+impl Idempotence {
+    /// What is missing, in words (empty: nothing).
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if !self.key {
+            out.push("key");
+        } else if !self.key_stable {
+            out.push("stable key");
+        }
+        if !self.verify {
+            out.push("postcondition");
+        }
+        if !self.retry_cap {
+            out.push("retry cap");
+        }
+        out
+    }
+}
+
+/// The `read_only_hint` the code justifies: `false` for a write tool, `true` for a read
+/// tool, nothing for a tool the lint cannot judge (the MCP default, "may write", stands). The
+/// one policy of the contract check, the lint and `docs --mcp-hints`.
+pub fn justified_read_only(kind: crate::Judgement) -> Option<bool> {
+    match kind {
+        crate::Judgement::Write => Some(false),
+        crate::Judgement::Read => Some(true),
+        crate::Judgement::Unknown => None,
+    }
+}
+
+/// The `idempotent_hint` a write tool's contract justifies: `true` exactly when nothing of
+/// [`Idempotence`] is missing. The MCP specification gives the hint meaning only for tools
+/// that are not read-only, so nothing is decided for other tools.
+pub fn justified_idempotent(write: bool, facts: Idempotence) -> Option<bool> {
+    write.then(|| facts.missing().is_empty())
+}
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let Some(hints) = cx.hints else { return };
@@ -45,19 +98,25 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
             "remove the hint or set `read_only_hint = false`; clients retry read-only tools freely",
         ));
     }
+    let facts = Idempotence {
+        key: cx.attr.key.is_some(),
+        key_stable: true,
+        verify: cx.attr.verify.is_some(),
+        retry_cap: cx.attr.max_retries.is_some(),
+    };
     if let Some(idem) = &hints.idempotent
         && idem.value
-        && cx.kind == ToolKind::Write
-        && cx.attr.key.is_none()
+        && justified_idempotent(cx.kind == ToolKind::Write, facts) == Some(false)
     {
         out.push(cx.violation(
             RuleCode::Idem007,
             idem.span.into(),
             format!(
-                "tool `{}` claims `idempotent_hint = true` but has no key that makes it idempotent",
-                cx.tool_name
+                "tool `{}` claims `idempotent_hint = true` but its contract has no {}: a retry can repeat the effect",
+                cx.tool_name,
+                facts.missing().join(", no ")
             ),
-            "add `key = [...]` to the contract, or drop the hint",
+            "complete the contract (`key`, `verify`, `max_retries`), or drop the hint",
         ));
     }
 }
