@@ -103,27 +103,17 @@ pub(super) fn type_text(ty: &Type) -> String {
     out
 }
 
-/// Serde's `rename_all` conventions applied to a snake_case field name.
+/// Serde's `rename_all` conventions applied to a snake_case field name (heck's conversions
+/// agree with serde's on snake_case input).
 fn rename_case(name: &str, rule: &str) -> String {
-    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
-    let cap = |w: &str| {
-        let mut c = w.chars();
-        c.next()
-            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-            .unwrap_or_default()
-    };
+    use heck::{ToKebabCase, ToLowerCamelCase, ToShoutyKebabCase, ToUpperCamelCase};
     match rule {
         "lowercase" => name.to_ascii_lowercase(),
-        "UPPERCASE" => name.to_ascii_uppercase(),
-        "PascalCase" => words.iter().map(|w| cap(w)).collect(),
-        "camelCase" => words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) })
-            .collect(),
-        "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
-        "kebab-case" => name.replace('_', "-"),
-        "SCREAMING-KEBAB-CASE" => name.replace('_', "-").to_ascii_uppercase(),
+        "UPPERCASE" | "SCREAMING_SNAKE_CASE" => name.to_ascii_uppercase(),
+        "PascalCase" => name.to_upper_camel_case(),
+        "camelCase" => name.to_lower_camel_case(),
+        "kebab-case" => name.to_kebab_case(),
+        "SCREAMING-KEBAB-CASE" => name.to_shouty_kebab_case(),
         _ => name.to_string(),
     }
 }
@@ -154,4 +144,27 @@ fn serde_entries(attrs: &[Attribute]) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename_case;
+
+    #[test]
+    fn serde_rename_all_rules() {
+        let cases = [
+            ("lowercase", "user_id"),
+            ("UPPERCASE", "USER_ID"),
+            ("PascalCase", "UserId"),
+            ("camelCase", "userId"),
+            ("SCREAMING_SNAKE_CASE", "USER_ID"),
+            ("kebab-case", "user-id"),
+            ("SCREAMING-KEBAB-CASE", "USER-ID"),
+            ("snake_case", "user_id"),
+        ];
+        for (rule, expected) in cases {
+            assert_eq!(rename_case("user_id", rule), expected, "{rule}");
+        }
+        assert_eq!(rename_case("order_v2_id", "camelCase"), "orderV2Id");
+    }
 }

@@ -74,30 +74,10 @@ fn drop_generated_twins(files: &mut [FileFacts]) {
     }
 }
 
-/// `ResetFile` → `reset_file`, `HTTPGet` → `http_get` (what `convert_case`'s snake case
-/// gives for the usual type names).
+/// `ResetFile` → `reset_file`, `HTTPGet` → `http_get` (heck's snake case, as the tool
+/// macros that derive a name from a type use).
 pub fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_uppercase() {
-            let prev = i.checked_sub(1).map(|j| chars[j]);
-            let next = chars.get(i + 1);
-            let boundary = match prev {
-                None | Some('_') => false,
-                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
-                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
-                Some(_) => false,
-            };
-            if boundary {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    heck::ToSnakeCase::to_snake_case(name)
 }
 
 /// A string literal (through `&`, parentheses and `.to_string()`-like conversions), with

@@ -1,6 +1,10 @@
 //! `--message-format sarif`: SARIF 2.1.0, with the rule catalogue as rules metadata, paths
 //! relative to `%SRCROOT%`, fingerprints that do not depend on line numbers, and
 //! suppressed findings recorded as SARIF suppressions.
+//!
+//! Written with `serde_json::json!` rather than the `serde-sarif` crate: that crate builds a
+//! second `syn` major (for strum and typed-builder) and ~100 generated types, for the twenty
+//! fields written here.
 
 use std::collections::BTreeMap;
 
@@ -67,7 +71,7 @@ pub fn render(analysis: &Analysis) -> String {
                 "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": f.file, "uriBaseId": "%SRCROOT%" },
+                        "artifactLocation": { "uri": relative_uri(&f.file), "uriBaseId": "%SRCROOT%" },
                         "region": {
                             "startLine": f.line,
                             "startColumn": f.column,
@@ -86,10 +90,7 @@ pub fn render(analysis: &Analysis) -> String {
             result
         })
         .collect();
-    let root = format!(
-        "file://{}/",
-        analysis.root.to_string_lossy().trim_end_matches('/')
-    );
+    let root = directory_uri(&analysis.root);
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -107,4 +108,62 @@ pub fn render(analysis: &Analysis) -> String {
     let mut s = serde_json::to_string_pretty(&doc).expect("JSON serializes");
     s.push('\n');
     s
+}
+
+/// What may not appear raw in a URI path: controls, space and the delimiters of RFC 3986
+/// (`/` stays: it separates segments).
+const PATH: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// A workspace-relative path (`/`-separated) as a relative URI reference.
+fn relative_uri(path: &str) -> String {
+    percent_encoding::utf8_percent_encode(path, PATH).to_string()
+}
+
+/// The `file:` URI of a directory, with a trailing `/` (`%SRCROOT%`): `file:///home/a%20b/`,
+/// and `file:///C:/work/` for a Windows path.
+fn directory_uri(dir: &std::path::Path) -> String {
+    let text = dir.to_string_lossy().replace('\\', "/");
+    let path = text.trim_end_matches('/');
+    let lead = if path.starts_with('/') { "" } else { "/" };
+    format!("file://{lead}{}/", relative_uri(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(
+            directory_uri(std::path::Path::new("/home/a b/ws")),
+            "file:///home/a%20b/ws/"
+        );
+        assert_eq!(
+            directory_uri(std::path::Path::new("/srv/x/")),
+            "file:///srv/x/"
+        );
+        assert_eq!(
+            directory_uri(std::path::Path::new("C:\\work\\ws")),
+            "file:///C:/work/ws/"
+        );
+        assert_eq!(
+            relative_uri("src/tools #1/é.rs"),
+            "src/tools%20%231/%C3%A9.rs"
+        );
+    }
 }
