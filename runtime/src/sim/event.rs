@@ -1,21 +1,28 @@
 //! The episode's event log: every dispatch, delivery, effect, ack, loss, crash, ledger
 //! transition, postcondition answer and report, in virtual-time order. Serialised as JSON
-//! Lines by hand (fast, and byte-stable: it is what the determinism check compares).
+//! Lines by serde (field order is declaration order, so the lines are byte-stable: they are
+//! what the determinism check compares), and read back the same way for saved
+//! counterexamples.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
 use std::sync::Arc;
 
-/// One event at virtual time `t` (milliseconds since the episode started).
-#[derive(Debug, Clone, PartialEq, Eq)]
+use serde::{Deserialize, Serialize};
+
+/// One event at virtual time `t` (milliseconds since the episode started); one JSON object
+/// `{"t":..,"ev":"<kind>",..fields}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// Virtual time, ms.
     pub t: u64,
     /// What happened.
+    #[serde(flatten)]
     pub kind: EventKind,
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "ev", rename_all = "snake_case")]
 pub enum EventKind {
     /// The agent invokes the tool (`variant` 0: the intended arguments, 1: changed ones).
     Call {
@@ -35,6 +42,7 @@ pub enum EventKind {
         /// The operation's business id in the system of record.
         intent: Arc<str>,
         /// The idempotency key sent with it, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<Arc<str>>,
     },
     /// The request takes effect: a new real effect.
@@ -59,7 +67,7 @@ pub enum EventKind {
         /// Request number.
         req: u32,
         /// Why.
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
     /// The response reaches the client.
     Ack {
@@ -103,9 +111,9 @@ pub enum EventKind {
         /// Process.
         pid: u32,
         /// `begin`, `take_over`, `resolve`, `release`.
-        op: &'static str,
+        op: Cow<'static, str>,
         /// What it answered or wrote.
-        result: &'static str,
+        result: Cow<'static, str>,
     },
     /// A postcondition read and its answer.
     Read {
@@ -121,7 +129,7 @@ pub enum EventKind {
         /// Call number.
         call: u32,
         /// `completed`, `not_completed`, `unknown`, `stuck`.
-        status: &'static str,
+        status: Cow<'static, str>,
         /// Short explanation.
         detail: String,
     },
@@ -150,92 +158,12 @@ impl EventKind {
     }
 }
 
-fn json_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 impl Event {
     /// Append this event as one JSON line (with the newline).
     pub fn write_jsonl(&self, out: &mut String) {
-        let _ = write!(out, "{{\"t\":{},\"ev\":\"{}\"", self.t, self.kind.name());
-        match &self.kind {
-            EventKind::Call { call, pid, variant } => {
-                let _ = write!(out, ",\"call\":{call},\"pid\":{pid},\"variant\":{variant}");
-            }
-            EventKind::Dispatch {
-                req,
-                pid,
-                intent,
-                key,
-            } => {
-                let _ = write!(out, ",\"req\":{req},\"pid\":{pid},\"intent\":");
-                json_str(intent, out);
-                if let Some(key) = key {
-                    out.push_str(",\"key\":");
-                    json_str(key, out);
-                }
-            }
-            EventKind::Effect { req, effect, late } => {
-                let _ = write!(out, ",\"req\":{req},\"effect\":{effect},\"late\":{late}");
-            }
-            EventKind::Replay { req, effect } => {
-                let _ = write!(out, ",\"req\":{req},\"effect\":{effect}");
-            }
-            EventKind::Refused { req, reason } => {
-                let _ = write!(out, ",\"req\":{req},\"reason\":");
-                json_str(reason, out);
-            }
-            EventKind::Ack { req }
-            | EventKind::AckLost { req }
-            | EventKind::Dropped { req }
-            | EventKind::Timeout { req }
-            | EventKind::Abandoned { req } => {
-                let _ = write!(out, ",\"req\":{req}");
-            }
-            EventKind::Held { req, until } => {
-                let _ = write!(out, ",\"req\":{req},\"until\":{until}");
-            }
-            EventKind::Crash { pid } => {
-                let _ = write!(out, ",\"pid\":{pid}");
-            }
-            EventKind::Ledger { pid, op, result } => {
-                let _ = write!(out, ",\"pid\":{pid},\"op\":\"{op}\",\"result\":");
-                json_str(result, out);
-            }
-            EventKind::Read { pid, intent, found } => {
-                let _ = write!(out, ",\"pid\":{pid},\"intent\":");
-                json_str(intent, out);
-                match found {
-                    Some(e) => {
-                        let _ = write!(out, ",\"found\":{e}");
-                    }
-                    None => out.push_str(",\"found\":null"),
-                }
-            }
-            EventKind::Report {
-                call,
-                status,
-                detail,
-            } => {
-                let _ = write!(out, ",\"call\":{call},\"status\":\"{status}\",\"detail\":");
-                json_str(detail, out);
-            }
-        }
-        out.push_str("}\n");
+        // Plain data: serialising it cannot fail.
+        out.push_str(&serde_json::to_string(self).expect("events serialise"));
+        out.push('\n');
     }
 
     /// One line for a person (the timeline of a counterexample).
@@ -349,7 +277,7 @@ mod tests {
                 t: 6,
                 kind: EventKind::Report {
                     call: 0,
-                    status: "completed",
+                    status: "completed".into(),
                     detail: "ch_1\n".into(),
                 },
             },
@@ -370,5 +298,22 @@ mod tests {
         assert!(text.starts_with(
             "{\"t\":5,\"ev\":\"dispatch\",\"req\":0,\"pid\":1,\"intent\":\"o-\\\"1\\\"\",\"key\":\"abc\"}\n"
         ));
+    }
+
+    #[test]
+    fn saved_counterexamples_read_back_into_the_same_events() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/counterexamples");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+            for v in saved["events"].as_array().unwrap() {
+                let e: Event =
+                    serde_json::from_value(v.clone()).unwrap_or_else(|err| panic!("{v}: {err}"));
+                assert_eq!(&serde_json::to_value(&e).unwrap(), v);
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "only {seen} events");
     }
 }

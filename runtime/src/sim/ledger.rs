@@ -22,8 +22,8 @@ impl SimLedger {
     fn log(&self, op: &'static str, result: &'static str) {
         self.net.log_event(EventKind::Ledger {
             pid: self.pid,
-            op,
-            result,
+            op: op.into(),
+            result: result.into(),
         });
     }
 }

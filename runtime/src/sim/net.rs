@@ -261,7 +261,7 @@ impl State {
                         t,
                         kind: EventKind::Refused {
                             req,
-                            reason: KEY_REUSED,
+                            reason: KEY_REUSED.into(),
                         },
                     });
                     return Delivered::Refused(SimError::KeyReused);
@@ -281,7 +281,7 @@ impl State {
                 t,
                 kind: EventKind::Refused {
                     req,
-                    reason: "invalid parameters (not stored)",
+                    reason: "invalid parameters (not stored)".into(),
                 },
             });
             return Delivered::Refused(SimError::Invalid);

@@ -1,0 +1,184 @@
+//! The simulated environment of an episode and the fault schedules drawn from it.
+
+use super::*;
+
+/// The simulated environment an episode runs in, derived from the contract by
+/// [`Env::for_contract`]: the harness takes the contract at its word (its timeout, its
+/// settle window as the bound on in-flight time, its `server_dedup`) and proves the
+/// protocol under those assumptions. Widen `bound_ms` beyond `settle_ms` to see what
+/// happens when the assumption is wrong.
+#[derive(Debug, Clone, Copy)]
+pub struct Env {
+    /// The client's timeout for one attempt (the contract's `timeout_ms`, else 30 s).
+    pub timeout_ms: u64,
+    /// Upper bound on in-flight time plus visibility delay (the contract's `settle_ms`,
+    /// else 90 s, the reference's late commit).
+    pub bound_ms: u64,
+    /// The system of record honours idempotency keys (the contract's `server_dedup`).
+    pub server_keys: bool,
+    /// Inject duplicate deliveries on the wire (on by default only with `server_dedup`:
+    /// nothing above the wire can deduplicate them — see the module docs).
+    pub wire_redelivery: bool,
+    /// Longest restart time after a crash.
+    pub restart_max_ms: u64,
+    /// How long a call waits for another process's lease (default: the whole lease).
+    pub max_wait_ms: u64,
+    /// Parameters the system of record rejects as invalid.
+    pub validate: Option<fn(&serde_json::Value) -> bool>,
+}
+
+impl Env {
+    /// The environment a contract claims to be safe in.
+    pub fn for_contract(contract: &Contract) -> Env {
+        Env {
+            timeout_ms: contract.timeout_ms.unwrap_or(30_000),
+            bound_ms: contract.settle_ms.unwrap_or(90_000),
+            server_keys: contract.server_dedup,
+            wire_redelivery: contract.server_dedup,
+            restart_max_ms: 10_000,
+            max_wait_ms: u64::try_from(contract.lease().as_millis()).unwrap_or(u64::MAX),
+            validate: None,
+        }
+    }
+
+    pub(super) fn net_config(&self) -> NetConfig {
+        NetConfig {
+            server_keys: self.server_keys,
+            transport_timeout_ms: self.timeout_ms,
+            validate: self.validate,
+            ..NetConfig::default()
+        }
+    }
+
+    /// Draw one episode's schedule for `class`.
+    pub fn draw(&self, class: FaultClass, rng: &mut SplitMix64) -> Schedule {
+        let t = self.timeout_ms;
+        let b = self.bound_ms;
+        let late = |rng: &mut SplitMix64| {
+            if b > t {
+                rng.between(t + 1, b)
+            } else {
+                rng.between(1, b.max(1))
+            }
+        };
+        let mut faults = Vec::with_capacity(3);
+        match class {
+            FaultClass::LostAck => {
+                faults.push(Fault::LostAck { request: 0 });
+                if rng.chance(333) {
+                    faults.push(Fault::Invisible {
+                        request: 0,
+                        delay_ms: rng.between(1, b),
+                    });
+                }
+                if rng.chance(250) {
+                    faults.push(Fault::LostAck { request: 1 });
+                }
+            }
+            FaultClass::LateCommit => {
+                let d = late(rng);
+                faults.push(Fault::LateCommit {
+                    request: 0,
+                    delay_ms: d,
+                });
+                if b > d && rng.chance(333) {
+                    faults.push(Fault::Invisible {
+                        request: 0,
+                        delay_ms: rng.between(1, b - d),
+                    });
+                }
+                if rng.chance(250) {
+                    faults.push(Fault::Drop { request: 1 });
+                }
+            }
+            FaultClass::Reorder => {
+                faults.push(Fault::Reorder {
+                    request: 0,
+                    delay_ms: late(rng),
+                });
+                if rng.chance(250) {
+                    faults.push(Fault::LostAck { request: 1 });
+                }
+            }
+            FaultClass::Redelivery => {
+                if self.wire_redelivery && rng.chance(500) {
+                    faults.push(Fault::WireRedelivery {
+                        request: rng.below(2) as u32,
+                        gap_ms: rng.between(0, b),
+                    });
+                } else {
+                    if rng.chance(600) {
+                        faults.push(Fault::LostAck { request: 0 });
+                    }
+                    faults.push(Fault::Redeliver {
+                        at_ms: rng.between(0, t + b),
+                    });
+                }
+            }
+            FaultClass::Crash => {
+                faults.push(Fault::Crash {
+                    request: 0,
+                    restart_ms: rng.between(0, self.restart_max_ms),
+                });
+                if rng.chance(333) {
+                    faults.push(Fault::Invisible {
+                        request: 0,
+                        delay_ms: rng.between(1, b),
+                    });
+                }
+            }
+            FaultClass::DivergentPayload => {
+                if rng.chance(500) {
+                    faults.push(Fault::LostAck { request: 0 });
+                }
+                faults.push(Fault::Diverge {
+                    at_ms: rng.between(0, t + b),
+                });
+            }
+        }
+        Schedule { faults }
+    }
+
+    /// The alphabet of the exhaustive enumeration: discretised faults on the first two
+    /// requests and at three instants.
+    pub fn alphabet(&self) -> Vec<Fault> {
+        let t = self.timeout_ms;
+        let b = self.bound_ms;
+        // A late commit halfway between the timeout and the bound, and a visibility delay
+        // taking the rest: in-flight time plus visibility never exceed the bound.
+        let late = if b > t { t + (b - t) / 2 } else { t + 1 };
+        let invisible = b.saturating_sub(late).max(1);
+        let mut out = Vec::new();
+        for request in 0..2 {
+            out.push(Fault::LostAck { request });
+            out.push(Fault::Drop { request });
+            out.push(Fault::LateCommit {
+                request,
+                delay_ms: late,
+            });
+            out.push(Fault::Reorder {
+                request,
+                delay_ms: late,
+            });
+            out.push(Fault::Crash {
+                request,
+                restart_ms: 1_000,
+            });
+            if self.wire_redelivery {
+                out.push(Fault::WireRedelivery { request, gap_ms: 0 });
+                out.push(Fault::WireRedelivery { request, gap_ms: b });
+            }
+        }
+        out.push(Fault::Invisible {
+            request: 0,
+            delay_ms: invisible,
+        });
+        for at_ms in [0, t / 2, t + b] {
+            out.push(Fault::Redeliver { at_ms });
+        }
+        for at_ms in [0, t + b] {
+            out.push(Fault::Diverge { at_ms });
+        }
+        out
+    }
+}

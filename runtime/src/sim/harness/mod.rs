@@ -1,0 +1,93 @@
+//! The property harness: drive a guarded tool through fault episodes, check I1–I4 on every
+//! one, report per fault class how often the dangerous window was really hit, shrink and
+//! save counterexamples.
+
+//!
+//! - [`proof`]: [`Proof`] and how much to run ([`Config`]); the run over seeds and classes,
+//!   and the exhaustive enumeration;
+//! - [`env`]: the simulated environment ([`Env`]) and the fault schedules drawn from it;
+//! - [`episode`]: one episode, a pure function of environment, episode number and schedule;
+//! - [`shrink`]: shrinking a failing schedule;
+//! - [`report`]: per-class statistics and the proof table;
+//! - [`counterexample`]: saved counterexamples, their timelines and replays.
+
+use std::fmt::{self, Display, Write as _};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use serde::{Deserialize, Serialize};
+
+use super::fault::{Fault, FaultClass, Schedule, secs};
+use super::ledger::SimLedger;
+use super::rng::SplitMix64;
+use crate::clock::{Clock, Sleep, Timestamp, VirtualClock};
+use crate::context::Context;
+use crate::contract::Contract;
+use crate::key::Scope;
+use crate::ledger::MemoryLedger;
+use crate::outcome::{Escalation, Outcome};
+use crate::sim::event::{Event, EventKind};
+use crate::sim::net::{Net, NetConfig};
+
+mod counterexample;
+mod env;
+mod episode;
+mod proof;
+mod report;
+mod shrink;
+
+pub use counterexample::{Counterexample, Replayed};
+pub use env::Env;
+pub use episode::{CallReport, Episode};
+pub use proof::{Config, Proof};
+pub use report::{ClassStats, Report};
+
+/// The invariants of DESIGN.md checked on every episode (I3 is checked across runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Invariant {
+    /// Each logical operation produces at most one real effect.
+    #[serde(rename = "I1")]
+    I1AtMostOnce,
+    /// What the agent was last told holds once everything in flight has landed:
+    /// "completed" → the effect exists; "not completed" → it does not; and every call
+    /// answers.
+    #[serde(rename = "I2")]
+    I2AtLeastOnce,
+    /// Same seed → same event log → same verdict.
+    #[serde(rename = "I3")]
+    I3Determinism,
+    /// Never "completed" for an effect that does not exist (with these arguments) when
+    /// the answer is given.
+    #[serde(rename = "I4")]
+    I4NoOrphanIntent,
+}
+
+impl Invariant {
+    /// `I1 at-most-once`, ...
+    pub fn title(self) -> &'static str {
+        match self {
+            Invariant::I1AtMostOnce => "I1 at-most-once",
+            Invariant::I2AtLeastOnce => "I2 at-least-once",
+            Invariant::I3Determinism => "I3 determinism",
+            Invariant::I4NoOrphanIntent => "I4 no orphan intent",
+        }
+    }
+}
+
+/// One broken invariant in one episode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Which.
+    pub invariant: Invariant,
+    /// What the harness saw.
+    pub detail: String,
+}
+
+impl Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.invariant.title(), self.detail)
+    }
+}

@@ -1,0 +1,267 @@
+//! A tool under proof, how much to run, and the run itself.
+
+use super::*;
+
+/// A tool under proof: its contract, a factory for a fresh simulated world, the argument
+/// maker, the guarded call, and the effect counter.
+///
+/// - `world(&net)` builds the tool's services on the episode's [`Net`];
+/// - `intent(n, variant)` gives the arguments of episode `n`'s logical operation
+///   (`variant` 0), and changed arguments for the same operation (`variant` 1, used by
+///   the divergent-payload class: change a field that is not part of the key);
+/// - `call(&ctx, &world, args)` is the guarded call, usually `my_tool::call`;
+/// - `effects(&world, &args)` counts the real effects that carry out exactly `args`.
+///
+/// ```text
+/// Proof { contract: create_charge::CONTRACT, world: SimBilling::new, intent: charge_args,
+///         call: create_charge::call, effects: SimBilling::count }.prove();
+/// ```
+pub struct Proof<FW, FI, FC, FE> {
+    /// The tool's contract (`my_tool::CONTRACT`).
+    pub contract: Contract,
+    /// Fresh simulated world per episode.
+    pub world: FW,
+    /// Arguments of episode `n`, variant 0 (intended) or 1 (changed).
+    pub intent: FI,
+    /// The guarded call.
+    pub call: FC,
+    /// Real effects carrying exactly these arguments.
+    pub effects: FE,
+}
+
+/// How much to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Seeds; each runs every class and is run twice for I3.
+    pub seeds: Vec<u64>,
+    /// Episodes per class per seed.
+    pub episodes: u64,
+    /// Fault classes.
+    pub classes: Vec<FaultClass>,
+    /// The environment (default: [`Env::for_contract`]).
+    pub env: Option<Env>,
+    /// Shrink the first failing episode of each class.
+    pub shrink: bool,
+    /// Where to save counterexamples (default: `$CARGO_MANIFEST_DIR/tests/counterexamples`
+    /// when run by cargo; `None` not to save).
+    pub save_to: Option<PathBuf>,
+    /// Also enumerate every schedule of up to this many faults from [`Env::alphabet`].
+    pub exhaustive: usize,
+}
+
+impl Default for Config {
+    /// DESIGN's acceptance run: 200 episodes × 6 classes × 3 seeds, shrink and save on
+    /// failure, plus every schedule of up to 4 faults.
+    fn default() -> Self {
+        Config {
+            seeds: vec![1, 2, 3],
+            episodes: 200,
+            classes: FaultClass::ALL.to_vec(),
+            env: None,
+            shrink: true,
+            save_to: std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(|d| PathBuf::from(d).join("tests").join("counterexamples")),
+            exhaustive: 4,
+        }
+    }
+}
+
+impl Config {
+    /// The acceptance run without exhaustive enumeration, shrinking, nor saving (fast;
+    /// for benchmarks and control strategies).
+    pub fn acceptance_only() -> Config {
+        Config {
+            shrink: false,
+            save_to: None,
+            exhaustive: 0,
+            ..Config::default()
+        }
+    }
+}
+
+fn stream(class: FaultClass, i: u64) -> u64 {
+    ((class as u64) << 32) | i
+}
+
+impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+where
+    FW: Fn(&Net) -> W,
+    FI: Fn(u64, u32) -> A,
+    FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
+    FE: Fn(&W, &A) -> usize,
+    A: Clone,
+    E: Display,
+{
+    /// DESIGN's acceptance run ([`Config::default`]); panics with the table and shrunk
+    /// counterexamples unless every invariant held and every class bit.
+    #[track_caller]
+    pub fn prove(&self) -> Report {
+        let report = self.check(&Config::default());
+        report.assert_proven();
+        report
+    }
+
+    /// Run `config` and report (never panics).
+    pub fn check(&self, config: &Config) -> Report {
+        let env = config
+            .env
+            .unwrap_or_else(|| Env::for_contract(&self.contract));
+        let mut classes: Vec<(FaultClass, ClassStats)> = config
+            .classes
+            .iter()
+            .map(|c| (*c, ClassStats::default()))
+            .collect();
+        let mut first_failure: Vec<Option<(u64, u64, Schedule)>> = vec![None; classes.len()];
+        let mut identical = true;
+        let mut log_bytes = 0u64;
+        let mut first = String::new();
+        let mut second = String::new();
+        for &seed in &config.seeds {
+            for pass in 0..2 {
+                let buf = if pass == 0 { &mut first } else { &mut second };
+                buf.clear();
+                for (ci, (class, stats)) in classes.iter_mut().enumerate() {
+                    for i in 0..config.episodes {
+                        let mut rng = SplitMix64::derive(seed, stream(*class, i));
+                        let schedule = env.draw(*class, &mut rng);
+                        let mut ep = self.episode(&env, i, &schedule);
+                        for e in &ep.events {
+                            e.write_jsonl(buf);
+                        }
+                        crate::sim::net::recycle_log(std::mem::take(&mut ep.events));
+                        let _ = writeln!(
+                            buf,
+                            "{{\"verdict\":{},\"effects\":[{},{}]}}",
+                            ep.violations.len(),
+                            ep.effects[0],
+                            ep.effects[1]
+                        );
+                        if pass == 1 {
+                            continue;
+                        }
+                        stats.episodes += 1;
+                        if ep.hit(*class) {
+                            stats.hits += 1;
+                        }
+                        match ep.final_status() {
+                            "completed" => stats.answers[0] += 1,
+                            "not_completed" => stats.answers[1] += 1,
+                            _ => stats.answers[2] += 1,
+                        }
+                        if !ep.violations.is_empty() {
+                            stats.violating += 1;
+                            for v in &ep.violations {
+                                match v.invariant {
+                                    Invariant::I1AtMostOnce => stats.by_invariant[0] += 1,
+                                    Invariant::I2AtLeastOnce => stats.by_invariant[1] += 1,
+                                    _ => stats.by_invariant[2] += 1,
+                                }
+                            }
+                            if first_failure[ci].is_none() {
+                                first_failure[ci] = Some((seed, i, schedule));
+                            }
+                        }
+                    }
+                }
+            }
+            log_bytes += first.len() as u64;
+            if first != second {
+                identical = false;
+            }
+        }
+        let mut counterexamples = Vec::new();
+        for ((class, _), failure) in classes.iter().zip(first_failure) {
+            if let Some((seed, i, schedule)) = failure {
+                counterexamples.push(self.counterexample(
+                    &env,
+                    Some(*class),
+                    seed,
+                    i,
+                    schedule,
+                    config.shrink,
+                ));
+            }
+        }
+        let mut exhaustive = (0, 0);
+        if config.exhaustive > 0 {
+            let (n, bad, first_bad) = self.enumerate(&env, config.exhaustive);
+            exhaustive = (n, bad);
+            if let Some(s) = first_bad {
+                counterexamples.push(self.counterexample(&env, None, 0, 0, s, config.shrink));
+            }
+        }
+        let mut saved = Vec::new();
+        if let Some(dir) = &config.save_to {
+            for c in &counterexamples {
+                if let Ok(p) = c.save(dir) {
+                    saved.push(p);
+                }
+            }
+        }
+        Report {
+            tool: self.contract.name.to_string(),
+            seeds: config.seeds.clone(),
+            classes,
+            replay_identical: identical,
+            log_bytes,
+            exhaustive,
+            counterexamples,
+            saved,
+            wire_redelivery: env.wire_redelivery,
+        }
+    }
+
+    /// Run every schedule of up to `max_faults` faults from the environment's alphabet
+    /// (at most one wire fault per request). Returns (schedules, violating, first one).
+    pub fn enumerate(&self, env: &Env, max_faults: usize) -> (u64, u64, Option<Schedule>) {
+        let alphabet = env.alphabet();
+        let mut n = 0u64;
+        let mut bad = 0u64;
+        let mut first = None;
+        let mut pick: Vec<usize> = Vec::new();
+        // Combinations in lexicographic order, sizes 0..=max_faults.
+        fn rec(
+            start: usize,
+            left: usize,
+            alphabet: &[Fault],
+            pick: &mut Vec<usize>,
+            visit: &mut dyn FnMut(&[usize]),
+        ) {
+            visit(pick);
+            if left == 0 {
+                return;
+            }
+            for i in start..alphabet.len() {
+                let req = alphabet[i].request();
+                if req.is_some() && pick.iter().any(|&j| alphabet[j].request() == req) {
+                    continue;
+                }
+                pick.push(i);
+                rec(i + 1, left - 1, alphabet, pick, visit);
+                pick.pop();
+            }
+        }
+        rec(0, max_faults, &alphabet, &mut pick, &mut |p: &[usize]| {
+            let schedule = Schedule {
+                faults: p.iter().map(|&i| alphabet[i]).collect(),
+            };
+            let ep = self.episode(env, 0, &schedule);
+            n += 1;
+            if !ep.violations.is_empty() {
+                bad += 1;
+                if first.is_none() {
+                    first = Some(schedule);
+                }
+            }
+        });
+        (n, bad, first)
+    }
+}
+
+impl<FW, FI, FC, FE> fmt::Debug for Proof<FW, FI, FC, FE> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Proof")
+            .field("tool", &self.contract.name)
+            .finish_non_exhaustive()
+    }
+}

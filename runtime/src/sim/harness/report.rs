@@ -1,0 +1,167 @@
+//! Per-class statistics and the proof table.
+
+use super::*;
+
+/// Per-class results of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassStats {
+    /// Episodes run (first pass of every seed).
+    pub episodes: u64,
+    /// Episodes whose dangerous window was hit.
+    pub hits: u64,
+    /// Episodes with at least one violation.
+    pub violating: u64,
+    /// Violations per invariant: I1, I2, I4.
+    pub by_invariant: [u64; 3],
+    /// Final answers: completed, not completed, unknown.
+    pub answers: [u64; 3],
+}
+
+/// The verdict of a run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The tool.
+    pub tool: String,
+    /// Seeds run.
+    pub seeds: Vec<u64>,
+    /// Per class, in the configured order.
+    pub classes: Vec<(FaultClass, ClassStats)>,
+    /// I3: each seed's second run produced byte-identical logs.
+    pub replay_identical: bool,
+    /// Bytes of JSON Lines compared for I3.
+    pub log_bytes: u64,
+    /// Exhaustive enumeration: schedules run, and how many violated.
+    pub exhaustive: (u64, u64),
+    /// Shrunk counterexamples (the first of each failing class, and of the enumeration).
+    pub counterexamples: Vec<Counterexample>,
+    /// Where counterexamples were saved.
+    pub saved: Vec<PathBuf>,
+    /// Whether wire redelivery was injected.
+    pub wire_redelivery: bool,
+}
+
+impl Report {
+    /// Episodes run (first passes).
+    pub fn episodes(&self) -> u64 {
+        self.classes.iter().map(|(_, s)| s.episodes).sum()
+    }
+
+    /// Violating episodes of `class`.
+    pub fn violating(&self, class: FaultClass) -> u64 {
+        self.classes
+            .iter()
+            .find(|(c, _)| *c == class)
+            .map_or(0, |(_, s)| s.violating)
+    }
+
+    /// Stats of `class`.
+    pub fn stats(&self, class: FaultClass) -> Option<&ClassStats> {
+        self.classes
+            .iter()
+            .find(|(c, _)| *c == class)
+            .map(|(_, s)| s)
+    }
+
+    /// Classes whose window was never hit.
+    pub fn never_bit(&self) -> Vec<FaultClass> {
+        self.classes
+            .iter()
+            .filter(|(_, s)| s.episodes > 0 && s.hits == 0)
+            .map(|(c, _)| *c)
+            .collect()
+    }
+
+    /// Zero violations, every class bit, I3 identical.
+    pub fn is_proven(&self) -> bool {
+        self.replay_identical
+            && self.never_bit().is_empty()
+            && self.classes.iter().all(|(_, s)| s.violating == 0)
+            && self.exhaustive.1 == 0
+    }
+
+    /// Panic with the table and every counterexample's timeline unless proven.
+    #[track_caller]
+    pub fn assert_proven(&self) {
+        if !self.is_proven() {
+            let mut msg = format!("{self}");
+            for c in &self.counterexamples {
+                msg.push('\n');
+                msg.push_str(&c.timeline());
+            }
+            panic!("{msg}");
+        }
+    }
+}
+
+impl Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "idemcheck simulator: {} — {} episodes ({} classes x {} seeds), each seed run twice",
+            self.tool,
+            self.episodes(),
+            self.classes.len(),
+            self.seeds.len()
+        )?;
+        writeln!(
+            f,
+            "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}",
+            "class", "episodes", "window hit", "I1", "I2", "I4", "completed", "not done", "unknown"
+        )?;
+        for (class, s) in &self.classes {
+            writeln!(
+                f,
+                "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}{}",
+                class.as_str(),
+                s.episodes,
+                s.hits,
+                s.by_invariant[0],
+                s.by_invariant[1],
+                s.by_invariant[2],
+                s.answers[0],
+                s.answers[1],
+                s.answers[2],
+                if s.episodes > 0 && s.hits == 0 {
+                    "  <- NEVER BIT"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        if !self.wire_redelivery {
+            writeln!(
+                f,
+                "  (wire redelivery not injected: without server_dedup no client-side protocol can deduplicate a request the wire delivers twice)"
+            )?;
+        }
+        writeln!(
+            f,
+            "  I3 determinism: {} ({} bytes of event log compared)",
+            if self.replay_identical {
+                "identical"
+            } else {
+                "LOGS DIFFER"
+            },
+            self.log_bytes
+        )?;
+        if self.exhaustive.0 > 0 {
+            writeln!(
+                f,
+                "  exhaustive: {} small schedules, {} violating",
+                self.exhaustive.0, self.exhaustive.1
+            )?;
+        }
+        for p in &self.saved {
+            writeln!(f, "  counterexample saved: {}", p.display())?;
+        }
+        write!(
+            f,
+            "  verdict: {}",
+            if self.is_proven() {
+                "PROVEN (zero I1/I2/I4 violations, every class bit, replay identical)"
+            } else {
+                "FAILED"
+            }
+        )
+    }
+}
