@@ -1,0 +1,186 @@
+//! The schema, its migration, and the statements (with the schema spelled in).
+
+use super::*;
+
+pub(super) const COLUMNS: &str = "key, tool, fingerprint, state, owner, token, lease_until, created_at, updated_at, expires_at, resolution";
+pub(super) const NOW_MS: &str = "(extract(epoch FROM now()) * 1000)::bigint";
+
+/// The statements, with the schema spelled in.
+pub(super) struct Statements {
+    pub(super) begin_one: String,
+    pub(super) resolve_one: String,
+    pub(super) begin_batch: String,
+    pub(super) resolve_batch: String,
+    pub(super) reclaim: String,
+    pub(super) take_over: String,
+    pub(super) release: String,
+    pub(super) load: String,
+    pub(super) prune: String,
+    pub(super) pending: String,
+    pub(super) decide_happened: String,
+    pub(super) decide_not: String,
+}
+
+impl Statements {
+    pub(super) fn new(s: &str) -> Statements {
+        let r_columns = COLUMNS
+            .split(", ")
+            .map(|c| format!("r.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Statements {
+            begin_one: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms),
+                 ins AS (
+                    INSERT INTO {s}.records ({COLUMNS})
+                    SELECT $1, $2, $3, 'declared', $4, nextval('{s}.tokens'),
+                           ms + $5, ms, ms, ms + $6, NULL FROM now
+                    ON CONFLICT (key) DO NOTHING
+                    RETURNING {COLUMNS}
+                 )
+                 SELECT true, ins.*, now.ms FROM ins, now
+                 UNION ALL SELECT false, {r_columns}, now.ms FROM {s}.records AS r, now
+                    WHERE r.key = $1 AND NOT EXISTS (SELECT 1 FROM ins)"
+            ),
+            resolve_one: format!(
+                "UPDATE {s}.records SET state = $3, resolution = $4, updated_at = {NOW_MS}
+                 WHERE key = $1 AND token = $2 AND state IN ('declared', 'unknown')"
+            ),
+            begin_batch: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms),
+                 u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+                                            $5::int8[], $6::int8[])
+                       AS u(key, tool, fingerprint, owner, lease, ttl)),
+                 ins AS (
+                    INSERT INTO {s}.records ({COLUMNS})
+                    SELECT u.key, u.tool, u.fingerprint, 'declared', u.owner,
+                           nextval('{s}.tokens'), now.ms + u.lease, now.ms, now.ms,
+                           now.ms + u.ttl, NULL
+                    FROM u, now
+                    ON CONFLICT (key) DO NOTHING
+                    RETURNING {COLUMNS}
+                 )
+                 SELECT true, ins.*, now.ms FROM ins, now
+                 UNION ALL SELECT false, {r_columns}, now.ms FROM {s}.records AS r, now, u
+                    WHERE r.key = u.key AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.key = u.key)"
+            ),
+            resolve_batch: format!(
+                "UPDATE {s}.records AS r SET state = u.state, resolution = u.resolution,
+                        updated_at = {NOW_MS}
+                 FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[])
+                      AS u(key, token, state, resolution)
+                 WHERE r.key = u.key AND r.token = u.token AND r.state IN ('declared', 'unknown')
+                 RETURNING r.key"
+            ),
+            reclaim: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms)
+                 UPDATE {s}.records AS r SET
+                    tool = $2, fingerprint = $3, state = 'declared', owner = $4,
+                    token = nextval('{s}.tokens'), lease_until = now.ms + $5,
+                    created_at = now.ms, updated_at = now.ms, expires_at = now.ms + $6,
+                    resolution = NULL
+                 FROM now
+                 WHERE r.key = $1 AND r.token = $7 AND r.state IN ('committed', 'failed')
+                   AND r.expires_at <= now.ms
+                 RETURNING r.token"
+            ),
+            take_over: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms)
+                 UPDATE {s}.records AS r SET
+                    state = 'declared', owner = $3, token = nextval('{s}.tokens'),
+                    lease_until = now.ms + $4, updated_at = now.ms, resolution = NULL
+                 FROM now
+                 WHERE r.key = $1 AND r.token = $2 AND r.state IN ('declared', 'unknown')
+                   AND r.lease_until <= now.ms
+                 RETURNING r.token"
+            ),
+            release: format!(
+                "DELETE FROM {s}.records WHERE key = $1 AND token = $2 AND state = 'declared'"
+            ),
+            load: format!("SELECT {COLUMNS} FROM {s}.records WHERE key = $1"),
+            prune: format!(
+                "DELETE FROM {s}.records
+                 WHERE state IN ('committed', 'failed') AND expires_at <= {NOW_MS}"
+            ),
+            pending: format!(
+                "SELECT {COLUMNS} FROM {s}.records
+                 WHERE state IN ('declared', 'unknown') ORDER BY created_at, key"
+            ),
+            decide_happened: format!(
+                "UPDATE {s}.records SET state = 'committed', resolution = $2,
+                    token = nextval('{s}.tokens'), updated_at = {NOW_MS}
+                 WHERE key = $1 AND state IN ('declared', 'unknown')"
+            ),
+            decide_not: format!(
+                "DELETE FROM {s}.records WHERE key = $1 AND state IN ('declared', 'unknown')"
+            ),
+        }
+    }
+}
+
+pub(super) fn migration(s: &str) -> String {
+    format!(
+        "CREATE SCHEMA IF NOT EXISTS {s};
+         CREATE SEQUENCE IF NOT EXISTS {s}.tokens AS bigint;
+         CREATE TABLE IF NOT EXISTS {s}.records (
+             key         text PRIMARY KEY,
+             tool        text NOT NULL,
+             fingerprint text NOT NULL,
+             state       text NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+             owner       text NOT NULL,
+             token       bigint NOT NULL,
+             lease_until bigint NOT NULL,
+             created_at  bigint NOT NULL,
+             updated_at  bigint NOT NULL,
+             expires_at  bigint NOT NULL,
+             resolution  text
+         ) WITH (fillfactor = 70);
+         CREATE INDEX IF NOT EXISTS records_expiry ON {s}.records (expires_at);
+         CREATE TABLE IF NOT EXISTS {s}.schema_version (
+             version    integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now()
+         );
+         INSERT INTO {s}.schema_version (version) VALUES ({SCHEMA_VERSION}) ON CONFLICT DO NOTHING;"
+    )
+}
+
+pub(super) fn valid_schema(schema: &str) -> bool {
+    let mut chars = schema.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c == '_')
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && schema.len() <= 63
+}
+
+/// The advisory lock that serialises migrations of one schema.
+pub(super) fn migration_lock(schema: &str) -> i64 {
+    let hex = sha256_hex(format!("idemcheck migration {schema}").as_bytes());
+    i64::from_str_radix(&hex[..15], 16).unwrap_or(0x1de3_c4ec)
+}
+
+pub(super) fn record_from(row: &Row, at: usize) -> Result<Record, LedgerError> {
+    let get_text = |i: usize| -> Result<String, LedgerError> {
+        row.try_get::<_, String>(at + i)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))
+    };
+    let get_i64 = |i: usize| -> Result<i64, LedgerError> {
+        row.try_get::<_, i64>(at + i)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))
+    };
+    let resolution: Option<String> = row
+        .try_get(at + 10)
+        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+    let (state, resolution) = decode(&get_text(3)?, resolution.as_deref())?;
+    Ok(Record {
+        key: Key::from_stored(get_text(0)?),
+        tool: get_text(1)?,
+        fingerprint: Fingerprint::from_stored(get_text(2)?),
+        state,
+        owner: get_text(4)?,
+        token: unsigned(get_i64(5)?),
+        lease_until: Timestamp(unsigned(get_i64(6)?)),
+        created_at: Timestamp(unsigned(get_i64(7)?)),
+        updated_at: Timestamp(unsigned(get_i64(8)?)),
+        expires_at: Timestamp(unsigned(get_i64(9)?)),
+        resolution,
+    })
+}

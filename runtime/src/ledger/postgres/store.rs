@@ -1,0 +1,451 @@
+//! [`PostgresLedger`]: connecting, the protocol operations, and the [`Ledger`] impl.
+
+use super::*;
+
+/// How many times `begin` re-runs its statement when a concurrent claim committed after
+/// the statement's snapshot (it then neither inserts nor sees the row).
+const BEGIN_ATTEMPTS: usize = 16;
+
+impl PostgresLedger {
+    /// Connect to `url` (`postgres://user@host:port/db` or `host=… user=…`) with the
+    /// default options, and create or check the `idemcheck` schema.
+    pub async fn connect(url: &str) -> Result<PostgresLedger, LedgerError> {
+        PostgresLedger::connect_with(url, PostgresOptions::default()).await
+    }
+
+    /// Connect to `url` and create or check the schema of `options`.
+    pub async fn connect_with(
+        url: &str,
+        options: PostgresOptions,
+    ) -> Result<PostgresLedger, LedgerError> {
+        if !valid_schema(&options.schema) {
+            return Err(unavailable(format!(
+                "`{}` is not a valid schema name (lowercase letters, digits, `_`)",
+                options.schema
+            )));
+        }
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| unavailable(format!("bad connection string: {e}")))?;
+        config.connect_timeout(options.connect_timeout);
+        if config.get_application_name().is_none() {
+            config.application_name("idemcheck");
+        }
+        let build_sized = |config: tokio_postgres::Config, size: usize| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(Runtime::Tokio1)
+                .wait_timeout(Some(options.op_timeout))
+                .create_timeout(Some(options.connect_timeout))
+                .recycle_timeout(Some(options.connect_timeout))
+                .build()
+                .map_err(unavailable)
+        };
+        let build = |config: tokio_postgres::Config| build_sized(config, options.pool_size);
+        let pool = build(config.clone())?;
+        let mut lazy_config = config.clone();
+        let startup = match lazy_config.get_options() {
+            Some(o) => format!("{o} -c synchronous_commit=off"),
+            None => "-c synchronous_commit=off".to_string(),
+        };
+        lazy_config.options(startup);
+        let settle_pool = if options.async_resolutions {
+            build(lazy_config.clone())?
+        } else {
+            pool.clone()
+        };
+        let sql = std::sync::Arc::new(Statements::new(&options.schema));
+        let (claims, claim_rx) = mpsc::unbounded_channel();
+        let (settles, settle_rx) = mpsc::unbounded_channel();
+        // The batchers run on a thread and runtime of their own, with connections of their
+        // own, so a ledger outlives the runtime it was connected on (and its connections do
+        // not depend on a caller's runtime). They stop when the last clone is dropped.
+        let claim_pool = build_sized(config.clone(), 1)?;
+        let settle_batch_pool = if options.async_resolutions {
+            build_sized(lazy_config.clone(), 1)?
+        } else {
+            build_sized(config.clone(), 1)?
+        };
+        {
+            let sql = sql.clone();
+            std::thread::Builder::new()
+                .name("idemcheck-pg-batch".into())
+                .spawn(move || {
+                    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    else {
+                        return;
+                    };
+                    rt.block_on(async move {
+                        let claims = tokio::spawn(batcher(claim_pool, sql.clone(), claim_rx));
+                        let settles = tokio::spawn(batcher(settle_batch_pool, sql, settle_rx));
+                        let _ = claims.await;
+                        let _ = settles.await;
+                    });
+                })
+                .map_err(|e| unavailable(format!("cannot start the batch thread: {e}")))?;
+        }
+        let ledger = PostgresLedger {
+            pool,
+            settle_pool,
+            sql,
+            schema: options.schema.clone(),
+            op_timeout: options.op_timeout,
+            claims,
+            settles,
+            claims_in_flight: Default::default(),
+            settles_in_flight: Default::default(),
+        };
+        ledger.migrate().await?;
+        Ok(ledger)
+    }
+
+    /// The schema holding the ledger.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    async fn migrate(&self) -> Result<(), LedgerError> {
+        let schema = self.schema.clone();
+        self.bounded(async {
+            let mut client = self.pool.get().await.map_err(pg_error)?;
+            let tx = client.transaction().await.map_err(pg_error)?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock($1)",
+                &[&migration_lock(&schema)],
+            )
+            .await
+            .map_err(pg_error)?;
+            tx.batch_execute(&migration(&schema))
+                .await
+                .map_err(pg_error)?;
+            let version: Option<i32> = tx
+                .query_one(
+                    &format!("SELECT max(version) FROM {schema}.schema_version"),
+                    &[],
+                )
+                .await
+                .map_err(pg_error)?
+                .get(0);
+            if version.unwrap_or(0) > SCHEMA_VERSION {
+                return Err(LedgerError::Corrupt(format!(
+                    "schema {schema} is at version {}; this idemcheck writes version {SCHEMA_VERSION}",
+                    version.unwrap_or(0)
+                )));
+            }
+            tx.commit().await.map_err(pg_error)
+        })
+        .await
+    }
+
+    /// Run one claim: directly when no other claim of this handle is in flight (no hop, no
+    /// wait), else through the claim batcher, which puts every claim queued meanwhile into
+    /// one statement (group commit).
+    async fn claim_row(&self, row: ClaimRow) -> ClaimAnswer {
+        let _in_flight = InFlight::enter(&self.claims_in_flight);
+        if _in_flight.alone {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.begin_one)
+                .await
+                .map_err(pg_error)?;
+            let rows = client
+                .query(
+                    &stmt,
+                    &[
+                        &row.key,
+                        &row.tool,
+                        &row.fingerprint,
+                        &row.owner,
+                        &row.lease,
+                        &row.ttl,
+                    ],
+                )
+                .await
+                .map_err(pg_error)?;
+            return rows.first().map(claim_row_from).transpose();
+        }
+        let (reply, answer) = oneshot::channel();
+        self.claims
+            .send(Job { row, reply })
+            .map_err(|_| unavailable("the claim batcher has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the claim batcher has stopped"))?
+    }
+
+    /// Run one settle write, directly or batched like [`Self::claim_row`].
+    async fn settle_row(&self, row: SettleRow) -> Result<bool, LedgerError> {
+        let _in_flight = InFlight::enter(&self.settles_in_flight);
+        if _in_flight.alone {
+            let client = self.settle_client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.resolve_one)
+                .await
+                .map_err(pg_error)?;
+            let n = client
+                .execute(&stmt, &[&row.key, &row.token, &row.state, &row.resolution])
+                .await
+                .map_err(pg_error)?;
+            return Ok(n == 1);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.settles
+            .send(Job { row, reply })
+            .map_err(|_| unavailable("the settle batcher has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the settle batcher has stopped"))?
+    }
+
+    async fn bounded<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, LedgerError>>,
+    ) -> Result<T, LedgerError> {
+        match tokio::time::timeout(self.op_timeout, fut).await {
+            Ok(r) => r,
+            Err(_) => Err(unavailable(format!(
+                "no answer within {} ms",
+                self.op_timeout.as_millis()
+            ))),
+        }
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, LedgerError> {
+        self.pool.get().await.map_err(pg_error)
+    }
+
+    /// A connection for the writes that settle a claim.
+    async fn settle_client(&self) -> Result<deadpool_postgres::Object, LedgerError> {
+        self.settle_pool.get().await.map_err(pg_error)
+    }
+}
+
+#[async_trait]
+impl Ledger for PostgresLedger {
+    async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
+        self.bounded(async {
+            let (key, fp) = (claim.key.as_str(), claim.fingerprint.as_str());
+            let (lease, ttl) = (millis(claim.lease), millis(claim.ttl));
+            for _ in 0..BEGIN_ATTEMPTS {
+                let row = ClaimRow {
+                    key: key.to_string(),
+                    tool: claim.tool.to_string(),
+                    fingerprint: fp.to_string(),
+                    owner: claim.owner.to_string(),
+                    lease,
+                    ttl,
+                };
+                let (claimed, record, now) = match self.claim_row(row).await? {
+                    Some(found) => found,
+                    // A concurrent claim committed after the statement's snapshot: the
+                    // next statement sees it.
+                    None => continue,
+                };
+                if claimed {
+                    return Ok(Begin::Claimed {
+                        token: record.token,
+                    });
+                }
+                if record.state.is_unresolved() || signed(record.expires_at.0) > now {
+                    return Ok(Begin::Existing(record));
+                }
+                // A resolved record past its expiry counts as absent: take its place, in
+                // one fenced statement (rare: only until `prune` deletes it).
+                let client = self.client().await?;
+                let reclaim = client
+                    .prepare_cached(&self.sql.reclaim)
+                    .await
+                    .map_err(pg_error)?;
+                let row = client
+                    .query_opt(
+                        &reclaim,
+                        &[
+                            &key,
+                            &claim.tool,
+                            &fp,
+                            &claim.owner,
+                            &lease,
+                            &ttl,
+                            &signed(record.token),
+                        ],
+                    )
+                    .await
+                    .map_err(pg_error)?;
+                if let Some(row) = row {
+                    return Ok(Begin::Claimed {
+                        token: unsigned(row.get::<_, i64>(0)),
+                    });
+                }
+                // Someone else changed it first: look again.
+            }
+            Err(unavailable(format!(
+                "the claim of {key} kept racing with other claims"
+            )))
+        })
+        .await
+    }
+
+    async fn take_over(
+        &self,
+        claim: &Claim<'_>,
+        token: Token,
+    ) -> Result<Option<Token>, LedgerError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.take_over)
+                .await
+                .map_err(pg_error)?;
+            let row = client
+                .query_opt(
+                    &stmt,
+                    &[
+                        &claim.key.as_str(),
+                        &signed(token),
+                        &claim.owner,
+                        &millis(claim.lease),
+                    ],
+                )
+                .await
+                .map_err(pg_error)?;
+            Ok(row.map(|r| unsigned(r.get::<_, i64>(0))))
+        })
+        .await
+    }
+
+    async fn resolve(
+        &self,
+        key: &Key,
+        token: Token,
+        resolution: &Resolution,
+    ) -> Result<(), LedgerError> {
+        let text = encode(resolution)?;
+        let state = state_of(resolution).as_str();
+        self.bounded(async {
+            let row = SettleRow {
+                key: key.as_str().to_string(),
+                token: signed(token),
+                state,
+                resolution: text,
+            };
+            let settled = self.settle_row(row).await?;
+            if settled {
+                Ok(())
+            } else {
+                Err(LedgerError::Fenced {
+                    key: key.clone(),
+                    token,
+                })
+            }
+        })
+        .await
+    }
+
+    async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError> {
+        self.bounded(async {
+            let client = self.settle_client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.release)
+                .await
+                .map_err(pg_error)?;
+            let n = client
+                .execute(&stmt, &[&key.as_str(), &signed(token)])
+                .await
+                .map_err(pg_error)?;
+            if n == 1 {
+                Ok(())
+            } else {
+                Err(LedgerError::Fenced {
+                    key: key.clone(),
+                    token,
+                })
+            }
+        })
+        .await
+    }
+
+    async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.load)
+                .await
+                .map_err(pg_error)?;
+            let row = client
+                .query_opt(&stmt, &[&key.as_str()])
+                .await
+                .map_err(pg_error)?;
+            row.map(|r| record_from(&r, 0)).transpose()
+        })
+        .await
+    }
+
+    async fn prune(&self) -> Result<u64, LedgerError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.prune)
+                .await
+                .map_err(pg_error)?;
+            client.execute(&stmt, &[]).await.map_err(pg_error)
+        })
+        .await
+    }
+
+    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.pending)
+                .await
+                .map_err(pg_error)?;
+            let rows = client.query(&stmt, &[]).await.map_err(pg_error)?;
+            rows.iter().map(|r| record_from(r, 0)).collect()
+        })
+        .await
+    }
+
+    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+        let text = match decision {
+            Decision::Happened { result } => Some(encode(&Resolution::Committed {
+                result: result.clone(),
+            })?),
+            Decision::DidNotHappen => None,
+        };
+        self.bounded(async {
+            let client = self.client().await?;
+            let n = match &text {
+                Some(text) => {
+                    let stmt = client
+                        .prepare_cached(&self.sql.decide_happened)
+                        .await
+                        .map_err(pg_error)?;
+                    client.execute(&stmt, &[&key.as_str(), text]).await
+                }
+                None => {
+                    let stmt = client
+                        .prepare_cached(&self.sql.decide_not)
+                        .await
+                        .map_err(pg_error)?;
+                    client.execute(&stmt, &[&key.as_str()]).await
+                }
+            }
+            .map_err(pg_error)?;
+            if n == 1 {
+                Ok(())
+            } else {
+                Err(LedgerError::NotFound(key.clone()))
+            }
+        })
+        .await
+    }
+}
