@@ -5,10 +5,11 @@
 //!    fingerprint is refused, a COMMITTED result is replayed, a FAILED one replayed, and a
 //!    DECLARED/UNKNOWN one is never executed blindly: the postcondition decides, and a
 //!    record is taken over only once its owner's lease has run out;
-//! 3. execute one attempt under the timeout: success commits the result; a definite failure
-//!    is stored; an invalid request releases the key; an ambiguous failure waits out the
-//!    settle window and asks the postcondition: done → commit, not done → retry with the
-//!    same key under the cap, cannot tell → unknown;
+//! 3. execute one attempt under the timeout: success resolves the record as COMMITTED with
+//!    the result; a definite failure is resolved as FAILED; an invalid request releases the
+//!    key; an ambiguous failure waits out the settle window and asks the postcondition:
+//!    done → resolve as COMMITTED, not done → retry with the same key under the cap, cannot
+//!    tell → resolve as UNKNOWN;
 //! 4. answer `Completed`, `NotCompleted` or `Unknown`.
 
 use std::fmt::Display;
@@ -252,7 +253,7 @@ impl Call<'_> {
                     // The effect happened: record it under the token we saw. If the record
                     // changed meanwhile, its new owner resolves it; the answer stands.
                     info!(tool = self.contract.name, key = %self.key(), "postcondition: done; adopting the result");
-                    self.commit(record.token, &t).await;
+                    self.resolve_committed(record.token, &t).await;
                     return Outcome::Completed(t);
                 }
                 // The owner may still be in flight: wait for it (polling) before concluding.
@@ -296,7 +297,7 @@ impl Call<'_> {
         }
     }
 
-    async fn commit<T: Serialize>(&self, token: Token, result: &T) {
+    async fn resolve_committed<T: Serialize>(&self, token: Token, result: &T) {
         let resolution = match serde_json::to_value(result) {
             Ok(result) => Resolution::Committed { result },
             Err(e) => Resolution::Unknown {
@@ -311,13 +312,13 @@ impl Call<'_> {
         {
             // The effect happened; the record stays unresolved and the next call with this
             // key will find it through the postcondition.
-            error!(tool = self.contract.name, key = %self.key(), error = %e, "completed, but the commit was not recorded");
+            error!(tool = self.contract.name, key = %self.key(), error = %e, "completed, but the COMMITTED resolution was not recorded");
         } else {
             debug!(tool = self.contract.name, key = %self.key(), "committed");
         }
     }
 
-    async fn record(&self, token: Token, resolution: Resolution) {
+    async fn resolve_with(&self, token: Token, resolution: Resolution) {
         if let Err(e) = self
             .ctx
             .ledger()
@@ -355,7 +356,7 @@ impl Call<'_> {
             let attempt = with_deadline(clock, deadline, with_current_key(self.key(), op())).await;
             let last_error = match attempt {
                 Some(Ok(t)) => {
-                    self.commit(token, &t).await;
+                    self.resolve_committed(token, &t).await;
                     return Outcome::Completed(t);
                 }
                 Some(Err(e)) => match e.class() {
@@ -368,7 +369,7 @@ impl Call<'_> {
                     }
                     ErrorClass::Definite => {
                         debug!(tool = self.contract.name, key = %self.key(), error = %e, "definite failure stored");
-                        self.record(
+                        self.resolve_with(
                             token,
                             Resolution::Failed {
                                 error: StoredFailure {
@@ -392,12 +393,12 @@ impl Call<'_> {
             match verify().await {
                 Ok(Some(t)) => {
                     info!(tool = self.contract.name, key = %self.key(), "postcondition: done");
-                    self.commit(token, &t).await;
+                    self.resolve_committed(token, &t).await;
                     return Outcome::Completed(t);
                 }
                 Err(e) => {
                     let pc = Postcondition::CannotTell(e.to_string());
-                    self.record(
+                    self.resolve_with(
                         token,
                         Resolution::Unknown {
                             note: format!("{last_error}; {pc}"),
@@ -430,7 +431,7 @@ impl Call<'_> {
                         );
                     }
                     let pc = Postcondition::NotDoneUntrusted;
-                    self.record(
+                    self.resolve_with(
                         token,
                         Resolution::Unknown {
                             note: format!("{last_error}; {pc}"),

@@ -65,7 +65,7 @@ pub use key::{Fingerprint, Key, KeyError, Scope};
 pub use ledger::PostgresLedger;
 #[cfg(feature = "sqlite")]
 pub use ledger::SqliteLedger;
-pub use ledger::{Ledger, LedgerError, MemoryLedger};
+pub use ledger::{Ledger, LedgerAdmin, LedgerError, MemoryLedger};
 pub use outcome::{
     AttemptError, Classify, ErrorClass, Escalation, Failure, NotCompleted, Outcome, Postcondition,
     Unknown,

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use idemcheck::ledger::conformance::{self, Harness, Store};
 use idemcheck::ledger::{
-    Begin, Claim, Ledger, PostgresLedger, PostgresOptions, RecordState, Resolution, Secret,
-    SqliteLedger, SqliteOptions, Synchronous, prune_periodically,
+    Begin, Claim, Ledger, LedgerAdmin, PostgresLedger, PostgresOptions, RecordState, Resolution,
+    Secret, SqliteLedger, SqliteOptions, Synchronous, prune_periodically,
 };
 use idemcheck::{
     Context, Failure, Fingerprint, Key, LedgerError, MemoryLedger, NotCompleted, Outcome, Scope,
@@ -123,7 +123,7 @@ impl Harness for MemoryHarness {
         let clock = VirtualClock::starting_at(idemcheck::Timestamp(1_700_000_000_000));
         let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()));
         let handles = (0..handles)
-            .map(|_| Arc::new(ledger.clone()) as Arc<dyn Ledger>)
+            .map(|_| Arc::new(ledger.clone()) as Arc<dyn LedgerAdmin>)
             .collect();
         Ok(Store::virtual_time(handles, clock))
     }
@@ -151,7 +151,7 @@ impl Harness for SqliteHarness {
         let handles = (0..handles)
             .map(|_| {
                 SqliteLedger::open_with(&path, options.clone())
-                    .map(|l| Arc::new(l) as Arc<dyn Ledger>)
+                    .map(|l| Arc::new(l) as Arc<dyn LedgerAdmin>)
                     .map_err(|e| e.to_string())
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -174,7 +174,7 @@ impl Harness for PostgresHarness {
     async fn open(&self, handles: usize) -> Result<Store, String> {
         let schema = unique("conformance");
         self.schemas.lock().unwrap().push(schema.clone());
-        let mut ledgers: Vec<Arc<dyn Ledger>> = Vec::new();
+        let mut ledgers: Vec<Arc<dyn LedgerAdmin>> = Vec::new();
         for _ in 0..handles {
             // Each handle is its own pool, as a separate worker would have.
             let l = PostgresLedger::connect_with(

@@ -8,7 +8,7 @@ use agent_tools::billing::{self, ChargeArgs, FakeBilling, RefundArgs};
 use agent_tools::email::{self, FakeMail};
 use agent_tools::mcp::AgentToolsServer;
 use agent_tools::tickets::{self, FakeDesk, TicketArgs};
-use idemcheck::ledger::{Ledger, RecordState};
+use idemcheck::ledger::{LedgerAdmin, RecordState};
 use idemcheck::{Context, Failure, MemoryLedger, Outcome, Scope};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};

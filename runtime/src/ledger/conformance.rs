@@ -46,8 +46,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::{
-    Begin, Claim, Decision, Ledger, LedgerError, Record, RecordState, Resolution, StoredFailure,
-    Token, WITHHELD_MARK, digest_of,
+    Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, RecordState, Resolution,
+    StoredFailure, Token, WITHHELD_MARK, digest_of,
 };
 use crate::clock::{Clock, VirtualClock};
 use crate::context::Context;
@@ -69,7 +69,7 @@ type Advance = Arc<dyn Fn(Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> 
 pub struct Store {
     /// Handles on the store, each as a separate worker would hold it (its own connection
     /// where the store has connections). At least one.
-    pub handles: Vec<Arc<dyn Ledger>>,
+    pub handles: Vec<Arc<dyn LedgerAdmin>>,
     /// The clock a [`Context`] must use with this store.
     pub clock: Arc<dyn Clock>,
     advance: Advance,
@@ -85,7 +85,7 @@ impl fmt::Debug for Store {
 
 impl Store {
     /// A store whose time is `clock`: the suite advances it when it needs time to pass.
-    pub fn virtual_time(handles: Vec<Arc<dyn Ledger>>, clock: VirtualClock) -> Store {
+    pub fn virtual_time(handles: Vec<Arc<dyn LedgerAdmin>>, clock: VirtualClock) -> Store {
         let advance_clock = clock.clone();
         Store {
             handles,
@@ -99,7 +99,7 @@ impl Store {
 
     /// A store on real time (it reads its own clock, e.g. the database's): the suite
     /// sleeps when it needs time to pass.
-    pub fn real_time(handles: Vec<Arc<dyn Ledger>>) -> Store {
+    pub fn real_time(handles: Vec<Arc<dyn LedgerAdmin>>) -> Store {
         Store {
             handles,
             clock: Arc::new(crate::clock::SystemClock::new()),
@@ -107,7 +107,7 @@ impl Store {
         }
     }
 
-    fn ledger(&self) -> &dyn Ledger {
+    fn ledger(&self) -> &dyn LedgerAdmin {
         &*self.handles[0]
     }
 

@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
-use super::{Begin, Claim, Decision, Ledger, LedgerError, Record, RecordState, Resolution, Token};
+use super::{
+    Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, RecordState, Resolution,
+    Token,
+};
 use crate::clock::Clock;
 use crate::key::Key;
 
@@ -165,7 +168,10 @@ impl Ledger for MemoryLedger {
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
         Ok(self.lock().records.get(key).cloned())
     }
+}
 
+#[async_trait]
+impl LedgerAdmin for MemoryLedger {
     async fn prune(&self) -> Result<u64, LedgerError> {
         let now = self.clock.now();
         let mut s = self.lock();

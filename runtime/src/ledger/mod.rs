@@ -217,8 +217,10 @@ pub enum LedgerError {
     NotFound(Key),
 }
 
-/// The two-phase ledger protocol. Small on purpose: a new store is an afternoon's work, and
-/// one conformance suite proves it.
+/// The two-phase ledger protocol the executor runs: claim (`begin`), `take_over`, `resolve`
+/// (settle as COMMITTED, FAILED or UNKNOWN), `release`, `load`. Small on purpose: a new store
+/// is an afternoon's work, and one conformance suite proves it; the operator's side is
+/// [`LedgerAdmin`].
 #[async_trait]
 pub trait Ledger: Send + Sync + 'static {
     /// Atomically: when no live record has `claim.key` (none, or a resolved one past its
@@ -252,7 +254,13 @@ pub trait Ledger: Send + Sync + 'static {
 
     /// Read a record.
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError>;
+}
 
+/// What an operator does with a store, beside the protocol: prune expired records, list the
+/// unresolved ones, and record a person's decision. The stores implement it; a wrapper of
+/// the protocol (a hook, a counter) need not.
+#[async_trait]
+pub trait LedgerAdmin: Ledger {
     /// Delete resolved (COMMITTED, FAILED) records whose expiry has passed; return how
     /// many. Unresolved records are never pruned.
     async fn prune(&self) -> Result<u64, LedgerError>;
@@ -290,6 +298,10 @@ impl<L: Ledger + ?Sized> Ledger for std::sync::Arc<L> {
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
         (**self).load(key).await
     }
+}
+
+#[async_trait]
+impl<L: LedgerAdmin + ?Sized> LedgerAdmin for std::sync::Arc<L> {
     async fn prune(&self) -> Result<u64, LedgerError> {
         (**self).prune().await
     }

@@ -39,14 +39,14 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
-use super::Ledger;
+use super::LedgerAdmin;
 use crate::clock::Clock;
 
 /// Prune `ledger` every `every` on `clock`, forever; log what was pruned and any failure
 /// (a failed round is retried at the next tick). Spawn it on your runtime and abort the
 /// task to stop.
 pub async fn prune_periodically(
-    ledger: impl Ledger,
+    ledger: impl LedgerAdmin,
     clock: Arc<dyn Clock>,
     every: Duration,
 ) -> Infallible {

@@ -68,7 +68,7 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use super::codec::{decode, encode, millis, signed, state_of, unsigned};
-use super::{Begin, Claim, Decision, Ledger, LedgerError, Record, Resolution, Token};
+use super::{Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, Resolution, Token};
 use crate::clock::{Clock, Timestamp};
 use crate::key::{Fingerprint, Key};
 
@@ -708,7 +708,10 @@ impl Ledger for SqliteLedger {
         let key = key.as_str().to_string();
         self.call(move |conn, _| load_record(conn, &key)).await
     }
+}
 
+#[async_trait]
+impl LedgerAdmin for SqliteLedger {
     async fn prune(&self) -> Result<u64, LedgerError> {
         self.call(prune_in).await
     }

@@ -7,8 +7,7 @@ use super::event::EventKind;
 use super::net::Net;
 use crate::key::Key;
 use crate::ledger::{
-    Begin, Claim, Decision, Ledger, LedgerError, MemoryLedger, Record, RecordState, Resolution,
-    Token,
+    Begin, Claim, Ledger, LedgerError, MemoryLedger, Record, RecordState, Resolution, Token,
 };
 
 /// One process's handle on the episode's ledger store.
@@ -114,17 +113,5 @@ impl Ledger for SimLedger {
 
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
         self.store.load(key).await
-    }
-
-    async fn prune(&self) -> Result<u64, LedgerError> {
-        self.store.prune().await
-    }
-
-    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
-        self.store.pending().await
-    }
-
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
-        self.store.decide(key, decision).await
     }
 }

@@ -5,7 +5,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use idemcheck::ledger::{Begin, Claim, Decision, Ledger, LedgerError, RecordState, Resolution};
+use idemcheck::ledger::{
+    Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, RecordState, Resolution,
+};
 use idemcheck::{
     AttemptError, Classify, Context, ErrorClass, Failure, MemoryLedger, NotCompleted, Outcome,
     Postcondition, Scope, Timestamp, Unknown, VirtualClock, side_effect,
@@ -673,15 +675,6 @@ impl Ledger for DownLedger {
         &self,
         _: &idemcheck::Key,
     ) -> Result<Option<idemcheck::ledger::Record>, LedgerError> {
-        unreachable!()
-    }
-    async fn prune(&self) -> Result<u64, LedgerError> {
-        unreachable!()
-    }
-    async fn pending(&self) -> Result<Vec<idemcheck::ledger::Record>, LedgerError> {
-        unreachable!()
-    }
-    async fn decide(&self, _: &idemcheck::Key, _: &Decision) -> Result<(), LedgerError> {
         unreachable!()
     }
 }

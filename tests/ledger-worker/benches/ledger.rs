@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use idemcheck::ledger::{
-    Begin, Claim, Decision, Ledger, LedgerError, PostgresLedger, PostgresOptions, Record,
-    Resolution, SqliteLedger, SqliteOptions, Synchronous, Token,
+    Begin, Claim, Ledger, LedgerError, PostgresLedger, PostgresOptions, Record, Resolution,
+    SqliteLedger, SqliteOptions, Synchronous, Token,
 };
 use idemcheck::{Context, Key, MemoryLedger, Outcome, Scope, side_effect};
 use idemcheck_ledger_worker::unique;
@@ -76,15 +76,6 @@ impl Ledger for Counting {
     async fn load(&self, k: &Key) -> Result<Option<Record>, LedgerError> {
         self.others.fetch_add(1, Ordering::Relaxed);
         self.inner.load(k).await
-    }
-    async fn prune(&self) -> Result<u64, LedgerError> {
-        self.inner.prune().await
-    }
-    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
-        self.inner.pending().await
-    }
-    async fn decide(&self, k: &Key, d: &Decision) -> Result<(), LedgerError> {
-        self.inner.decide(k, d).await
     }
 }
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use idemcheck::ledger::{
-    Begin, Claim, Decision, Ledger, LedgerError, PostgresLedger, PostgresOptions, Record,
+    Begin, Claim, Ledger, LedgerAdmin, LedgerError, PostgresLedger, PostgresOptions, Record,
     Resolution, SqliteLedger, SqliteOptions, Synchronous, Token,
 };
 use idemcheck::{Key, side_effect};
@@ -171,18 +171,6 @@ impl Ledger for Hooked {
 
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
         self.inner.load(key).await
-    }
-
-    async fn prune(&self) -> Result<u64, LedgerError> {
-        self.inner.prune().await
-    }
-
-    async fn pending(&self) -> Result<Vec<Record>, LedgerError> {
-        self.inner.pending().await
-    }
-
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
-        self.inner.decide(key, decision).await
     }
 }
 
@@ -344,7 +332,7 @@ impl StoreSpec {
     }
 
     /// Open the ledger (`pool_size` connections for PostgreSQL).
-    pub async fn open(&self, pool_size: usize) -> Result<Arc<dyn Ledger>, LedgerError> {
+    pub async fn open(&self, pool_size: usize) -> Result<Arc<dyn LedgerAdmin>, LedgerError> {
         self.open_with(pool_size, Synchronous::Full).await
     }
 
@@ -353,7 +341,7 @@ impl StoreSpec {
         &self,
         pool_size: usize,
         synchronous: Synchronous,
-    ) -> Result<Arc<dyn Ledger>, LedgerError> {
+    ) -> Result<Arc<dyn LedgerAdmin>, LedgerError> {
         Ok(match self {
             StoreSpec::Sqlite(path) => Arc::new(SqliteLedger::open_with(
                 path,

@@ -52,7 +52,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{NoTls, Row};
 
 use super::codec::{decode, encode, millis, signed, state_of, unsigned};
-use super::{Begin, Claim, Decision, Ledger, LedgerError, Record, Resolution, Token};
+use super::{Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, Resolution, Token};
 use crate::clock::Timestamp;
 use crate::key::{Fingerprint, Key, sha256_hex};
 

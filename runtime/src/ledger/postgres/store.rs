@@ -388,7 +388,10 @@ impl Ledger for PostgresLedger {
         })
         .await
     }
+}
 
+#[async_trait]
+impl LedgerAdmin for PostgresLedger {
     async fn prune(&self) -> Result<u64, LedgerError> {
         self.bounded(async {
             let client = self.client().await?;
