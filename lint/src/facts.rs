@@ -150,16 +150,8 @@ pub struct Unstable {
     pub in_key: bool,
 }
 
-/// How a retry is written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RetryShape {
-    /// A hand-written `loop`, `while` or `for` loop; the keyword.
-    Loop(&'static str),
-    /// A retry combinator (backon, tokio-retry, backoff, ...); its name.
-    Combinator(String),
-    /// reqwest-middleware's retry layer around an HTTP client.
-    Middleware,
-}
+/// How a retry is written (rule IDEM008's type).
+pub use idemcheck_spec::rules::idem008_unguarded_retry::RetryShape;
 
 /// A retry loop or combinator and what it retries.
 #[derive(Debug, Clone, PartialEq, Eq)]

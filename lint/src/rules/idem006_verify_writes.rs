@@ -1,7 +1,9 @@
-//! `IDEM006 verify_writes`: the postcondition named by `verify = path` writes (in its body
-//! or in a workspace function it calls, to a bounded depth), or no such function exists.
+//! `IDEM006 verify_writes`, the gathering: the workspace function a write tool's
+//! `verify = path` names, and the first write it reaches (to a bounded depth). The rule's
+//! judgement and words are in `idemcheck_spec::rules::idem006_verify_writes::check_body`.
 
 use idemcheck_spec::RuleCode;
+use idemcheck_spec::rules::idem006_verify_writes::{VerifyFound, check_body};
 
 use super::{Hit, describe_write};
 use crate::index::{Index, MAX_DEPTH};
@@ -10,41 +12,23 @@ use crate::query::ToolView;
 /// Check a tool's `verify` function (resolved by [`ToolView`]).
 pub fn check(index: &Index<'_>, view: &ToolView<'_>) -> Vec<Hit> {
     let cx = &view.cx;
-    let tool = cx.tool;
     let (Some(verify), Some(_), true) = (&view.verify, cx.body, cx.write.is_some()) else {
         return Vec::new();
     };
-    let (call, text) = (verify.call, verify.text);
-    let Some(verify) = verify.found else {
-        return cx
-            .hit(
-                cx.file,
-                RuleCode::Idem006,
-                call.loc,
-                format!(
-                    "postcondition `{text}` of tool `{}` cannot be found in the workspace",
-                    tool.name
-                ),
-                "name a workspace function that reads the system of record: `Ok(Some(_))` happened, `Ok(None)` did not, `Err(_)` cannot tell",
-            )
-            .into_iter()
-            .collect();
+    let write = verify.found.and_then(|f| {
+        index
+            .write_path(f, false, MAX_DEPTH)
+            .map(|(ev, at, chain)| describe_write(index, ev, at, &chain))
+    });
+    let found = match (verify.found, &write) {
+        (None, _) => VerifyFound::Missing,
+        (Some(_), Some(w)) => VerifyFound::Writes(w),
+        (Some(_), None) => VerifyFound::Reads,
     };
-    match index.write_path(verify, false, MAX_DEPTH) {
-        Some((ev, at, chain)) => cx
-            .hit(
-                cx.file,
-                RuleCode::Idem006,
-                call.loc,
-                format!(
-                    "postcondition `{text}` of tool `{}` writes: {}",
-                    tool.name,
-                    describe_write(index, ev, at, &chain)
-                ),
-                "a postcondition must only read; it runs on every ambiguous failure",
-            )
-            .into_iter()
-            .collect(),
-        None => Vec::new(),
-    }
+    check_body(&cx.tool.name, verify.text, found)
+        .and_then(|(message, help)| {
+            cx.hit(cx.file, RuleCode::Idem006, verify.call.loc, message, help)
+        })
+        .into_iter()
+        .collect()
 }

@@ -1,13 +1,17 @@
-//! `IDEM008 unguarded_retry`: a write inside a hand-written retry loop or a retry
-//! combinator (backon, tokio-retry, backoff, ...), in a tool or a workspace function it
-//! calls; and an HTTP client built with reqwest-middleware's retry layer in a crate whose
-//! tools write over HTTP.
+//! `IDEM008 unguarded_retry`, the gathering: the retry loops and combinators (backon,
+//! tokio-retry, backoff, ...) around writes in a tool or a workspace function it calls, and
+//! HTTP clients built with reqwest-middleware's retry layer in crates whose tools write over
+//! HTTP. What they mean, and the words of the findings, are the rule's, in
+//! `idemcheck_spec::rules::idem008_unguarded_retry`.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::config::Config;
+use idemcheck_spec::rules::idem008_unguarded_retry::{
+    RetriedWrite, middleware as middleware_finding, retried_write,
+};
 
 use super::{Hit, ToolCx, describe_write};
 use crate::facts::{LocFinding, RetryLoop, RetryShape};
@@ -45,11 +49,18 @@ pub fn retried_writes<'a>(
     out
 }
 
-fn shape_text(shape: &RetryShape) -> String {
-    match shape {
-        RetryShape::Loop(k) => format!("hand-written `{k}` retry loop"),
-        RetryShape::Combinator(n) => format!("retry combinator {n}"),
-        RetryShape::Middleware => "reqwest-middleware retry layer".into(),
+/// The plain fact `specs` judges, for one retried write.
+pub fn fact<'a>(
+    index: &'a Index<'_>,
+    id: FnId,
+    r: &'a RetryLoop,
+    write: &'a str,
+) -> RetriedWrite<'a> {
+    RetriedWrite {
+        function: &index.func(id).display,
+        shape: &r.shape,
+        bounded: r.bounded,
+        write,
     }
 }
 
@@ -57,18 +68,9 @@ fn shape_text(shape: &RetryShape) -> String {
 pub fn check(index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
     retried_writes(index, cx)
         .into_iter()
-        .filter_map(|(id, r, what)| {
-            cx.hit(
-                index.fns[id].0,
-                RuleCode::Idem008,
-                r.loc,
-                format!(
-                    "{} in `{}` retries a write ({what}) outside the guarded wrapper",
-                    shape_text(&r.shape),
-                    index.func(id).display
-                ),
-                "remove the hand-written retry and let `#[side_effect(..., max_retries = N)]` retry after the postcondition says the first attempt did not happen",
-            )
+        .filter_map(|(id, r, write)| {
+            let (message, help) = retried_write(&fact(index, id, r, &write));
+            cx.hit(index.fns[id].0, RuleCode::Idem008, r.loc, message, help)
         })
         .collect()
 }
@@ -89,6 +91,7 @@ pub fn middleware(
             continue;
         };
         let f = index.func(id);
+        let (message, help) = middleware_finding(&f.display);
         for r in f
             .retries
             .iter()
@@ -100,11 +103,8 @@ pub fn middleware(
                     code: RuleCode::Idem008,
                     severity,
                     loc: r.loc,
-                    message: format!(
-                        "`{}` builds an HTTP client with reqwest-middleware's retry layer; the crate's write tools send HTTP writes, which it retries transparently",
-                        f.display
-                    ),
-                    help: Some("use a client without the retry layer for writes, and let `#[side_effect(..., max_retries = N)]` retry".into()),
+                    message: message.clone(),
+                    help: Some(help.into()),
                     suppressed: None,
                 },
                 tool: String::new(),

@@ -37,3 +37,17 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
         ));
     }
 }
+
+/// The body-based part: a retry around a write whose attempts are not bounded (`loop`
+/// without an attempt limit, tokio-retry without `.take(n)`, backon `without_max_times`).
+/// Message and help, or `None` when it is bounded.
+pub fn unbounded_retry(
+    r: &super::idem008_unguarded_retry::RetriedWrite<'_>,
+) -> Option<(String, &'static str)> {
+    (!r.bounded).then(|| {
+        (
+            format!("retry in `{}` around a write ({}) has no bound", r.function, r.write),
+            "bound the attempts, or better, remove the retry and declare `max_retries = 1` on the tool's contract",
+        )
+    })
+}

@@ -27,3 +27,34 @@ async fn find_charge(billing: &Billing, args: &ChargeArgs) -> Result<Option<Char
 }"#,
     compile_time: false,
 };
+
+/// What the lint found behind a write tool's `verify = path`: the plain fact this rule
+/// judges.
+#[derive(Debug, Clone, Copy)]
+pub enum VerifyFound<'a> {
+    /// No workspace function has that path.
+    Missing,
+    /// The function (or one it calls) writes; the write, described.
+    Writes(&'a str),
+    /// It only reads.
+    Reads,
+}
+
+/// The finding for tool `tool`'s postcondition `path`: message and help, or `None`.
+pub fn check_body(
+    tool: &str,
+    path: &str,
+    found: VerifyFound<'_>,
+) -> Option<(String, &'static str)> {
+    match found {
+        VerifyFound::Missing => Some((
+            format!("postcondition `{path}` of tool `{tool}` cannot be found in the workspace"),
+            "name a workspace function that reads the system of record: `Ok(Some(_))` happened, `Ok(None)` did not, `Err(_)` cannot tell",
+        )),
+        VerifyFound::Writes(write) => Some((
+            format!("postcondition `{path}` of tool `{tool}` writes: {write}"),
+            "a postcondition must only read; it runs on every ambiguous failure",
+        )),
+        VerifyFound::Reads => None,
+    }
+}

@@ -33,3 +33,63 @@ async fn place_order(client: &Client, args: OrderArgs) -> Result<Order, Error> {
 }"#,
     compile_time: false,
 };
+
+/// How a retry is written, as the lint finds it in a function body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryShape {
+    /// A hand-written `loop`, `while` or `for` loop; the keyword.
+    Loop(&'static str),
+    /// A retry combinator (backon, tokio-retry, backoff, ...); its name.
+    Combinator(String),
+    /// reqwest-middleware's retry layer around an HTTP client.
+    Middleware,
+}
+
+impl RetryShape {
+    /// How a finding names it.
+    pub fn describe(&self) -> String {
+        match self {
+            RetryShape::Loop(k) => format!("hand-written `{k}` retry loop"),
+            RetryShape::Combinator(n) => format!("retry combinator {n}"),
+            RetryShape::Middleware => "reqwest-middleware retry layer".into(),
+        }
+    }
+}
+
+/// A retry around a write, in a tool or a workspace function it calls: the plain fact the
+/// lint gathers for this rule and for `IDEM003`.
+#[derive(Debug, Clone, Copy)]
+pub struct RetriedWrite<'a> {
+    /// The function the retry is in (`Billing::charge`).
+    pub function: &'a str,
+    /// How the retry is written.
+    pub shape: &'a RetryShape,
+    /// Whether its attempts are bounded.
+    pub bounded: bool,
+    /// The write it retries, described.
+    pub write: &'a str,
+}
+
+/// The finding for a retried write: message and help.
+pub fn retried_write(r: &RetriedWrite<'_>) -> (String, &'static str) {
+    (
+        format!(
+            "{} in `{}` retries a write ({}) outside the guarded wrapper",
+            r.shape.describe(),
+            r.function,
+            r.write
+        ),
+        "remove the hand-written retry and let `#[side_effect(..., max_retries = N)]` retry after the postcondition says the first attempt did not happen",
+    )
+}
+
+/// The finding for an HTTP client built with reqwest-middleware's retry layer in `function`,
+/// in a crate whose write tools send HTTP writes: message and help.
+pub fn middleware(function: &str) -> (String, &'static str) {
+    (
+        format!(
+            "`{function}` builds an HTTP client with reqwest-middleware's retry layer; the crate's write tools send HTTP writes, which it retries transparently"
+        ),
+        "use a client without the retry layer for writes, and let `#[side_effect(..., max_retries = N)]` retry",
+    )
+}
