@@ -159,3 +159,59 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
         None => {}
     }
 }
+
+/// What the lint found in a write tool's code that decides its key: the plain facts of the
+/// body-based part of this rule.
+#[derive(Debug, Clone, Copy)]
+pub enum KeyFact<'a> {
+    /// The contract's `key_fn` reaches a random or clock source (`source`, at `at`:
+    /// `file:line`).
+    KeyFnUnstable {
+        /// The `key_fn` path as written.
+        key_fn: &'a str,
+        /// The source, e.g. "`Uuid::new_v4()`".
+        source: &'a str,
+        /// Where, `file:line`.
+        at: &'a str,
+    },
+    /// A tool without a contract builds its idempotency key from `source`.
+    FromUnstable {
+        /// The source, e.g. "attempt counter `attempt`".
+        source: &'a str,
+    },
+    /// A tool without a contract takes its key from an input the model fills in (`shown`:
+    /// `args.idempotency_key`; `field`: `idempotency_key`).
+    FromModel {
+        /// As written.
+        shown: &'a str,
+        /// The field's name.
+        field: &'a str,
+    },
+}
+
+/// The finding for `tool`'s key fact: message and help.
+pub fn check_body(tool: &str, fact: KeyFact<'_>) -> (String, &'static str) {
+    const HELP: &str = "derive the key from the business identifiers of the operation (customer, order, ticket reference) and the run scope, e.g. with `#[side_effect(key = [...])]`";
+    match fact {
+        KeyFact::KeyFnUnstable { key_fn, source, at } => (
+            format!(
+                "`key_fn = {key_fn}` of tool `{tool}` uses {source}, a random or clock source (at {at}), so every attempt gets a new key"
+            ),
+            "a key function must be deterministic: build the key from the arguments, not from randomness or time",
+        ),
+        KeyFact::FromUnstable { source } => (
+            format!(
+                "the idempotency key of write tool `{tool}` comes from {source}, which changes on every attempt"
+            ),
+            HELP,
+        ),
+        KeyFact::FromModel { shown, field } => {
+            let reason = unstable_field_reason(field)
+                .unwrap_or("is supplied by the model; it can change between retries");
+            (
+                format!("write tool `{tool}` takes its key from `{shown}`, which {reason}"),
+                HELP,
+            )
+        }
+    }
+}
