@@ -398,12 +398,12 @@ impl Collector<'_> {
                 });
                 tool.contract_findings = verdict.violations.iter().map(conv).collect();
                 if let Some(h) = &hints {
-                    let destructive = h.destructive.is_some_and(|d| d.value);
-                    let not_read_only = h.read_only.is_some_and(|r| !r.value);
-                    if destructive || not_read_only {
+                    // What the hints say is IDEM007's reading of them.
+                    let say = idemcheck_spec::rules::idem007_annotation_mismatch::hints_say(h);
+                    if say.write {
                         tool.declared_write = Some(true);
                     }
-                    tool.claims_read_only = h.read_only.is_some_and(|r| r.value);
+                    tool.claims_read_only = say.claims_read_only;
                 }
                 tool.name = name_override
                     .or_else(|| hints.as_ref().and_then(|h| h.name_text.clone()))

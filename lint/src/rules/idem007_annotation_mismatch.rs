@@ -1,5 +1,6 @@
 //! `IDEM007 annotation_mismatch`, the body-based part: deciding whether a tool without a
-//! `#[side_effect]` contract writes. Annotations are hints (the MCP specification says so):
+//! `#[side_effect]` contract writes (what its hints say is read by
+//! `idemcheck_spec::rules::idem007_annotation_mismatch::hints_say`). Annotations are hints (the MCP specification says so):
 //! `destructive_hint = true` or `read_only_hint = false` make a write tool; a tool claiming
 //! `read_only_hint = true` is judged a writer only on strong evidence (an HTTP write, SQL,
 //! a filesystem write, a state-changing process, a message send), and the claim is then

@@ -30,6 +30,28 @@ async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Resul
     compile_time: true,
 };
 
+/// What a tool's MCP hints say about writing, as this rule reads them. Hints are hints (the
+/// MCP specification says so): they can make a tool a writer — `destructive_hint = true` or
+/// `read_only_hint = false` — but never a reader; a tool claiming `read_only_hint = true` is
+/// judged a writer only on strong evidence, and the claim is then this rule's finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HintsSay {
+    /// The hints declare a write.
+    pub write: bool,
+    /// The tool claims `read_only_hint = true`.
+    pub claims_read_only: bool,
+}
+
+/// Read a tool's hints.
+pub fn hints_say(hints: &crate::hints::ToolHints) -> HintsSay {
+    let destructive = hints.destructive.is_some_and(|d| d.value);
+    let not_read_only = hints.read_only.is_some_and(|r| !r.value);
+    HintsSay {
+        write: destructive || not_read_only,
+        claims_read_only: hints.read_only.is_some_and(|r| r.value),
+    }
+}
+
 /// What a tool's contract holds that makes a retry harmless, as `idempotent_hint = true`
 /// claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,5 +140,44 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
             ),
             "complete the contract (`key`, `verify`, `max_retries`), or drop the hint",
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hints::ToolHints;
+
+    fn say(attr: &str) -> HintsSay {
+        let f: syn::ItemFn = syn::parse_str(&format!("{attr} fn f() {{}}")).unwrap();
+        hints_say(&ToolHints::from_attribute(&f.attrs[0]))
+    }
+
+    #[test]
+    fn hints_make_writers_never_readers() {
+        assert!(say("#[tool(annotations(destructive_hint = true))]").write);
+        assert!(say("#[tool(annotations(read_only_hint = false))]").write);
+        let ro = say("#[tool(annotations(read_only_hint = true))]");
+        assert!(!ro.write && ro.claims_read_only);
+        assert_eq!(say("#[tool(description = \"x\")]"), HintsSay::default());
+    }
+
+    #[test]
+    fn idempotent_hint_needs_the_whole_contract() {
+        let all = Idempotence {
+            key: true,
+            key_stable: true,
+            verify: true,
+            retry_cap: true,
+        };
+        assert_eq!(justified_idempotent(true, all), Some(true));
+        assert_eq!(justified_idempotent(false, all), None);
+        let no_verify = Idempotence {
+            verify: false,
+            ..all
+        };
+        assert_eq!(justified_idempotent(true, no_verify), Some(false));
+        assert_eq!(no_verify.missing(), ["postcondition"]);
+        assert_eq!(justified_read_only(crate::Judgement::Unknown), None);
     }
 }
