@@ -217,6 +217,21 @@ pub enum LedgerError {
     NotFound(Key),
 }
 
+impl LedgerError {
+    /// `Ok(())` when a write fenced on `token` matched the record, else
+    /// [`LedgerError::Fenced`]: the answer of every fenced operation of a store.
+    pub fn fenced_unless(matched: bool, key: &Key, token: Token) -> Result<(), LedgerError> {
+        if matched {
+            Ok(())
+        } else {
+            Err(LedgerError::Fenced {
+                key: key.clone(),
+                token,
+            })
+        }
+    }
+}
+
 /// The two-phase ledger protocol the executor runs: claim (`begin`), `take_over`, `resolve`
 /// (settle as COMMITTED, FAILED or UNKNOWN), `release`, `load`. Small on purpose: a new store
 /// is an afternoon's work, and one conformance suite proves it; the operator's side is

@@ -338,14 +338,7 @@ impl Ledger for PostgresLedger {
                 resolution: text,
             };
             let settled = self.settle_row(row).await?;
-            if settled {
-                Ok(())
-            } else {
-                Err(LedgerError::Fenced {
-                    key: key.clone(),
-                    token,
-                })
-            }
+            LedgerError::fenced_unless(settled, key, token)
         })
         .await
     }
@@ -361,14 +354,7 @@ impl Ledger for PostgresLedger {
                 .execute(&stmt, &[&key.as_str(), &signed(token)])
                 .await
                 .map_err(pg_error)?;
-            if n == 1 {
-                Ok(())
-            } else {
-                Err(LedgerError::Fenced {
-                    key: key.clone(),
-                    token,
-                })
-            }
+            LedgerError::fenced_unless(n == 1, key, token)
         })
         .await
     }
