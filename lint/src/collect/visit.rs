@@ -524,6 +524,85 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         visit::visit_expr_closure(self, c);
     }
+
+    /// `match &*guard { Some(db) => db.use_ns(..), .. }`: the arms' bindings are parts of the
+    /// state the scrutinee names, for the arm.
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        for a in &m.attrs {
+            self.visit_attribute(a);
+        }
+        self.visit_expr(&m.expr);
+        let field = self.state_field(&m.expr, true);
+        for arm in &m.arms {
+            let saved = field
+                .as_ref()
+                .map(|f| self.alias_bindings(&arm.pat, f))
+                .unwrap_or_default();
+            visit::visit_arm(self, arm);
+            self.restore_aliases(saved);
+        }
+    }
+
+    /// `if let Some(db) = &*guard { .. }`, `while let ..`: the bindings are parts of the
+    /// state the expression names (until the function ends: the lint does not scope them).
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        visit::visit_expr_let(self, l);
+        if let Some(field) = self.state_field(&l.expr, true) {
+            self.alias_bindings(&l.pat, &field);
+        }
+    }
+}
+
+impl Collector<'_> {
+    /// Make every identifier `pat` binds an alias of the kept-state `field`; return what they
+    /// were before, for [`Self::restore_aliases`].
+    fn alias_bindings(&mut self, pat: &Pat, field: &str) -> Vec<(String, Option<String>)> {
+        let mut names = Vec::new();
+        pattern_idents(pat, &mut names);
+        let Some(f) = self.fn_stack.last_mut() else {
+            return Vec::new();
+        };
+        names
+            .into_iter()
+            .map(|n| {
+                let before = f.state_aliases.insert(n.clone(), field.to_string());
+                (n, before)
+            })
+            .collect()
+    }
+
+    fn restore_aliases(&mut self, saved: Vec<(String, Option<String>)>) {
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        for (name, before) in saved {
+            match before {
+                Some(b) => f.state_aliases.insert(name, b),
+                None => f.state_aliases.remove(&name),
+            };
+        }
+    }
+}
+
+/// The identifiers a pattern binds.
+fn pattern_idents(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => {
+            out.push(p.ident.to_string());
+            if let Some((_, sub)) = &p.subpat {
+                pattern_idents(sub, out);
+            }
+        }
+        Pat::Reference(r) => pattern_idents(&r.pat, out),
+        Pat::Paren(p) => pattern_idents(&p.pat, out),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| pattern_idents(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| pattern_idents(p, out)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| pattern_idents(&f.pat, out)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| pattern_idents(p, out)),
+        Pat::Or(o) => o.cases.iter().for_each(|p| pattern_idents(p, out)),
+        Pat::Type(t) => pattern_idents(&t.pat, out),
+        _ => {}
+    }
 }
 
 /// The range of `id.method(..)` from the receiver's name to the closing parenthesis, without

@@ -126,6 +126,51 @@ impl Server {
     }
 
     #[test]
+    fn bindings_of_a_match_or_if_let_on_kept_state_are_kept_state() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+use tokio::sync::Mutex;
+
+pub struct Server { db: Mutex<Option<Session>>, note: String }
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Switch the namespace")]
+    async fn use_namespace(&self, ns: String) -> String {
+        let guard = self.db.lock().await;
+        match &*guard {
+            Some(db) => { db.use_ns(&ns).await; "ok".into() }
+            None => "no connection".into(),
+        }
+    }
+
+    #[tool(description = "Switch the database")]
+    async fn use_database(&self, name: String) -> String {
+        if let Some(db) = &*self.db.lock().await {
+            db.use_db(&name).await;
+        }
+        "ok".into()
+    }
+
+    #[tool(description = "Echo the namespace")]
+    async fn echo(&self, ns: String) -> String {
+        let other = Session::new();
+        match &other {
+            Some(db) => db.use_ns(&ns).await,
+            None => {}
+        }
+        ns
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "use_namespace"), Judgement::Write);
+        assert_eq!(kind_of(&all, "use_database"), Judgement::Write);
+        // A local that is not kept state: its bindings are not either.
+        assert_ne!(kind_of(&all, "echo"), Judgement::Write);
+    }
+
+    #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =
             crate::analysis::analyze_sources(&[("src/lib.rs", SERVER)], Config::default());

@@ -39,9 +39,9 @@ pub fn words(name: &str) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verb {
     /// It changes state; the verb.
-    Write(String),
+    Write(&'static str),
     /// It only observes; the verb.
-    Read(String),
+    Read(&'static str),
 }
 
 /// The verb of the first word of `name` (`create_pod`, `delete`, `listPods`), if the first
@@ -88,6 +88,11 @@ const LOCAL: u8 = 8;
 /// The lists of [`super::vocabulary`] as one hashed index, built once: each word's bits. Every method call of
 /// a workspace is looked up here, several times; the lists hold hundreds of words.
 fn vocabulary(w: &str) -> u8 {
+    vocabulary_entry(w).map_or(0, |(_, bits)| bits)
+}
+
+/// The word as the lists spell it (a `'static` string: no copy) and its bits.
+fn vocabulary_entry(w: &str) -> Option<(&'static str, u8)> {
     static INDEX: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, u8>> =
         std::sync::LazyLock::new(|| {
             let mut m = rustc_hash::FxHashMap::default();
@@ -103,7 +108,7 @@ fn vocabulary(w: &str) -> u8 {
             }
             m
         });
-    INDEX.get(w).copied().unwrap_or(0)
+    INDEX.get_key_value(w).map(|(k, bits)| (*k, *bits))
 }
 
 /// Whether `w` is one of [`WRITE_VERBS`].
@@ -124,11 +129,11 @@ pub fn rpc_verb(name: &str) -> Option<Verb> {
 }
 
 fn classify_word(w: &str) -> Option<Verb> {
-    let bits = vocabulary(w);
+    let (word, bits) = vocabulary_entry(w)?;
     if bits & WRITE != 0 {
-        Some(Verb::Write(w.to_string()))
+        Some(Verb::Write(word))
     } else if bits & READ != 0 {
-        Some(Verb::Read(w.to_string()))
+        Some(Verb::Read(word))
     } else {
         None
     }
