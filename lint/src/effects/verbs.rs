@@ -423,21 +423,12 @@ mod tests {
 
     #[test]
     fn verbs_decide() {
-        assert_eq!(
-            leading_verb("create_pod"),
-            Some(Verb::Write("create".into()))
-        );
-        assert_eq!(leading_verb("list_pods"), Some(Verb::Read("list".into())));
+        assert_eq!(leading_verb("create_pod"), Some(Verb::Write("create")));
+        assert_eq!(leading_verb("list_pods"), Some(Verb::Read("list")));
         assert_eq!(leading_verb("pod_name"), None);
-        assert_eq!(
-            rpc_verb("core.remove_torrent"),
-            Some(Verb::Write("remove".into()))
-        );
-        assert_eq!(
-            rpc_verb("issues.create"),
-            Some(Verb::Write("create".into()))
-        );
-        assert_eq!(rpc_verb("torrent-get"), Some(Verb::Read("get".into())));
+        assert_eq!(rpc_verb("core.remove_torrent"), Some(Verb::Write("remove")));
+        assert_eq!(rpc_verb("issues.create"), Some(Verb::Write("create")));
+        assert_eq!(rpc_verb("torrent-get"), Some(Verb::Read("get")));
     }
 
     #[test]
