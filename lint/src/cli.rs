@@ -57,7 +57,7 @@ pub enum Command {
     Check(Args),
     /// Write the tool-contract document of a workspace (for design reviews).
     Docs(crate::docs::cli::DocsArgs),
-    /// Propose a #[side_effect] contract for each write tool that has none; --fix inserts it.
+    /// Propose a `#[side_effect]` contract for each write tool that has none; --fix inserts it.
     Suggest(crate::suggest::SuggestArgs),
 }
 

@@ -40,6 +40,7 @@ pub mod facts;
 pub mod frameworks;
 pub mod glob;
 pub mod index;
+pub mod judge;
 pub mod query;
 pub mod report;
 pub mod rules;

@@ -4,7 +4,7 @@
 //!
 //! The document is built from the same run as `check` — the same discovery
 //! ([`crate::discover`]), the same per-file facts ([`crate::collect`]), the same index and
-//! the same read/write classification ([`crate::rules::idem007_annotation_mismatch::judge`])
+//! the same read/write classification ([`crate::judge::judge`])
 //! and the same findings ([`crate::analysis::analyze_files`]) — into a [`Docs`] model, which
 //! the renderers turn into Markdown ([`markdown`]), a self-contained HTML page ([`html`]) or
 //! the contracts as JSON ([`json`], exactly `Vec<idemcheck_spec::ToolContract>`).

@@ -17,7 +17,6 @@ pub mod contract;
 pub mod idem003_missing_retry_cap;
 pub mod idem004_unstable_key;
 pub mod idem006_verify_writes;
-pub mod idem007_annotation_mismatch;
 pub mod idem008_unguarded_retry;
 pub mod idem010_unused_suppression;
 pub mod idem012_unparsable_file;

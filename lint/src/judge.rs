@@ -1,16 +1,18 @@
-//! `IDEM007 annotation_mismatch`, the body-based part: deciding whether a tool without a
-//! `#[side_effect]` contract writes (what its hints say is read by
-//! `idemcheck_spec::rules::idem007_annotation_mismatch::hints_say`). Annotations are hints (the MCP specification says so):
-//! `destructive_hint = true` or `read_only_hint = false` make a write tool; a tool claiming
-//! `read_only_hint = true` is judged a writer only on strong evidence (an HTTP write, SQL,
-//! a filesystem write, a state-changing process, a message send), and the claim is then
-//! reported with the wording of `idemcheck_spec::rules::idem007_annotation_mismatch`
-//! (the contract check on the empty contract produced it). Names decide only when the code
+//! The write judgement of a tool: the classifier's verdict that `check`, `docs`, `suggest`
+//! and the inventory all use (through [`crate::query`]). A `#[side_effect]` contract declares
+//! it; otherwise the code decides, read through the tool's hints as rule `IDEM007` reads them
+//! (`idemcheck_spec::rules::idem007_annotation_mismatch::hints_say`). Annotations are hints
+//! (the MCP specification says so): `destructive_hint = true` or `read_only_hint = false`
+//! make a write tool; a tool claiming `read_only_hint = true` is judged a writer only on
+//! strong evidence (an HTTP write, SQL, a filesystem write, a state-changing process, a
+//! message send), and the claim is then reported with the wording of
+//! `idemcheck_spec::rules::idem007_annotation_mismatch` (the contract check on the empty
+//! contract produced it). Names decide only when the code
 //! shows nothing either way (no write and no read reached): then the tool's own name or
 //! description breaks the tie, and its findings are warnings.
 
-use super::{ToolCx, WriteReason, describe_write};
 use crate::index::{Index, MAX_DEPTH};
+use crate::rules::{ToolCx, WriteReason, describe_write};
 
 /// Whether the tool writes, and why.
 pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
