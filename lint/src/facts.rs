@@ -119,6 +119,9 @@ pub enum CallTarget {
     TypeFn(String, String),
     /// `self.field.f(..)`.
     FieldMethod(String, String),
+    /// `x.field.f(..)` where the function shows `x`'s type (`state: &Arc<AppState>`): the
+    /// method `f` of that field's type. Type, field, method.
+    TypedFieldMethod(String, String, String),
     /// `x.f(..)` on a receiver of unknown type: any workspace method named `f` (only
     /// recorded for SDK-like names, so that a workspace method of that name is followed
     /// instead of counting the name as a write).

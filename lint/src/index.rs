@@ -328,31 +328,38 @@ impl<'a> Index<'a> {
                     found
                 }
             }
-            CallTarget::FieldMethod(field, name) => {
-                let Some(ty) = &f.self_ty else {
-                    return Vec::new();
-                };
-                let Some(types) = self.fields.get(&(ty.as_str(), field.as_str())) else {
-                    return self.methods_named_distinctive(name);
-                };
-                let fty = types
-                    .iter()
-                    .find(|(k, _)| *k == krate)
-                    .or(types.first())
-                    .map(|(_, t)| *t)
-                    .unwrap_or("");
-                let found = self.methods_of(fty, name, krate);
-                if found.is_empty() {
-                    // A trait object or a generic (`Arc<dyn Store>`, `B: BillingApi`): every
-                    // workspace implementation of the method, the union of their effects.
-                    self.methods_named_distinctive(name)
-                } else {
-                    found
-                }
+            CallTarget::FieldMethod(field, name) => match &f.self_ty {
+                Some(ty) => self.field_method(ty, field, name, krate),
+                None => Vec::new(),
+            },
+            CallTarget::TypedFieldMethod(ty, field, name) => {
+                self.field_method(ty, field, name, krate)
             }
             CallTarget::Path { absolute, segments } => {
                 self.resolve_path(*absolute, segments, &f.module, krate)
             }
+        }
+    }
+
+    /// The method `name` of the type of `ty`'s field `field`; for a trait object or a
+    /// generic field, every workspace implementation of a distinctive `name`.
+    fn field_method(&self, ty: &str, field: &str, name: &str, krate: usize) -> Vec<FnId> {
+        let Some(types) = self.fields.get(&(ty, field)) else {
+            return self.methods_named_distinctive(name);
+        };
+        let fty = types
+            .iter()
+            .find(|(k, _)| *k == krate)
+            .or(types.first())
+            .map(|(_, t)| *t)
+            .unwrap_or("");
+        let found = self.methods_of(fty, name, krate);
+        if found.is_empty() {
+            // A trait object or a generic (`Arc<dyn Store>`, `B: BillingApi`): every
+            // workspace implementation of the method, the union of their effects.
+            self.methods_named_distinctive(name)
+        } else {
+            found
         }
     }
 

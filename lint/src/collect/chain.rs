@@ -4,6 +4,18 @@
 use super::*;
 
 impl Collector<'_> {
+    /// The type of a local or parameter the function shows (`x: &T`, `let x = T::new(..)`).
+    fn local_type(&self, e: &Expr) -> Option<String> {
+        let Expr::Path(p) = strip(e) else {
+            return None;
+        };
+        let id = p.path.get_ident()?;
+        self.fn_stack
+            .last()
+            .and_then(|f| f.local_types.get(&id.to_string()))
+            .cloned()
+    }
+
     pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
         // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
         let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
@@ -37,16 +49,20 @@ impl Collector<'_> {
                 CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
                 Loc::default(),
             );
-        } else if let Expr::Path(p) = root
-            && let Some(id) = p.path.get_ident()
-            && let Some(ty) = self
-                .fn_stack
-                .last()
-                .and_then(|f| f.local_types.get(&id.to_string()))
-                .cloned()
-        {
+        } else if let Some(ty) = self.local_type(root) {
             let name = chain[0].method.to_string();
             first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
+        } else if let Expr::Field(field) = root
+            && let syn::Member::Named(fname) = &field.member
+            && let Some(ty) = self.local_type(&field.base)
+        {
+            // `state.storage.invalidate(..)` with `state: &Arc<AppState>`: the method of the
+            // field's type, whatever the method's name.
+            let name = chain[0].method.to_string();
+            first_call = self.call(
+                CallTarget::TypedFieldMethod(ty, fname.to_string(), name),
+                Loc::default(),
+            );
         } else if matches!(root, Expr::Path(_) | Expr::Field(_)) {
             // A method on a local or a field of a local (`ds.add_account(..)`, whose type is
             // not known here): followed to the workspace methods of that name, when the name

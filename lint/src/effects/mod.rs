@@ -171,6 +171,50 @@ impl Server {
     }
 
     #[test]
+    fn a_method_on_a_field_of_a_typed_parameter_is_followed() {
+        // `state.storage.invalidate(..)`: a one-word method, followed through the type of
+        // `state` (a parameter) and of its field.
+        let src = r#"
+use rmcp::{tool, tool_router};
+use std::sync::Arc;
+
+pub struct AppState { pub storage: Arc<Storage> }
+pub struct Storage { db: surrealdb::Surreal<Db> }
+
+impl Storage {
+    pub async fn invalidate(&self, id: &str) {
+        self.db.query("UPDATE memory SET valid_until = time::now() WHERE id = $id").await;
+    }
+    pub async fn fetch(&self, id: &str) {
+        self.db.query("SELECT * FROM memory WHERE id = $id").await;
+    }
+}
+
+async fn do_invalidate(state: &Arc<AppState>, id: &str) {
+    state.storage.invalidate(id).await;
+}
+
+async fn do_fetch(state: &Arc<AppState>, id: &str) {
+    state.storage.fetch(id).await;
+}
+
+pub struct Server { state: Arc<AppState> }
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Invalidate a memory")]
+    async fn invalidate(&self, id: String) -> String { do_invalidate(&self.state, &id).await; "ok".into() }
+
+    #[tool(description = "Fetch a memory")]
+    async fn fetch(&self, id: String) -> String { do_fetch(&self.state, &id).await; "ok".into() }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "invalidate"), Judgement::Write);
+        assert_ne!(kind_of(&all, "fetch"), Judgement::Write);
+    }
+
+    #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =
             crate::analysis::analyze_sources(&[("src/lib.rs", SERVER)], Config::default());
