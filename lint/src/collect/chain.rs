@@ -194,6 +194,24 @@ impl Collector<'_> {
                     unless,
                 );
             }
+            // A script run in a browser page that clicks, scrolls or types.
+            if matches!(
+                name.as_str(),
+                "execute" | "execute_script" | "execute_async" | "evaluate" | "eval"
+            ) && let Some(what) = mc
+                .args
+                .first()
+                .and_then(|a| self.text_of(a))
+                .and_then(|t| crate::effects::state::browser_script_action(&t))
+            {
+                self.evidence(
+                    EvidenceKind::State,
+                    false,
+                    format!("browser script that {what} (`.{name}(..)`)"),
+                    loc(),
+                    unless,
+                );
+            }
             if ev::MESSAGE_METHODS.contains(&name.as_str())
                 || (name == "send"
                     && mc.args.len() == 1

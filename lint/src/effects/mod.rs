@@ -215,6 +215,35 @@ impl Server {
     }
 
     #[test]
+    fn a_browser_script_that_acts_is_a_write() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+
+pub struct Browser { client: fantoccini::Client }
+
+#[tool_router]
+impl Browser {
+    #[tool(description = "Scroll to an element")]
+    async fn scroll_to(&self, selector: String) -> String {
+        let script = format!("document.querySelector('{}').scrollIntoView()", selector);
+        self.client.execute(&script, vec![]).await;
+        "ok".into()
+    }
+
+    #[tool(description = "Read the title")]
+    async fn title(&self) -> String {
+        let script = "return document.title;";
+        self.client.execute(script, vec![]).await;
+        "ok".into()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "scroll_to"), Judgement::Write);
+        assert_ne!(kind_of(&all, "title"), Judgement::Write);
+    }
+
+    #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =
             crate::analysis::analyze_sources(&[("src/lib.rs", SERVER)], Config::default());

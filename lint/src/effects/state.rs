@@ -178,9 +178,57 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         })
 }
 
+/// What a script run in a browser page changes, when it changes the page: the DOM calls of a
+/// `client.execute(script, ..)` / `evaluate(..)` that act like a click, a scroll or typing.
+/// A script that only reads (`document.title`, `querySelector(..).textContent`) is none.
+pub fn browser_script_action(script: &str) -> Option<&'static str> {
+    const MARKERS: &[(&str, &str)] = &[
+        ("scrollIntoView", "scrolls the page"),
+        ("scrollTo(", "scrolls the page"),
+        ("scrollBy(", "scrolls the page"),
+        ("dispatchEvent(", "dispatches DOM events"),
+        (".click()", "clicks"),
+        (".submit()", "submits a form"),
+        (".focus()", "moves the focus"),
+        (".value =", "types into a field"),
+        (".value=", "types into a field"),
+        ("setAttribute(", "changes the DOM"),
+        ("removeChild(", "changes the DOM"),
+        ("appendChild(", "changes the DOM"),
+        ("innerHTML =", "changes the DOM"),
+        ("localStorage.setItem(", "writes local storage"),
+        ("sessionStorage.setItem(", "writes session storage"),
+        ("document.cookie =", "sets a cookie"),
+        ("location.href =", "navigates"),
+        ("location.assign(", "navigates"),
+        ("history.back(", "navigates"),
+    ];
+    MARKERS
+        .iter()
+        .find(|(m, _)| script.contains(m))
+        .map(|(_, what)| *what)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn browser_scripts_that_act() {
+        assert_eq!(
+            browser_script_action("document.querySelector('#a').scrollIntoView({})"),
+            Some("scrolls the page")
+        );
+        assert_eq!(
+            browser_script_action("el.dispatchEvent(new MouseEvent('mouseover'))"),
+            Some("dispatches DOM events")
+        );
+        assert_eq!(browser_script_action("return document.title;"), None);
+        assert_eq!(
+            browser_script_action("return document.querySelector('h1').textContent"),
+            None
+        );
+    }
 
     #[test]
     fn browser_actions_are_found() {
