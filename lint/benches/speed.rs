@@ -10,6 +10,10 @@
 //! and prints times, the lint/parse ratio and each child's peak memory (VmHWM).
 //!
 //! Run: `cargo bench -p cargo-idemcheck --bench speed` (or with `-- 10000 100000` for sizes).
+//!
+//! Real code: `cargo bench -p cargo-idemcheck --bench speed -- --real DIR [DIR ...]` (each
+//! DIR a workspace root; `lint/benches/realcode.sh` fetches the pinned ones) reports the lint
+//! as `check` runs it against a bare parallel parse of exactly the files it read.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -234,23 +238,146 @@ fn child(mode: &str, dir: &Path) {
                 json.len()
             )
         }
+        "lint-real" => {
+            // A real workspace: the plan from `cargo metadata` (made before the clock starts,
+            // like the file list of `parse-real`), then what `check` does.
+            let sel = cargo_idemcheck::discover::Selection {
+                manifest_path: Some(dir.join("Cargo.toml")),
+                workspace: true,
+                ..Default::default()
+            };
+            let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
+            let t0 = Instant::now();
+            let files = cargo_idemcheck::analysis::collect_all_with(&plan, false);
+            let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
+            let json = cargo_idemcheck::report::json::render(&a);
+            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            // The files read, for `parse-real` to parse the same ones.
+            let list: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+            std::fs::write(real_list(dir), list.join("\n")).expect("file list");
+            let lines: usize = files
+                .iter()
+                .map(|f| std::fs::read_to_string(&f.path).map_or(0, |t| t.lines().count()))
+                .sum();
+            println!(
+                "{ms:.1} {} {:.0} files={} lines={lines} tools={} json_bytes={}",
+                peak_kb(),
+                cpu_ms(),
+                files.len(),
+                a.report.summary.tools,
+                json.len()
+            );
+            return;
+        }
+        "parse-real" => {
+            let list = std::fs::read_to_string(real_list(dir)).expect("run lint-real first");
+            let files: Vec<PathBuf> = list.lines().map(PathBuf::from).collect();
+            let t0 = Instant::now();
+            let ok = parse_all(&files);
+            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            println!("{ms:.1} {} {:.0} files={ok}", peak_kb(), cpu_ms());
+            return;
+        }
         "parse" => {
             let files = cargo_idemcheck::discover::walk_rs(dir);
-            let ok: usize = files
-                .par_iter()
-                .map(|p| {
-                    let text = std::fs::read_to_string(p).unwrap();
-                    let parsed = syn::parse_file(&text).is_ok();
-                    proc_macro2::extra::invalidate_current_thread_spans();
-                    usize::from(parsed)
-                })
-                .sum();
-            format!("files={ok}")
+            format!("files={}", parse_all(&files))
         }
         _ => unreachable!(),
     };
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     println!("{ms:.1} {} {:.0} {detail}", peak_kb(), cpu_ms());
+}
+
+/// The floor: a bare parallel `syn::parse_file` of `files`; how many parsed.
+fn parse_all(files: &[PathBuf]) -> usize {
+    files
+        .par_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            let parsed = syn::parse_file(&text).is_ok();
+            proc_macro2::extra::invalidate_current_thread_spans();
+            usize::from(parsed)
+        })
+        .sum()
+}
+
+/// Where `lint-real` leaves the list of files it read, for `parse-real`.
+fn real_list(dir: &Path) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "idemcheck-speed-{}.files",
+        dir.display().to_string().replace(['/', '\\', ':'], "_")
+    ))
+}
+
+/// Real workspaces (`--real DIR ...`): the lint as `check` runs it after `cargo metadata`,
+/// against a bare parallel parse of exactly the files the lint read; interleaved rounds, the
+/// median of each (times from inside the child, after the plan; CPU and peak memory for the
+/// whole child).
+fn real(dirs: &[PathBuf]) {
+    println!(
+        "{:<28} {:>6} {:>8} | {:>8} {:>8} {:>6} | {:>8} {:>9} {:>6} | {:>9} {:>10}",
+        "workspace",
+        "files",
+        "lines",
+        "lint ms",
+        "parse ms",
+        "ratio",
+        "lint cpu",
+        "parse cpu",
+        "ratio",
+        "lint peak",
+        "parse peak"
+    );
+    for dir in dirs {
+        // Warm-up: page cache, and the file list for `parse-real`.
+        measure_once("lint-real", dir);
+        let (mut lint, mut parse) = (Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            lint.push(measure_once("lint-real", dir));
+            parse.push(measure_once("parse-real", dir));
+        }
+        let median = |v: &mut Vec<Sample>, f: fn(&Sample) -> f64| {
+            let mut xs: Vec<f64> = v.iter().map(f).collect();
+            xs.sort_by(f64::total_cmp);
+            xs[xs.len() / 2]
+        };
+        let (lm, pm) = (median(&mut lint, |s| s.ms), median(&mut parse, |s| s.ms));
+        let (lc, pc) = (median(&mut lint, |s| s.cpu), median(&mut parse, |s| s.cpu));
+        let (lk, pk) = (
+            median(&mut lint, |s| s.kb as f64),
+            median(&mut parse, |s| s.kb as f64),
+        );
+        let detail = &lint[0].detail;
+        let field = |k: &str| {
+            detail
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(k))
+                .unwrap_or("?")
+                .to_string()
+        };
+        println!(
+            "{:<28} {:>6} {:>8} | {:>8.1} {:>8.1} {:>6.2} | {:>8.0} {:>9.0} {:>6.2} | {:>6.0} MB {:>7.0} MB",
+            dir.components()
+                .rev()
+                .take(2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            field("files="),
+            field("lines="),
+            lm,
+            pm,
+            lm / pm,
+            lc,
+            pc,
+            lc / pc,
+            lk / 1024.0,
+            pk / 1024.0
+        );
+    }
 }
 
 /// One measurement: wall time, CPU time, peak memory, details.
@@ -318,6 +445,16 @@ fn main() {
     }
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(&args[i + 1], Path::new(&args[i + 2]));
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--real") {
+        // (cargo adds `--bench` to a harness-less benchmark's arguments.)
+        let dirs: Vec<PathBuf> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .map(PathBuf::from)
+            .collect();
+        real(&dirs);
         return;
     }
     let sizes: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
