@@ -23,7 +23,7 @@ pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
     // Line bookkeeping: newlines are counted only up to where a comment is found.
     let (mut counted_to, mut line, mut line_start) = (0usize, 0usize, 0usize);
     let mut i = 0;
-    while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', &bytes[i..]) {
+    while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', bytes.get(i..).unwrap_or_default()) {
         i += off;
         match bytes[i] {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -79,7 +79,7 @@ pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
 /// After the string whose opening quote is at `quote`: escapes skip a byte.
 fn after_string(bytes: &[u8], quote: usize) -> usize {
     let mut j = quote + 1;
-    while let Some(q) = memchr::memchr2(b'"', b'\\', &bytes[j..]) {
+    while let Some(q) = memchr::memchr2(b'"', b'\\', bytes.get(j..).unwrap_or_default()) {
         if bytes[j + q] == b'\\' {
             j += q + 2;
         } else {
@@ -139,7 +139,7 @@ fn after_quote(bytes: &[u8], i: usize) -> usize {
             while j < bytes.len() && bytes[j] != b'\'' && bytes[j] != b'\n' {
                 j += 1;
             }
-            j + 1
+            (j + 1).min(bytes.len())
         }
         Some(_) => {
             // One character (of up to four bytes) then a quote: a literal; else a lifetime.
@@ -248,5 +248,20 @@ pub fn real() {}
             .map(|f| f.line)
             .collect();
         assert_eq!(malformed, [14], "{:#?}", a.report.findings);
+    }
+
+    #[test]
+    fn every_prefix_of_tricky_text_is_lexed_without_panicking() {
+        // Unterminated strings, escapes at the end, raw strings, char literals and block
+        // comments cut anywhere (the lexer also runs on text a mis-synchronised scan reads).
+        let text = "fn f<'a>() { let s = \"a\\\"//\"; let r = r#\"x\"# ; let c = '\\''; /* /* */ */ // end\n}";
+        for cut in 0..=text.len() {
+            if text.is_char_boundary(cut) {
+                let _ = line_comments(&text[..cut]);
+            }
+        }
+        for tail in ["'\\", "\"\\", "r#\"", "/*", "'", "\""] {
+            let _ = line_comments(tail);
+        }
     }
 }
