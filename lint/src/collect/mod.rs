@@ -87,13 +87,8 @@ pub struct FileJob {
     pub mod_rs: bool,
 }
 
-/// Read, parse and collect one file. Returns its facts and the `mod` files it declares.
-pub fn collect_file(job: &FileJob, config: &Config) -> (FileFacts, Vec<FileJob>) {
-    collect_file_with(job, config, true)
-}
-
-/// [`collect_file`], with item facts only when `item_facts` is set (see
-/// [`collect_source_with`]).
+/// Read, parse and collect one file (item facts only when `item_facts` is set, see
+/// [`collect_source_with`]). Returns its facts and the `mod` files it declares.
 pub fn collect_file_with(
     job: &FileJob,
     config: &Config,

@@ -108,49 +108,50 @@ pub fn benign_type(name: &str) -> bool {
     .any(|k| name.contains(k))
 }
 
+/// Browser actions by name, sorted: looked up by binary search on every method call.
+const BROWSER_ACTIONS: &[&str] = &[
+    "add_cookie",
+    "back",
+    "clear",
+    "click",
+    "close_window",
+    "delete_all_cookies",
+    "delete_cookie",
+    "double_click",
+    "drag_and_drop",
+    "fill",
+    "forward",
+    "goto",
+    "hover",
+    "maximize_window",
+    "minimize_window",
+    "navigate",
+    "navigate_to",
+    "new_window",
+    "press_key",
+    "refresh",
+    "reload",
+    "right_click",
+    "scroll",
+    "scroll_into_view",
+    "select_by_index",
+    "select_by_label",
+    "select_by_value",
+    "send_keys",
+    "set_cookie",
+    "set_window_rect",
+    "set_window_size",
+    "submit",
+    "switch_to_frame",
+    "switch_to_window",
+    "type_str",
+    "type_text",
+    "upload_file",
+];
+
 /// Browser automation (WebDriver, CDP): navigating, clicking, typing or resizing changes the
 /// page of a session the server keeps between calls, and a retry does it again.
 pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
-    // Sorted: looked up by binary search on every method call.
-    const ACTIONS: &[&str] = &[
-        "add_cookie",
-        "back",
-        "clear",
-        "click",
-        "close_window",
-        "delete_all_cookies",
-        "delete_cookie",
-        "double_click",
-        "drag_and_drop",
-        "fill",
-        "forward",
-        "goto",
-        "hover",
-        "maximize_window",
-        "minimize_window",
-        "navigate",
-        "navigate_to",
-        "new_window",
-        "press_key",
-        "refresh",
-        "reload",
-        "right_click",
-        "scroll",
-        "scroll_into_view",
-        "select_by_index",
-        "select_by_label",
-        "select_by_value",
-        "send_keys",
-        "set_cookie",
-        "set_window_rect",
-        "set_window_size",
-        "submit",
-        "switch_to_frame",
-        "switch_to_window",
-        "type_str",
-        "type_text",
-        "upload_file",
-    ];
     const RECEIVERS: &[&str] = &[
         "client",
         "element",
@@ -171,7 +172,7 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         "window",
     ];
     receiver.is_some()
-        && ACTIONS.binary_search(&method).is_ok()
+        && BROWSER_ACTIONS.binary_search(&method).is_ok()
         && receiver.is_some_and(|r| {
             let last = crate::effects::verbs::words(r).pop().unwrap_or_default();
             RECEIVERS.contains(&last.as_str())
@@ -228,6 +229,11 @@ mod tests {
             browser_script_action("return document.querySelector('h1').textContent"),
             None
         );
+    }
+
+    #[test]
+    fn browser_actions_are_sorted_for_binary_search() {
+        assert!(BROWSER_ACTIONS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

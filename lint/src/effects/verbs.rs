@@ -9,30 +9,40 @@
 use super::vocabulary::{LOCAL_COMPOUNDS, NOT_CLIENT_VERBS, PLAIN_VERBS};
 pub use super::vocabulary::{READ_VERBS, WRITE_VERBS};
 
+/// The words of an identifier or dotted name, as written, each with whether it has an
+/// upper-case letter: `createPod` → `create`, `Pod`; `core.remove_torrent` → `core`,
+/// `remove`, `torrent`; `HTTPServer` is one word. Letters and digits are ASCII: any other
+/// character separates words, so every cut is at a char boundary.
+fn word_slices(name: &str) -> impl Iterator<Item = (&str, bool)> {
+    let b = name.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !b[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        if i == b.len() {
+            return None;
+        }
+        let (start, mut prev_lower, mut upper) = (i, false, false);
+        while i < b.len() {
+            let c = b[i];
+            if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && prev_lower) {
+                break;
+            }
+            upper |= c.is_ascii_uppercase();
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            i += 1;
+        }
+        Some((&name[start..i], upper))
+    })
+}
+
 /// The words of an identifier or dotted name, lower case: `createPod` → `create pod`,
 /// `core.remove_torrent` → `core remove torrent`.
 pub fn words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            cur.push(c.to_ascii_lowercase());
-        } else {
-            prev_lower = false;
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    word_slices(name)
+        .map(|(w, _)| w.to_ascii_lowercase())
+        .collect()
 }
 
 /// What a name's verb says.
@@ -54,28 +64,10 @@ pub fn leading_verb(name: &str) -> Option<Verb> {
 /// The first word of `name`, lower case (see [`words`]), borrowed when `name` writes it in
 /// lower case already (method names do): no allocation on the visitor's hot path.
 pub fn first_word(name: &str) -> std::borrow::Cow<'_, str> {
-    // Bytes, not chars: a word is ASCII letters and digits, so every cut is at an ASCII
-    // byte and a char boundary.
-    let b = name.as_bytes();
-    let start = b
-        .iter()
-        .position(|c| c.is_ascii_alphanumeric())
-        .unwrap_or(b.len());
-    let (mut end, mut prev_lower, mut upper) = (start, false, false);
-    while end < b.len() {
-        let c = b[end];
-        if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && prev_lower) {
-            break;
-        }
-        upper |= c.is_ascii_uppercase();
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        end += 1;
-    }
-    let word = &name[start..end];
-    if upper {
-        std::borrow::Cow::Owned(word.to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(word)
+    match word_slices(name).next() {
+        Some((w, true)) => std::borrow::Cow::Owned(w.to_ascii_lowercase()),
+        Some((w, false)) => std::borrow::Cow::Borrowed(w),
+        None => std::borrow::Cow::Borrowed(""),
     }
 }
 

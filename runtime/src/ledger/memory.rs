@@ -69,13 +69,6 @@ impl Default for MemoryLedger {
     }
 }
 
-fn fenced(key: &Key, token: Token) -> LedgerError {
-    LedgerError::Fenced {
-        key: key.clone(),
-        token,
-    }
-}
-
 #[async_trait]
 impl Ledger for MemoryLedger {
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
@@ -140,9 +133,12 @@ impl Ledger for MemoryLedger {
     ) -> Result<(), LedgerError> {
         let now = self.clock.now();
         let mut s = self.lock();
-        let rec = s.records.get_mut(key).ok_or_else(|| fenced(key, token))?;
+        let rec = s
+            .records
+            .get_mut(key)
+            .ok_or_else(|| LedgerError::fenced(key, token))?;
         if rec.token != token || !rec.state.is_unresolved() {
-            return Err(fenced(key, token));
+            return Err(LedgerError::fenced(key, token));
         }
         rec.state = match resolution {
             Resolution::Committed { .. } => RecordState::Committed,
@@ -161,7 +157,7 @@ impl Ledger for MemoryLedger {
                 s.records.remove(key);
                 Ok(())
             }
-            _ => Err(fenced(key, token)),
+            _ => Err(LedgerError::fenced(key, token)),
         }
     }
 

@@ -218,16 +218,21 @@ pub enum LedgerError {
 }
 
 impl LedgerError {
+    /// [`LedgerError::Fenced`] for `key` and the stale `token`.
+    pub fn fenced(key: &Key, token: Token) -> LedgerError {
+        LedgerError::Fenced {
+            key: key.clone(),
+            token,
+        }
+    }
+
     /// `Ok(())` when a write fenced on `token` matched the record, else
     /// [`LedgerError::Fenced`]: the answer of every fenced operation of a store.
     pub fn fenced_unless(matched: bool, key: &Key, token: Token) -> Result<(), LedgerError> {
         if matched {
             Ok(())
         } else {
-            Err(LedgerError::Fenced {
-                key: key.clone(),
-                token,
-            })
+            Err(LedgerError::fenced(key, token))
         }
     }
 }

@@ -299,10 +299,7 @@ fn load_record(conn: &Connection, key: &str) -> Result<Option<Record>, LedgerErr
 }
 
 fn fenced(key: &str, token: Token) -> LedgerError {
-    LedgerError::Fenced {
-        key: Key::from_stored(key),
-        token,
-    }
+    LedgerError::fenced(&Key::from_stored(key), token)
 }
 
 struct OwnedClaim {

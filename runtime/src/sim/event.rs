@@ -135,29 +135,6 @@ pub enum EventKind {
     },
 }
 
-impl EventKind {
-    /// The `ev` tag.
-    pub fn name(&self) -> &'static str {
-        match self {
-            EventKind::Call { .. } => "call",
-            EventKind::Dispatch { .. } => "dispatch",
-            EventKind::Effect { .. } => "effect",
-            EventKind::Replay { .. } => "replay",
-            EventKind::Refused { .. } => "refused",
-            EventKind::Ack { .. } => "ack",
-            EventKind::AckLost { .. } => "ack_lost",
-            EventKind::Dropped { .. } => "dropped",
-            EventKind::Held { .. } => "held",
-            EventKind::Timeout { .. } => "timeout",
-            EventKind::Abandoned { .. } => "abandoned",
-            EventKind::Crash { .. } => "crash",
-            EventKind::Ledger { .. } => "ledger",
-            EventKind::Read { .. } => "read",
-            EventKind::Report { .. } => "report",
-        }
-    }
-}
-
 impl Event {
     /// Append this event as one JSON line (with the newline).
     pub fn write_jsonl(&self, out: &mut String) {
