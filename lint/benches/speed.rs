@@ -336,16 +336,16 @@ fn real(dirs: &[PathBuf]) {
             lint.push(measure_once("lint-real", dir));
             parse.push(measure_once("parse-real", dir));
         }
-        let median = |v: &mut Vec<Sample>, f: fn(&Sample) -> f64| {
+        let median = |v: &[Sample], f: fn(&Sample) -> f64| {
             let mut xs: Vec<f64> = v.iter().map(f).collect();
             xs.sort_by(f64::total_cmp);
             xs[xs.len() / 2]
         };
-        let (lm, pm) = (median(&mut lint, |s| s.ms), median(&mut parse, |s| s.ms));
-        let (lc, pc) = (median(&mut lint, |s| s.cpu), median(&mut parse, |s| s.cpu));
+        let (lm, pm) = (median(&lint, |s| s.ms), median(&parse, |s| s.ms));
+        let (lc, pc) = (median(&lint, |s| s.cpu), median(&parse, |s| s.cpu));
         let (lk, pk) = (
-            median(&mut lint, |s| s.kb as f64),
-            median(&mut parse, |s| s.kb as f64),
+            median(&lint, |s| s.kb as f64),
+            median(&parse, |s| s.kb as f64),
         );
         let detail = &lint[0].detail;
         let field = |k: &str| {

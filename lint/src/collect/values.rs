@@ -115,7 +115,7 @@ impl Collector<'_> {
     }
 
     /// A `let name = <init>` in a function: remember its text, or that it guards a field.
-    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: Option<Loc>) {
+    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: Loc) {
         let ty = self.constructed_type(init);
         if let Some(f) = self.fn_stack.last_mut() {
             match ty {
@@ -136,9 +136,7 @@ impl Collector<'_> {
         };
         match text {
             Some(t) => {
-                if let Some(loc) = at {
-                    f.text_locs.insert(name.to_string(), loc);
-                }
+                f.text_locs.insert(name.to_string(), at);
                 f.texts.insert(name.to_string(), t);
             }
             None if !f.texts.is_empty() => {

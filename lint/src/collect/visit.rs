@@ -462,7 +462,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             // From the `let` and `;` tokens: serialising the whole statement's tokens for
             // its range cost more than the rest of the visit on large functions.
             let loc = Loc::of_spans(l.let_token.span, l.semi_token.span);
-            self.record_local_value(&name, &init.expr, Some(loc));
+            self.record_local_value(&name, &init.expr, loc);
         }
     }
 
@@ -484,7 +484,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 && let Some(id) = p.path.get_ident()
             {
                 let name = id.to_string();
-                self.record_local_value(&name, &a.right, Some(Loc::of_span(id.span())));
+                self.record_local_value(&name, &a.right, Loc::of_span(id.span()));
             }
         }
         if self.in_fn()
