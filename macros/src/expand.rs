@@ -23,6 +23,15 @@ fn config() -> &'static Result<Config, String> {
 }
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_with(args, input, config())
+}
+
+/// The expansion under a given configuration (the crate's own, or a test's).
+pub(crate) fn expand_with(
+    args: TokenStream,
+    input: TokenStream,
+    config: &Result<Config, String>,
+) -> TokenStream {
     let func: ItemFn = match syn::parse2(input.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -38,7 +47,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(a) => a,
         Err(e) => return with_errors(&func, e),
     };
-    let config = match config() {
+    let config = match config {
         Ok(c) => c,
         Err(e) => {
             return with_errors(
@@ -80,7 +89,9 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
     if let Some(e) = errors {
-        return with_errors(&func, e);
+        // Warnings are not a cascade: the user sees them with the errors, not after fixing.
+        let item = with_errors(&func, e);
+        return quote! { #item #warnings };
     }
     let expanded = Expander::new(&func, &attr, &verdict, hints.as_ref()).expand();
     quote! { #expanded #warnings }

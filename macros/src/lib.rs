@@ -28,6 +28,9 @@ use proc_macro::TokenStream;
 
 mod expand;
 
+#[cfg(test)]
+mod differential;
+
 /// Give a tool function its idempotency contract and a guarded wrapper. See the crate
 /// documentation of `idemcheck` for the grammar.
 #[proc_macro_attribute]
