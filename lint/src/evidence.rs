@@ -419,23 +419,6 @@ pub const LOCAL_TYPES: &[&str] = &[
 /// Crates whose type functions are known SDK writes (strong evidence).
 pub const SDK_CRATES: &[&str] = &["stripe", "async_stripe", "twilio", "sendgrid", "lettre"];
 
-/// Retry combinators called as free or associated functions.
-pub fn retry_combinator_fn(segments: &[String]) -> Option<&'static str> {
-    let n = segments.len();
-    let last = segments.last()?.as_str();
-    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
-    match (parent, last) {
-        ("Retry", "spawn") => Some("tokio-retry `Retry::spawn`"),
-        ("RetryIf", "spawn") => Some("tokio-retry `RetryIf::spawn`"),
-        ("future" | "backoff", "retry") => Some("backoff `retry`"),
-        ("future" | "backoff", "retry_notify") => Some("backoff `retry_notify`"),
-        ("again", "retry") => Some("again `retry`"),
-        ("tryhard", "retry_fn") | ("", "retry_fn") => Some("tryhard `retry_fn`"),
-        ("", "retry") | ("", "retry_notify") => Some("`retry`"),
-        _ => None,
-    }
-}
-
 /// Path segments (before resolution) that are external crates no workspace function lives in.
 pub const EXTERNAL_ROOTS: &[&str] = &[
     "std",

@@ -85,7 +85,7 @@ impl Collector<'_> {
             );
         }
         if n >= 2
-            && segs[n - 2] == "RetryTransientMiddleware"
+            && idem008::is_retry_middleware(&segs[n - 2])
             && let Some(f) = self.cur()
         {
             f.facts.retries.push(RetryLoop {
@@ -116,7 +116,7 @@ impl Collector<'_> {
         {
             self.evidence(EvidenceKind::Sdk, false, what, loc(), None);
         }
-        let combinator = ev::retry_combinator_fn(&segs);
+        let combinator = idem008::combinator_fn(&segs);
         let target = self.call_target(segs);
         let call_idx = target.and_then(|t| self.call(t, Loc::default()));
         if let Some((strong, what)) = sdk {
@@ -124,10 +124,10 @@ impl Collector<'_> {
         }
         self.via_hint = None;
         if let Some(name) = combinator {
-            let bounded = !name.starts_with("tokio-retry")
+            let bounded = !idem008::unbounded_unless_taken(name)
                 || c.args.first().is_some_and(|a| {
                     let t = a.to_token_stream().to_string();
-                    t.contains("take")
+                    t.contains(idem008::TAKE_METHOD)
                         || base_ident(a)
                             .is_some_and(|b| self.fn_stack.last().unwrap().take_vars.contains(&b))
                 });

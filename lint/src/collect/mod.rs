@@ -36,6 +36,7 @@ use idemcheck_spec::attr::{SideEffectAttr, parse_allow_comment};
 use idemcheck_spec::check::{self, CheckInput};
 use idemcheck_spec::config::Config;
 use idemcheck_spec::hints::ToolHints;
+use idemcheck_spec::rules::{idem004_unstable_key as idem004, idem008_unguarded_retry as idem008};
 use idemcheck_spec::signature::{ParamRole, ToolSignature};
 use idemcheck_spec::{RuleCode, ToolKind};
 use proc_macro2::{Span, TokenTree};

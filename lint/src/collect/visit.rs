@@ -218,31 +218,26 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 let f = self.fn_stack.last_mut().unwrap();
                 f.key_exprs.push(&m.args[1] as *const _ as usize);
             }
-        } else if nargs == 1
-            && (meth == "idempotency_key"
-                || meth == "with_idempotency_key"
-                || meth == "idempotent"
-                || meth == "set_idempotency_key")
-        {
+        } else if nargs == 1 && idem004::KEY_SETTERS.iter().any(|k| meth == k) {
             if let Some(a) = m.args.first() {
                 let f = self.fn_stack.last_mut().unwrap();
                 f.key_exprs.push(a as *const _ as usize);
             }
-        } else if nargs == 1 && meth == "take" {
+        } else if nargs == 1 && meth == idem008::TAKE_METHOD {
             self.fn_stack.last_mut().unwrap().saw_take = true;
         } else if nargs == 0 && (meth == "is_err" || meth == "is_ok") {
             self.mark(|f| f.m_err = true);
         }
-        if nargs >= 1 && (meth == "retry" || meth == "retry_notify") {
-            let name = meth.to_string();
+        if nargs >= 1 && idem008::COMBINATOR_METHODS.iter().any(|k| meth == k) {
+            let name = idem008::combinator_method_name(&meth.to_string());
             let text = m.to_token_stream().to_string();
-            let bounded = !text.contains("without_max_times");
+            let bounded = !text.contains(idem008::UNBOUNDED_BUILDER);
             if let Expr::Path(p) = strip(&m.receiver) {
                 // `create_order.retry(..)`: a function retried by backon.
                 let resolved = self.resolve(&p.path);
                 let frame = Frame::new(
                     FrameKind::Combinator {
-                        name: format!("backon `.{name}(..)`"),
+                        name: name.clone(),
                         bounded,
                     },
                     Loc::of_span(m.method.span()),
@@ -256,10 +251,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 return;
             }
             let frame = Frame::new(
-                FrameKind::Combinator {
-                    name: format!("backon `.{name}(..)`"),
-                    bounded,
-                },
+                FrameKind::Combinator { name, bounded },
                 Loc::of_span(m.method.span()),
             );
             self.with_frame(frame, |c| visit::visit_expr_method_call(c, m));

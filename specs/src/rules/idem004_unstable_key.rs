@@ -127,6 +127,15 @@ pub fn key_header(name: &str) -> bool {
     lower.contains("idempotency") || lower.contains("idempotent") || lower.contains("dedup")
 }
 
+/// Builder and request methods whose one argument is an idempotency key
+/// (`.idempotency_key(k)`, `.with_idempotency_key(k)`).
+pub const KEY_SETTERS: &[&str] = &[
+    "idempotency_key",
+    "with_idempotency_key",
+    "idempotent",
+    "set_idempotency_key",
+];
+
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     if cx.kind != ToolKind::Write {
         return;

@@ -34,6 +34,49 @@ async fn place_order(client: &Client, args: OrderArgs) -> Result<Order, Error> {
     compile_time: false,
 };
 
+/// Retry combinators called as free or associated functions, by their last two path
+/// segments: how a finding names the combinator.
+pub fn combinator_fn(segments: &[String]) -> Option<&'static str> {
+    let n = segments.len();
+    let last = segments.last()?.as_str();
+    let parent = if n >= 2 { segments[n - 2].as_str() } else { "" };
+    match (parent, last) {
+        ("Retry", "spawn") => Some("tokio-retry `Retry::spawn`"),
+        ("RetryIf", "spawn") => Some("tokio-retry `RetryIf::spawn`"),
+        ("future" | "backoff", "retry") => Some("backoff `retry`"),
+        ("future" | "backoff", "retry_notify") => Some("backoff `retry_notify`"),
+        ("again", "retry") => Some("again `retry`"),
+        ("tryhard", "retry_fn") | ("", "retry_fn") => Some("tryhard `retry_fn`"),
+        ("", "retry") | ("", "retry_notify") => Some("`retry`"),
+        _ => None,
+    }
+}
+
+/// Whether a combinator found by [`combinator_fn`] is bounded only when its strategy says
+/// so: tokio-retry's strategies are infinite iterators unless cut with `.take(n)`.
+pub fn unbounded_unless_taken(name: &str) -> bool {
+    name.starts_with("tokio-retry")
+}
+
+/// The method that bounds an iterator-style retry strategy (`.take(3)`).
+pub const TAKE_METHOD: &str = "take";
+
+/// backon's retry methods (`op.retry(builder)`, `.retry_notify(..)`).
+pub const COMBINATOR_METHODS: &[&str] = &["retry", "retry_notify"];
+
+/// How a finding names a backon retry method of [`COMBINATOR_METHODS`].
+pub fn combinator_method_name(method: &str) -> String {
+    format!("backon `.{method}(..)`")
+}
+
+/// The builder method that removes backon's attempt limit.
+pub const UNBOUNDED_BUILDER: &str = "without_max_times";
+
+/// reqwest-middleware's retry layer, by its type name (`RetryTransientMiddleware::new_with_policy`).
+pub fn is_retry_middleware(type_name: &str) -> bool {
+    type_name == "RetryTransientMiddleware"
+}
+
 /// How a retry is written, as the lint finds it in a function body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RetryShape {
