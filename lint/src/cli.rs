@@ -154,6 +154,19 @@ pub fn discover_failed(e: &DiscoverError, err: &mut dyn Write) -> i32 {
     EXIT_FAILURE
 }
 
+/// The whole process, for a binary's `main`: the process's arguments, standard output and
+/// error, and [`EXIT_FAILURE`] if anything panics (the panic message is on stderr already).
+pub fn run_process() -> ! {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let code = std::panic::catch_unwind(|| {
+        let stdout = std::io::stdout();
+        let stderr = std::io::stderr();
+        main_with(args, &mut stdout.lock(), &mut stderr.lock())
+    })
+    .unwrap_or(EXIT_FAILURE);
+    std::process::exit(code)
+}
+
 /// Run with the process's arguments, printing to stdout/stderr; returns the exit code.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let args = normalise_args(args);
