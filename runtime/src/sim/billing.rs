@@ -57,7 +57,7 @@ pub struct Charge {
 }
 
 impl Charge {
-    fn from_effect(e: &Effect) -> Charge {
+    pub(crate) fn from_effect(e: &Effect) -> Charge {
         Charge {
             id: format!("ch_{}", e.id),
             customer: e.payload["customer"].as_str().unwrap_or("").to_string(),
@@ -121,7 +121,7 @@ impl SimBilling {
             .count()
     }
 
-    fn next_nonce(&self) -> u64 {
+    pub(crate) fn next_nonce(&self) -> u64 {
         self.nonce.fetch_add(1, Ordering::Relaxed)
     }
 }

@@ -24,7 +24,8 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
 pub enum EventKind {
-    /// The agent invokes the tool (`variant` 0: the intended arguments, 1: changed ones).
+    /// The agent invokes the tool (`variant` 0: the intended arguments, 1: changed ones, 2: a
+    /// sibling operation, 3: a look-alike made while setting up the world).
     Call {
         /// Call number in the episode.
         call: u32,
@@ -106,6 +107,20 @@ pub enum EventKind {
         /// Process.
         pid: u32,
     },
+    /// The system of record answers an error after the request took effect.
+    ErrorResponse {
+        /// Request number.
+        req: u32,
+        /// HTTP-like status.
+        status: u16,
+    },
+    /// A process stops being scheduled until `until`.
+    Stalled {
+        /// Process.
+        pid: u32,
+        /// When it runs again.
+        until: u64,
+    },
     /// A ledger operation and its result.
     Ledger {
         /// Process.
@@ -150,10 +165,11 @@ impl Event {
             EventKind::Call { call, pid, variant } => format!(
                 "{} agent calls the tool (call #{call}, {})",
                 who(pid),
-                if *variant == 0 {
-                    "intended arguments"
-                } else {
-                    "CHANGED arguments"
+                match *variant {
+                    0 => "intended arguments",
+                    1 => "CHANGED arguments",
+                    2 => "a SIBLING operation",
+                    _ => "a look-alike operation (setting up the world)",
                 }
             ),
             EventKind::Dispatch {
@@ -195,6 +211,13 @@ impl Event {
                 format!("   the client stops waiting for request {req}")
             }
             EventKind::Crash { pid } => format!("{} CRASHES", who(pid)),
+            EventKind::ErrorResponse { req, status } => {
+                format!("   response to request {req}: error {status} (after the effect)")
+            }
+            EventKind::Stalled { pid, until } => {
+                format!("{} STALLS until t={}", who(pid), seconds(*until))
+            }
+
             EventKind::Ledger { pid, op, result } => {
                 format!("{} ledger {op} -> {result}", who(pid))
             }

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::rng::SplitMix64;
 
-/// The six fault classes of DESIGN.md.
+/// The fault classes: DESIGN's six, six more faults, and two worlds with more than one
+/// operation. Each is documented with the bug it catches (module docs, "Fault classes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultClass {
@@ -23,17 +24,48 @@ pub enum FaultClass {
     Crash,
     /// The agent calls again with changed arguments.
     DivergentPayload,
+    /// The request never takes effect: dropped on the way (a timeout), or refused before any
+    /// effect with a 5xx the client cannot tell from one after it.
+    LostRequest,
+    /// The effect commits, then an error response arrives (a 500 after the write).
+    ErrorAfterEffect,
+    /// The effect and its response arrive, but after the attempt's timeout: the client has
+    /// already given up on the attempt.
+    SlowSuccess,
+    /// The postcondition reads a lagging replica: an effect that has landed is invisible to
+    /// reads for a bounded time.
+    StaleRead,
+    /// Two workers run the same logical operation at once; sometimes the first one stalls
+    /// past its lease while it holds the claim.
+    ConcurrentCallers,
+    /// A ledger read or write fails or times out at one protocol step (before or after the
+    /// store applied it).
+    LedgerFault,
+    /// The world already holds look-alike records: another operation's effect with the same
+    /// customer and amount, another business id.
+    LookalikeRecords,
+    /// The same caller runs a second, distinct operation before, after or interleaved with
+    /// this one.
+    SiblingOperations,
 }
 
 impl FaultClass {
-    /// All six, in DESIGN's order.
-    pub const ALL: [FaultClass; 6] = [
+    /// All fourteen: DESIGN's six first.
+    pub const ALL: [FaultClass; 14] = [
         FaultClass::LostAck,
         FaultClass::LateCommit,
         FaultClass::Redelivery,
         FaultClass::Reorder,
         FaultClass::Crash,
         FaultClass::DivergentPayload,
+        FaultClass::LostRequest,
+        FaultClass::ErrorAfterEffect,
+        FaultClass::SlowSuccess,
+        FaultClass::StaleRead,
+        FaultClass::ConcurrentCallers,
+        FaultClass::LedgerFault,
+        FaultClass::LookalikeRecords,
+        FaultClass::SiblingOperations,
     ];
 
     /// `lost_ack`, `late_commit`, ...
@@ -45,6 +77,14 @@ impl FaultClass {
             FaultClass::Reorder => "reorder",
             FaultClass::Crash => "crash",
             FaultClass::DivergentPayload => "divergent_payload",
+            FaultClass::LostRequest => "lost_request",
+            FaultClass::ErrorAfterEffect => "error_after_effect",
+            FaultClass::SlowSuccess => "slow_success",
+            FaultClass::StaleRead => "stale_read",
+            FaultClass::ConcurrentCallers => "concurrent_callers",
+            FaultClass::LedgerFault => "ledger_fault",
+            FaultClass::LookalikeRecords => "lookalike_records",
+            FaultClass::SiblingOperations => "sibling_operations",
         }
     }
 
@@ -64,11 +104,31 @@ impl FaultClass {
             FaultClass::DivergentPayload => {
                 "a call with changed arguments arrived after the operation had been dispatched"
             }
+            FaultClass::LostRequest => {
+                "a request failed before any effect, and its client could not tell it from a lost response"
+            }
+            FaultClass::ErrorAfterEffect => "an effect committed and its client got an error",
+            FaultClass::SlowSuccess => {
+                "an effect landed, with its response, after its client's attempt had timed out"
+            }
+            FaultClass::StaleRead => {
+                "a postcondition read missed an effect that had already landed"
+            }
+            FaultClass::ConcurrentCallers => {
+                "a second worker started the operation while the first was still running"
+            }
+            FaultClass::LedgerFault => "a ledger operation failed in the middle of the protocol",
+            FaultClass::LookalikeRecords => {
+                "a postcondition read ran while the system of record held a look-alike record"
+            }
+            FaultClass::SiblingOperations => {
+                "a postcondition read ran while the system of record held a sibling operation's effect"
+            }
         }
     }
 
-    pub(crate) fn bit(self) -> u8 {
-        1 << (self as u8)
+    pub(crate) fn bit(self) -> u16 {
+        1 << (self as u16)
     }
 }
 
@@ -142,6 +202,94 @@ pub enum Fault {
         /// When.
         at_ms: u64,
     },
+    /// The system of record refuses the request before any effect with a 5xx
+    /// ([`SimError::Unavailable`](super::net::SimError::Unavailable), ambiguous to the
+    /// client).
+    RefusedBefore {
+        /// Request number.
+        request: u32,
+    },
+    /// The request takes effect, then a 500 arrives
+    /// ([`SimError::ServerError`](super::net::SimError::ServerError)).
+    ErrorAfter {
+        /// Request number.
+        request: u32,
+    },
+    /// The request is held for `delay_ms`, then takes effect and is answered; the transport
+    /// itself does not time out, so only the attempt's timeout stops the client waiting.
+    Slow {
+        /// Request number.
+        request: u32,
+        /// Time until it lands and answers.
+        delay_ms: u64,
+    },
+    /// A second worker (its own process and owner, the same ledger) runs the same call at
+    /// `at_ms`.
+    Concurrent {
+        /// When.
+        at_ms: u64,
+    },
+    /// The first process is not scheduled from `at_ms` for `for_ms` (a pause, a GC, a
+    /// stalled host): its lease may run out while it holds the claim.
+    Stall {
+        /// When the pause starts.
+        at_ms: u64,
+        /// How long it lasts.
+        for_ms: u64,
+    },
+    /// The `nth` ledger operation `op` of the episode (counting every process, from 0)
+    /// fails as unavailable: before the store applied it, or (`applied`) after, with the
+    /// reply lost.
+    LedgerFault {
+        /// Which protocol step.
+        op: LedgerOp,
+        /// Which occurrence.
+        nth: u32,
+        /// The store applied it before the error.
+        applied: bool,
+    },
+    /// Before the episode, the world gains a look-alike record: the tool's own effect for
+    /// another operation (the `intent` hook's operation of another episode), made through
+    /// the tool without faults.
+    Lookalike,
+    /// The same caller runs a sibling operation (the `intent` hook's operation of another
+    /// episode): at `at_ms`, or, when `before`, first, with this operation starting at
+    /// `at_ms`.
+    Sibling {
+        /// When the later of the two starts.
+        at_ms: u64,
+        /// The sibling goes first.
+        before: bool,
+    },
+}
+
+/// A step of the ledger protocol, for [`Fault::LedgerFault`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LedgerOp {
+    /// Claim or find the record.
+    Begin,
+    /// Take over an expired record.
+    TakeOver,
+    /// Record the resolution (COMMITTED, FAILED, UNKNOWN).
+    Resolve,
+    /// Give the key up.
+    Release,
+    /// Read the record.
+    Load,
+}
+
+impl LedgerOp {
+    /// `begin`, `take_over`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerOp::Begin => "begin",
+            LedgerOp::TakeOver => "take_over",
+            LedgerOp::Resolve => "resolve",
+            LedgerOp::Release => "release",
+            LedgerOp::Load => "load",
+        }
+    }
 }
 
 impl Fault {
@@ -153,8 +301,18 @@ impl Fault {
             | Fault::LateCommit { request, .. }
             | Fault::Reorder { request, .. }
             | Fault::WireRedelivery { request, .. }
-            | Fault::Crash { request, .. } => Some(request),
-            Fault::Invisible { .. } | Fault::Redeliver { .. } | Fault::Diverge { .. } => None,
+            | Fault::Crash { request, .. }
+            | Fault::RefusedBefore { request }
+            | Fault::ErrorAfter { request }
+            | Fault::Slow { request, .. } => Some(request),
+            Fault::Invisible { .. }
+            | Fault::Redeliver { .. }
+            | Fault::Diverge { .. }
+            | Fault::Concurrent { .. }
+            | Fault::Stall { .. }
+            | Fault::LedgerFault { .. }
+            | Fault::Lookalike
+            | Fault::Sibling { .. } => None,
         }
     }
 
@@ -214,6 +372,57 @@ impl Fault {
                 }
                 out.extend(halve(at_ms).map(|at_ms| Fault::Diverge { at_ms }));
             }
+            Fault::RefusedBefore { request } => {
+                out.push(Fault::Drop { request });
+                out.extend(req(request).map(|request| Fault::RefusedBefore { request }));
+            }
+            Fault::ErrorAfter { request } => {
+                out.push(Fault::LostAck { request });
+                out.extend(req(request).map(|request| Fault::ErrorAfter { request }));
+            }
+            Fault::Slow { request, delay_ms } => {
+                out.extend(req(request).map(|request| Fault::Slow { request, delay_ms }));
+                out.extend(halve(delay_ms).map(|delay_ms| Fault::Slow { request, delay_ms }));
+            }
+            Fault::Concurrent { at_ms } => {
+                if at_ms > 0 {
+                    out.push(Fault::Concurrent { at_ms: 0 });
+                }
+                out.extend(halve(at_ms).map(|at_ms| Fault::Concurrent { at_ms }));
+            }
+            Fault::Stall { at_ms, for_ms } => {
+                if at_ms > 0 {
+                    out.push(Fault::Stall { at_ms: 0, for_ms });
+                }
+                out.extend(halve(at_ms).map(|at_ms| Fault::Stall { at_ms, for_ms }));
+                out.extend(halve(for_ms).map(|for_ms| Fault::Stall { at_ms, for_ms }));
+            }
+            Fault::LedgerFault { op, nth, applied } => {
+                if applied {
+                    out.push(Fault::LedgerFault {
+                        op,
+                        nth,
+                        applied: false,
+                    });
+                }
+                out.extend(
+                    nth.checked_sub(1)
+                        .map(|nth| Fault::LedgerFault { op, nth, applied }),
+                );
+            }
+            Fault::Lookalike => {}
+            Fault::Sibling { at_ms, before } => {
+                if before {
+                    out.push(Fault::Sibling {
+                        at_ms,
+                        before: false,
+                    });
+                }
+                if at_ms > 0 {
+                    out.push(Fault::Sibling { at_ms: 0, before });
+                }
+                out.extend(halve(at_ms).map(|at_ms| Fault::Sibling { at_ms, before }));
+            }
         }
         out.dedup();
         out.retain(|f| f != self);
@@ -260,6 +469,47 @@ impl Fault {
                 "divergent_payload: the agent calls again at t={} with changed arguments",
                 secs(at_ms)
             ),
+            Fault::RefusedBefore { request } => {
+                format!("request {request} refused with a 503 before any effect")
+            }
+            Fault::ErrorAfter { request } => {
+                format!("request {request} takes effect, then a 500 comes back")
+            }
+            Fault::Slow { request, delay_ms } => format!(
+                "slow_success: request {request} lands and answers {} later",
+                secs(delay_ms)
+            ),
+            Fault::Concurrent { at_ms } => format!(
+                "a second worker runs the same call at t={}",
+                secs(at_ms)
+            ),
+            Fault::Stall { at_ms, for_ms } => format!(
+                "the first process stalls at t={} for {}",
+                secs(at_ms),
+                secs(for_ms)
+            ),
+            Fault::LedgerFault { op, nth, applied } => format!(
+                "ledger {} #{nth} fails{}",
+                op.as_str(),
+                if applied {
+                    " after the store applied it (reply lost)"
+                } else {
+                    " before the store applied it"
+                }
+            ),
+            Fault::Lookalike => {
+                "the world already holds a look-alike record (another operation, same customer and amount)".to_string()
+            }
+            Fault::Sibling { at_ms, before } => {
+                if before {
+                    format!(
+                        "the caller runs a sibling operation first; this one starts at t={}",
+                        secs(at_ms)
+                    )
+                } else {
+                    format!("the caller runs a sibling operation at t={}", secs(at_ms))
+                }
+            }
         }
     }
 }

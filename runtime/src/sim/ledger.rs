@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 
 use super::event::EventKind;
+use super::fault::LedgerOp;
 use super::net::Net;
 use crate::key::Key;
 use crate::ledger::{
@@ -24,6 +25,35 @@ impl SimLedger {
             op: op.into(),
             result: result.into(),
         });
+    }
+
+    /// An injected ledger fault at this step, if the schedule has one: the store is called
+    /// first when the fault comes after it applied the step (its reply is lost).
+    async fn injected<T, F>(&self, op: LedgerOp, apply: F) -> Option<LedgerError>
+    where
+        F: std::future::Future<Output = Result<T, LedgerError>>,
+    {
+        let applied = self.net.ledger_fault(op)?;
+        if applied {
+            let _ = apply.await;
+        }
+        self.log(
+            op.as_str(),
+            if applied {
+                "applied, but the reply is LOST (injected)"
+            } else {
+                "UNAVAILABLE (injected)"
+            },
+        );
+        Some(LedgerError::Unavailable(format!(
+            "injected fault at {}",
+            op.as_str()
+        )))
+    }
+
+    fn claimed(&self, key: &Key, lease: std::time::Duration) {
+        let now = self.net.clock().now();
+        self.net.claimed(self.pid, key.as_str(), now.after(lease).0);
     }
 }
 
@@ -48,7 +78,16 @@ fn err_name(e: &LedgerError) -> &'static str {
 #[async_trait]
 impl Ledger for SimLedger {
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
+        if let Some(e) = self
+            .injected(LedgerOp::Begin, self.store.begin(claim))
+            .await
+        {
+            return Err(e);
+        }
         let out = self.store.begin(claim).await;
+        if let Ok(Begin::Claimed { .. }) = &out {
+            self.claimed(claim.key, claim.lease);
+        }
         self.log(
             "begin",
             match &out {
@@ -68,7 +107,16 @@ impl Ledger for SimLedger {
         claim: &Claim<'_>,
         token: Token,
     ) -> Result<Option<Token>, LedgerError> {
+        if let Some(e) = self
+            .injected(LedgerOp::TakeOver, self.store.take_over(claim, token))
+            .await
+        {
+            return Err(e);
+        }
         let out = self.store.take_over(claim, token).await;
+        if let Ok(Some(_)) = &out {
+            self.claimed(claim.key, claim.lease);
+        }
         self.log(
             "take_over",
             match &out {
@@ -86,7 +134,19 @@ impl Ledger for SimLedger {
         token: Token,
         resolution: &Resolution,
     ) -> Result<(), LedgerError> {
+        if let Some(e) = self
+            .injected(
+                LedgerOp::Resolve,
+                self.store.resolve(key, token, resolution),
+            )
+            .await
+        {
+            return Err(e);
+        }
         let out = self.store.resolve(key, token, resolution).await;
+        if out.is_ok() {
+            self.net.unclaimed_key(self.pid, key.as_str());
+        }
         self.log(
             "resolve",
             match (&out, resolution) {
@@ -100,7 +160,16 @@ impl Ledger for SimLedger {
     }
 
     async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError> {
+        if let Some(e) = self
+            .injected(LedgerOp::Release, self.store.release(key, token))
+            .await
+        {
+            return Err(e);
+        }
         let out = self.store.release(key, token).await;
+        if out.is_ok() {
+            self.net.unclaimed_key(self.pid, key.as_str());
+        }
         self.log(
             "release",
             match &out {
@@ -112,6 +181,9 @@ impl Ledger for SimLedger {
     }
 
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
+        if let Some(e) = self.injected(LedgerOp::Load, self.store.load(key)).await {
+            return Err(e);
+        }
         self.store.load(key).await
     }
 }

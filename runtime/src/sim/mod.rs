@@ -78,14 +78,15 @@ pub mod experiments;
 mod fault;
 mod harness;
 mod ledger;
+pub mod mutants;
 mod net;
 mod rng;
 
 pub use event::{Event, EventKind, to_jsonl};
-pub use fault::{Fault, FaultClass, FaultLevel, Schedule};
+pub use fault::{Fault, FaultClass, FaultLevel, LedgerOp, Schedule};
 pub use harness::{
-    CallReport, ClassStats, Config, Counterexample, Env, Episode, Invariant, Proof, Replayed,
-    Report, Violation,
+    CallReport, ClassStats, Config, Counterexample, CoverageRow, Env, Episode, Invariant,
+    LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,
 };
 pub use net::{Effect, KEY_REUSED, Net, NetConfig, SimError};
 pub use rng::SplitMix64;

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::event::{Event, EventKind};
-use super::fault::{Fault, FaultClass, Schedule};
+use super::fault::{Fault, FaultClass, LedgerOp, Schedule};
 use crate::clock::{Clock, Timestamp, VirtualClock};
 use crate::outcome::{Classify, ErrorClass};
 
@@ -52,6 +52,7 @@ impl Default for NetConfig {
 
 /// What the transport or the system of record answered instead of a result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SimError {
     /// No response within the transport's timeout: the effect may or may not have happened.
     #[error("timed out waiting for the system of record")]
@@ -62,13 +63,26 @@ pub enum SimError {
     /// The parameters were rejected (nothing done, nothing stored).
     #[error("invalid parameters")]
     Invalid,
+    /// A 503: the service was unavailable (the simulator sends it before any effect, but a
+    /// client cannot know that).
+    #[error("503 service unavailable")]
+    Unavailable,
+    /// A 500 (the simulator sends it after the effect took place).
+    #[error("500 internal server error")]
+    ServerError,
+    /// The request was declined: nothing done. The simulated world never sends it; tools
+    /// that classify errors wrongly (the harness's mutants) do.
+    #[error("declined")]
+    Declined,
 }
 
 impl Classify for SimError {
     fn class(&self) -> ErrorClass {
         match self {
-            SimError::Timeout => ErrorClass::Ambiguous,
-            SimError::KeyReused => ErrorClass::Definite,
+            SimError::Timeout | SimError::Unavailable | SimError::ServerError => {
+                ErrorClass::Ambiguous
+            }
+            SimError::KeyReused | SimError::Declined => ErrorClass::Definite,
             SimError::Invalid => ErrorClass::Invalid,
         }
     }
@@ -115,6 +129,10 @@ struct ReqState {
     gave_up: bool,
     landed: bool,
     reorder: bool,
+    /// A slow success: the client waits for the answer when it lands.
+    slow: bool,
+    /// What the system of record answered when a held request landed.
+    answer: Option<Result<Effect, SimError>>,
 }
 
 /// Per-request wire fault, looked up by request number.
@@ -127,6 +145,17 @@ enum Wire {
     Reorder(u64),
     Twice(u64),
     Crash,
+    RefusedBefore,
+    ErrorAfter,
+    Slow(u64),
+}
+
+/// A claim a process holds on a key, as the ledger granted it.
+#[derive(Debug, Clone)]
+struct HeldClaim {
+    pid: u32,
+    key: Arc<str>,
+    lease_until: u64,
 }
 
 #[derive(Debug)]
@@ -143,8 +172,21 @@ struct State {
     keys: BTreeMap<Arc<str>, KeyEntry>,
     held: Vec<Held>,
     seq: u64,
-    hits: u8,
+    hits: u16,
     strings: Vec<Arc<str>>,
+    /// Setting up the world (look-alike records): no faults, no windows.
+    setup: bool,
+    /// Requests sent while setting up: fault request numbers count from here.
+    fault_base: u32,
+    /// Injected ledger faults: (step, occurrence, applied), and how often each step ran.
+    ledger_faults: Vec<(LedgerOp, u32, bool)>,
+    ledger_counts: [u32; 5],
+    /// Live claims, as the ledger granted them.
+    claims: Vec<HeldClaim>,
+    /// Requests sent without a live claim: (request, process).
+    unclaimed: Vec<(u32, u32)>,
+    /// The world holds records of other operations (look-alikes, siblings).
+    others: bool,
 }
 
 /// The simulated world below the wrapper (cheap to clone; one per episode).
@@ -166,6 +208,8 @@ enum Delivered {
     Refused(SimError),
     /// Only from the crash path of [`Net::write`].
     Crashed,
+    /// Only from the slow path of [`Net::write`]: it lands and answers at this time.
+    Slow(u64),
 }
 
 thread_local! {
@@ -224,21 +268,51 @@ impl State {
     }
 
     fn land(&mut self, h: Held) {
-        let late_after_give_up = self.reqs[h.req as usize].gave_up;
+        let r = &self.reqs[h.req as usize];
+        let (late_after_give_up, reorder, slow) = (r.gave_up, r.reorder, r.slow);
         if h.duplicate {
             self.hits |= FaultClass::Redelivery.bit();
         } else if late_after_give_up {
-            self.hits |= if self.reqs[h.req as usize].reorder {
+            self.hits |= if reorder {
                 FaultClass::Reorder.bit()
+            } else if slow {
+                FaultClass::SlowSuccess.bit()
             } else {
                 FaultClass::LateCommit.bit()
             };
         }
-        let _ = self.deliver(h.until, h.req, &h.intent, &h.payload, h.key.as_ref(), true);
+        let delivered = self.deliver(h.until, h.req, &h.intent, &h.payload, h.key.as_ref(), true);
+        if slow && !h.duplicate {
+            self.req(h.req).answer = match delivered {
+                Delivered::Done(e) => Some(Ok(e)),
+                Delivered::Refused(e) => Some(Err(e)),
+                Delivered::Crashed | Delivered::Slow(_) => None,
+            };
+        }
     }
 
     fn req(&mut self, req: u32) -> &mut ReqState {
         &mut self.reqs[req as usize]
+    }
+
+    /// The request's number in the schedule's terms (`None` while setting up the world).
+    fn fault_index(&self, req: u32) -> Option<usize> {
+        req.checked_sub(self.fault_base)
+            .filter(|_| !self.setup)
+            .map(|i| i as usize)
+    }
+
+    /// I5: the process sending a request must hold a live claim on the key it runs under.
+    fn check_claim(&mut self, t: u64, req: u32, pid: u32) {
+        let key = crate::context::current_key();
+        let ok = key.is_some_and(|k| {
+            self.claims
+                .iter()
+                .any(|c| c.pid == pid && &*c.key == k.as_str() && t < c.lease_until)
+        });
+        if !ok {
+            self.unclaimed.push((req, pid));
+        }
     }
 
     /// One delivery to the system of record at time `t`.
@@ -292,7 +366,11 @@ impl State {
             intent: intent.clone(),
             payload: payload.clone(),
             at: t,
-            visible_at: t + self.invisible.get(req as usize).copied().unwrap_or(0),
+            visible_at: t + self
+                .fault_index(req)
+                .and_then(|i| self.invisible.get(i))
+                .copied()
+                .unwrap_or(0),
         };
         self.effects.push(effect.clone());
         if let (true, Some(key)) = (self.cfg.server_keys, key) {
@@ -341,6 +419,7 @@ impl Net {
     pub fn new(clock: VirtualClock, cfg: NetConfig, schedule: &Schedule) -> Net {
         let mut wire: Vec<Wire> = Vec::new();
         let mut invisible: Vec<u64> = Vec::new();
+        let mut ledger_faults = Vec::new();
         for fault in &schedule.faults {
             let set = |wire: &mut Vec<Wire>, r: u32, w: Wire| {
                 let r = r as usize;
@@ -364,6 +443,10 @@ impl Net {
                     set(&mut wire, request, Wire::Twice(gap_ms))
                 }
                 Fault::Crash { request, .. } => set(&mut wire, request, Wire::Crash),
+                Fault::RefusedBefore { request } => set(&mut wire, request, Wire::RefusedBefore),
+                Fault::ErrorAfter { request } => set(&mut wire, request, Wire::ErrorAfter),
+                Fault::Slow { request, delay_ms } => set(&mut wire, request, Wire::Slow(delay_ms)),
+                Fault::LedgerFault { op, nth, applied } => ledger_faults.push((op, nth, applied)),
                 Fault::Invisible { request, delay_ms } => {
                     let r = request as usize;
                     if invisible.len() <= r {
@@ -371,7 +454,12 @@ impl Net {
                     }
                     invisible[r] = invisible[r].max(delay_ms);
                 }
-                Fault::Redeliver { .. } | Fault::Diverge { .. } => {}
+                Fault::Redeliver { .. }
+                | Fault::Diverge { .. }
+                | Fault::Concurrent { .. }
+                | Fault::Stall { .. }
+                | Fault::Lookalike
+                | Fault::Sibling { .. } => {}
             }
         }
         Net {
@@ -390,6 +478,13 @@ impl Net {
                 seq: 0,
                 hits: 0,
                 strings: Vec::with_capacity(4),
+                setup: false,
+                fault_base: 0,
+                ledger_faults,
+                ledger_counts: [0; 5],
+                claims: Vec::new(),
+                unclaimed: Vec::new(),
+                others: false,
             })),
             clock,
         }
@@ -442,7 +537,14 @@ impl Net {
                     key: key.clone(),
                 },
             );
-            let wire = s.wire.get(req as usize).copied().unwrap_or(Wire::Clean);
+            if !s.setup {
+                s.check_claim(now, req, pid);
+            }
+            let wire = s
+                .fault_index(req)
+                .and_then(|i| s.wire.get(i))
+                .copied()
+                .unwrap_or(Wire::Clean);
             (req, wire, s.cfg.transport_timeout_ms, intent, key)
         };
         let answered = {
@@ -459,8 +561,48 @@ impl Net {
                     None
                 }
                 Wire::Drop => {
+                    s.hits |= FaultClass::LostRequest.bit();
                     s.push(now, EventKind::Dropped { req });
                     None
+                }
+                Wire::RefusedBefore => {
+                    s.hits |= FaultClass::LostRequest.bit();
+                    s.push(
+                        now,
+                        EventKind::Refused {
+                            req,
+                            reason: "503 before any effect".into(),
+                        },
+                    );
+                    Some(Delivered::Refused(SimError::Unavailable))
+                }
+                Wire::ErrorAfter => {
+                    match s.deliver(now, req, &intent, &payload, key.as_ref(), false) {
+                        Delivered::Done(_) => {
+                            s.hits |= FaultClass::ErrorAfterEffect.bit();
+                            s.push(now, EventKind::ErrorResponse { req, status: 500 });
+                            Some(Delivered::Refused(SimError::ServerError))
+                        }
+                        other => Some(other),
+                    }
+                }
+                Wire::Slow(delay) => {
+                    let until = now + delay;
+                    let seq = s.seq;
+                    s.seq += 1;
+                    s.req(req).slow = true;
+                    s.held.push(Held {
+                        until,
+                        seq,
+                        req,
+                        intent: intent.clone(),
+                        payload: payload.clone(),
+                        key: key.clone(),
+                        overtake: false,
+                        duplicate: false,
+                    });
+                    s.push(now, EventKind::Held { req, until });
+                    Some(Delivered::Slow(until))
                 }
                 Wire::Late(delay) | Wire::Reorder(delay) => {
                     let until = now + delay;
@@ -514,6 +656,22 @@ impl Net {
             }
         };
         match answered {
+            Some(Delivered::Slow(until)) => {
+                // The transport waits for the answer; only the attempt's timeout (dropping
+                // this future) stops it.
+                let mut guard = GiveUp {
+                    net: self,
+                    req,
+                    armed: true,
+                };
+                self.clock.sleep_until(Timestamp(until)).await;
+                guard.armed = false;
+                let mut s = self.lock();
+                s.land_due(until);
+                let answer = s.req(req).answer.take().unwrap_or(Err(SimError::Timeout));
+                s.push(until, EventKind::Ack { req });
+                answer
+            }
             Some(Delivered::Crashed) => {
                 // The process is gone: this future never completes; the harness drops it.
                 std::future::pending().await
@@ -561,8 +719,44 @@ impl Net {
             .filter(|e| &*e.intent == intent && e.visible_at <= now)
             .cloned()
             .collect();
+        if !s.setup {
+            if s.effects
+                .iter()
+                .any(|e| &*e.intent == intent && e.visible_at > now)
+            {
+                s.hits |= FaultClass::StaleRead.bit();
+            }
+            if s.others && s.effects.iter().any(|e| &*e.intent != intent) {
+                s.hits |= FaultClass::LookalikeRecords.bit() | FaultClass::SiblingOperations.bit();
+            }
+        }
         let pid = s.active;
         let intent = s.intern(intent);
+        s.push(
+            now,
+            EventKind::Read {
+                pid,
+                intent,
+                found: found.first().map(|e| e.id),
+            },
+        );
+        found
+    }
+
+    /// A careless postcondition read: every effect reads can see now, of any operation,
+    /// oldest first (what a query on a customer or an amount returns).
+    pub async fn read_all(&self) -> Vec<Effect> {
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let found: Vec<Effect> = s
+            .effects
+            .iter()
+            .filter(|e| e.visible_at <= now)
+            .cloned()
+            .collect();
+        let pid = s.active;
+        let intent = s.intern("*");
         s.push(
             now,
             EventKind::Read {
@@ -624,6 +818,69 @@ impl Net {
         self.lock().active = pid;
     }
 
+    /// Setting up the world: no faults, no windows, no claim check. When setting up ends,
+    /// the schedule's request numbers start from the next request.
+    pub(crate) fn set_setup(&self, on: bool) {
+        let mut s = self.lock();
+        s.setup = on;
+        if !on {
+            s.fault_base = s.next_req;
+        }
+    }
+
+    /// The world holds (or will hold) other operations' records.
+    pub(crate) fn set_others(&self) {
+        self.lock().others = true;
+    }
+
+    /// Count a ledger step; `Some(applied)` if it is to fail.
+    pub(crate) fn ledger_fault(&self, op: LedgerOp) -> Option<bool> {
+        let mut s = self.lock();
+        if s.setup {
+            return None;
+        }
+        let n = s.ledger_counts[op as usize];
+        s.ledger_counts[op as usize] += 1;
+        let hit = s
+            .ledger_faults
+            .iter()
+            .find(|f| f.0 == op && f.1 == n)
+            .map(|f| f.2);
+        if hit.is_some() {
+            s.hits |= FaultClass::LedgerFault.bit();
+        }
+        hit
+    }
+
+    /// The ledger granted `pid` a claim on `key` until `lease_until`.
+    pub(crate) fn claimed(&self, pid: u32, key: &str, lease_until: u64) {
+        let mut s = self.lock();
+        let key = s.intern(key);
+        s.claims.retain(|c| !(c.pid == pid && c.key == key));
+        s.claims.push(HeldClaim {
+            pid,
+            key,
+            lease_until,
+        });
+    }
+
+    /// `pid` resolved or released its claim on `key`.
+    pub(crate) fn unclaimed_key(&self, pid: u32, key: &str) {
+        self.lock()
+            .claims
+            .retain(|c| !(c.pid == pid && &*c.key == key));
+    }
+
+    /// Requests sent without a live claim, (request, process), if the tool uses the
+    /// ledger at all (a tool that never claims has no claim to check).
+    pub(crate) fn unclaimed(&self) -> Vec<(u32, u32)> {
+        let s = self.lock();
+        if s.ledger_counts[LedgerOp::Begin as usize] == 0 {
+            return Vec::new();
+        }
+        s.unclaimed.clone()
+    }
+
     pub(crate) fn is_dead(&self, pid: u32) -> bool {
         pid < 64 && self.lock().dead & (1 << pid) != 0
     }
@@ -636,7 +893,7 @@ impl Net {
         self.lock().hits |= class.bit();
     }
 
-    pub(crate) fn hits(&self) -> u8 {
+    pub(crate) fn hits(&self) -> u16 {
         self.lock().hits
     }
 

@@ -31,6 +31,8 @@ fn billing_error(e: SimError) -> BillingError {
         SimError::Timeout => BillingError::Timeout,
         SimError::KeyReused => BillingError::KeyReuse,
         SimError::Invalid => BillingError::InvalidRequest("rejected".into()),
+        // 503 before, 500 after the effect: both ambiguous to a client.
+        _ => BillingError::Timeout,
     }
 }
 

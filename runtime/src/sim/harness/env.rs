@@ -135,6 +135,107 @@ impl Env {
                     at_ms: rng.between(0, t + b),
                 });
             }
+            FaultClass::LostRequest => {
+                faults.push(lost_request(rng, 0));
+                if rng.chance(250) {
+                    faults.push(lost_request(rng, 1));
+                }
+            }
+            FaultClass::ErrorAfterEffect => {
+                faults.push(Fault::ErrorAfter { request: 0 });
+                if rng.chance(333) {
+                    faults.push(Fault::Invisible {
+                        request: 0,
+                        delay_ms: rng.between(1, b),
+                    });
+                }
+                if rng.chance(250) {
+                    faults.push(Fault::ErrorAfter { request: 1 });
+                }
+            }
+            FaultClass::SlowSuccess => {
+                faults.push(Fault::Slow {
+                    request: 0,
+                    delay_ms: late(rng),
+                });
+                if rng.chance(250) {
+                    faults.push(Fault::LostAck { request: 1 });
+                }
+            }
+            FaultClass::StaleRead => {
+                faults.push(if rng.chance(500) {
+                    Fault::LostAck { request: 0 }
+                } else {
+                    Fault::ErrorAfter { request: 0 }
+                });
+                let lag = rng.between(2, b.max(2));
+                faults.push(Fault::Invisible {
+                    request: 0,
+                    delay_ms: lag,
+                });
+                // A second call reads the replica while it still lags.
+                faults.push(Fault::Redeliver {
+                    at_ms: rng.between(1, lag - 1),
+                });
+            }
+            FaultClass::ConcurrentCallers => {
+                faults.push(Fault::Concurrent {
+                    at_ms: rng.between(0, t + b),
+                });
+                if rng.chance(500) {
+                    // The first worker stalls while it holds the claim, past its lease.
+                    faults.push(Fault::Stall {
+                        at_ms: rng.between(0, t),
+                        for_ms: self.max_wait_ms.saturating_add(rng.between(1, t)),
+                    });
+                }
+                if rng.chance(333) {
+                    faults.push(Fault::LostAck { request: 0 });
+                }
+            }
+            FaultClass::LedgerFault => {
+                const OPS: [LedgerOp; 6] = [
+                    LedgerOp::Begin,
+                    LedgerOp::Begin,
+                    LedgerOp::Resolve,
+                    LedgerOp::Resolve,
+                    LedgerOp::TakeOver,
+                    LedgerOp::Release,
+                ];
+                faults.push(Fault::LedgerFault {
+                    op: OPS[rng.below(OPS.len() as u64) as usize],
+                    nth: rng.below(2) as u32,
+                    applied: rng.chance(500),
+                });
+                if rng.chance(333) {
+                    faults.push(Fault::LostAck { request: 0 });
+                }
+                if rng.chance(500) {
+                    faults.push(Fault::Redeliver {
+                        at_ms: rng.between(0, 2 * self.max_wait_ms.min(t + b)),
+                    });
+                }
+            }
+            FaultClass::LookalikeRecords => {
+                faults.push(Fault::Lookalike);
+                faults.push(match rng.below(3) {
+                    0 => Fault::LostAck { request: 0 },
+                    1 => lost_request(rng, 0),
+                    _ => Fault::ErrorAfter { request: 0 },
+                });
+            }
+            FaultClass::SiblingOperations => {
+                faults.push(Fault::Sibling {
+                    at_ms: rng.between(0, t + b),
+                    before: rng.chance(500),
+                });
+                let request = rng.below(2) as u32;
+                faults.push(match rng.below(3) {
+                    0 => Fault::LostAck { request },
+                    1 => lost_request(rng, request),
+                    _ => Fault::ErrorAfter { request },
+                });
+            }
         }
         Schedule { faults }
     }
@@ -179,6 +280,47 @@ impl Env {
         for at_ms in [0, t + b] {
             out.push(Fault::Diverge { at_ms });
         }
+        out.push(Fault::RefusedBefore { request: 0 });
+        out.push(Fault::ErrorAfter { request: 0 });
+        out.push(Fault::Slow {
+            request: 0,
+            delay_ms: late,
+        });
+        out.push(Fault::Concurrent { at_ms: 0 });
+        out.push(Fault::Stall {
+            at_ms: 0,
+            for_ms: self.max_wait_ms.saturating_add(1),
+        });
+        for (op, applied) in [
+            (LedgerOp::Begin, true),
+            (LedgerOp::Resolve, false),
+            (LedgerOp::Resolve, true),
+        ] {
+            out.push(Fault::LedgerFault {
+                op,
+                nth: 0,
+                applied,
+            });
+        }
+        out.push(Fault::Lookalike);
+        out.push(Fault::Sibling {
+            at_ms: 0,
+            before: false,
+        });
+        out.push(Fault::Sibling {
+            at_ms: t + b,
+            before: true,
+        });
         out
+    }
+}
+
+/// A request that never takes effect: dropped on the way (the client times out), or
+/// refused with a 503 before any effect.
+fn lost_request(rng: &mut SplitMix64, request: u32) -> Fault {
+    if rng.chance(500) {
+        Fault::Drop { request }
+    } else {
+        Fault::RefusedBefore { request }
     }
 }

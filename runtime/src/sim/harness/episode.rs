@@ -2,12 +2,35 @@
 
 use super::*;
 
+/// The argument variants of an episode: the intended operation, the same operation with
+/// changed arguments, a sibling operation of the same caller, and a look-alike record's
+/// operation.
+pub mod variant {
+    /// The intended arguments.
+    pub const INTENDED: u32 = 0;
+    /// The same operation with changed arguments (a divergent retry).
+    pub const CHANGED: u32 = 1;
+    /// A second, distinct operation of the same caller.
+    pub const SIBLING: u32 = 2;
+    /// Another operation's record, made before the episode.
+    pub const LOOKALIKE: u32 = 3;
+}
+
+/// The `intent` hook's episode number for a sibling of episode `n`'s operation (and
+/// [`LOOKALIKE_EPISODE`] for a look-alike): operations of other episodes are distinct
+/// operations, so the hook needs no extra case. It must give each episode number its own
+/// operation (its own business id); the rest of the arguments may stay the same, which is
+/// what makes a look-alike.
+pub const SIBLING_EPISODE: u64 = 1 << 40;
+/// See [`SIBLING_EPISODE`].
+pub const LOOKALIKE_EPISODE: u64 = 1 << 41;
+
 /// What one call answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallReport {
     /// Call number.
     pub call: u32,
-    /// Argument variant (0 intended, 1 changed).
+    /// Argument variant (see [`variant`]).
     pub variant: u32,
     /// `completed`, `not_completed`, `unknown`, or `stuck` (never answered).
     pub status: &'static str,
@@ -17,6 +40,8 @@ pub struct CallReport {
     pub effects_then: usize,
     /// What the answer said besides its status (empty for completed).
     pub detail: String,
+    /// The call was refused because its key was stored with other arguments.
+    pub divergent: bool,
 }
 
 /// The result of one episode.
@@ -26,12 +51,12 @@ pub struct Episode {
     pub events: Vec<Event>,
     /// What each call answered, in answer order.
     pub reports: Vec<CallReport>,
-    /// Real effects per argument variant at the end, everything landed.
-    pub effects: [usize; 2],
+    /// Real effects per argument variant (see [`variant`]) at the end, everything landed.
+    pub effects: [usize; 4],
     /// Broken invariants.
     pub violations: Vec<Violation>,
     /// Which fault classes' dangerous windows were hit (bit per class).
-    pub hits: u8,
+    pub hits: u16,
 }
 
 impl Episode {
@@ -86,21 +111,37 @@ where
         let net = Net::new(clock.clone(), env.net_config(), schedule);
         let world = (self.world)(&net);
         let store = MemoryLedger::with_clock(Arc::new(clock.clone()));
-        let mut restarts: Vec<(u32, u64)> = schedule
-            .faults
-            .iter()
-            .filter_map(|f| match *f {
+        let mut restarts: Vec<(u32, u64)> = Vec::new();
+        let (mut lookalike, mut sibling, mut concurrent) = (false, None, 0u32);
+        let mut stall: Option<(u64, u64)> = None;
+        let mut main_at = 0;
+        for f in &schedule.faults {
+            match *f {
                 Fault::Crash {
                     request,
                     restart_ms,
-                } => Some((request, restart_ms)),
-                _ => None,
-            })
-            .collect();
+                } => restarts.push((request, restart_ms)),
+                Fault::Lookalike => lookalike = true,
+                Fault::Sibling { at_ms, before } if sibling.is_none() => {
+                    sibling = Some(if before { 0 } else { at_ms });
+                    if before {
+                        main_at = at_ms;
+                    }
+                }
+                Fault::Concurrent { .. } => concurrent += 1,
+                Fault::Stall { at_ms, for_ms } => {
+                    stall.get_or_insert((at_ms, at_ms.saturating_add(for_ms)));
+                }
+                _ => {}
+            }
+        }
         restarts.sort_unstable();
         let max_wait = std::time::Duration::from_millis(env.max_wait_ms);
         let scope = Scope::run(format!("episode-{episode}"));
-        let contexts: Vec<Context> = (1..=restarts.len() as u32 + 1)
+        // Process 0 sets up the world; 1 is the agent's; then one per concurrent worker and
+        // one per restart after a crash.
+        let processes = 2 + concurrent + restarts.len() as u32;
+        let contexts: Vec<Context> = (0..processes)
             .map(|pid| {
                 Context::with_clock(
                     SimLedger {
@@ -111,7 +152,11 @@ where
                     Arc::new(clock.clone()),
                     scope.clone(),
                 )
-                .with_owner(format!("p{pid}"))
+                .with_owner(if pid == 0 {
+                    "setup".to_string()
+                } else {
+                    format!("p{pid}")
+                })
                 .with_max_wait(max_wait)
             })
             .collect();
@@ -120,46 +165,102 @@ where
             .iter()
             .any(|f| matches!(f, Fault::Diverge { .. }));
         let first = (self.intent)(episode, 0);
-        // The changed arguments only when a divergent call will use them.
-        let second = if diverges {
+        // Other arguments only when a call will use them.
+        let changed = if diverges {
             (self.intent)(episode, 1)
         } else {
             first.clone()
         };
-        let args = [first, second];
+        let sibling_args = if sibling.is_some() {
+            (self.intent)(episode + SIBLING_EPISODE, 0)
+        } else {
+            first.clone()
+        };
+        let lookalike_args = if lookalike {
+            (self.intent)(episode + LOOKALIKE_EPISODE, 0)
+        } else {
+            first.clone()
+        };
+        let args = [first, changed, sibling_args, lookalike_args];
+        let call = &self.call;
+        let world_ref = &world;
+        let counter = &self.effects;
+        if lookalike || sibling.is_some() {
+            net.set_others();
+        }
+        if lookalike {
+            // The world's history: another operation's record, made through the tool
+            // without faults, before the episode starts.
+            net.set_setup(true);
+            net.log_event(EventKind::Call {
+                call: u32::MAX,
+                pid: 0,
+                variant: variant::LOOKALIKE,
+            });
+            net.set_active(0);
+            let _ = clock.block_on(call(&contexts[0], world_ref, args[3].clone()));
+            net.set_setup(false);
+        }
         let mut slots: Vec<Slot<'_, T, E>> = vec![Slot {
-            at: 0,
+            at: main_at,
             pid: 1,
-            variant: 0,
+            variant: variant::INTENDED,
             call: 0,
             state: SlotState::Waiting(None),
         }];
+        let mut next_pid = 2u32;
         for f in &schedule.faults {
-            let (at, variant) = match *f {
-                Fault::Redeliver { at_ms } => (at_ms, 0),
-                Fault::Diverge { at_ms } => (at_ms, 1),
+            let (at, variant, pid) = match *f {
+                Fault::Redeliver { at_ms } => (at_ms, variant::INTENDED, 1),
+                Fault::Diverge { at_ms } => (at_ms, variant::CHANGED, 1),
+                Fault::Concurrent { at_ms } => {
+                    next_pid += 1;
+                    (at_ms, variant::INTENDED, next_pid - 1)
+                }
                 _ => continue,
             };
             let call = slots.len() as u32;
             slots.push(Slot {
                 at,
-                pid: 1,
+                pid,
                 variant,
+                call,
+                state: SlotState::Waiting(None),
+            });
+        }
+        if let Some(at) = sibling {
+            let call = slots.len() as u32;
+            slots.push(Slot {
+                at,
+                pid: 1,
+                variant: variant::SIBLING,
                 call,
                 state: SlotState::Waiting(None),
             });
         }
         slots.sort_by_key(|s| (s.at, s.call));
         let mut reports: Vec<CallReport> = Vec::new();
-        let mut next_pid = 2u32;
         let mut crash_no = 0usize;
-        let call = &self.call;
-        let world_ref = &world;
-        let counter = &self.effects;
+        let mut stall_sleep: Option<Sleep> = None;
+        let mut stall_logged = false;
         let finished = clock.block_on(std::future::poll_fn(|cx| {
             let mut i = 0;
             while i < slots.len() {
                 let now = clock.now().0;
+                // The first process is not scheduled while it stalls.
+                if let Some((from, until)) = stall
+                    && slots[i].pid == 1
+                    && (from..until).contains(&now)
+                {
+                    if !stall_logged {
+                        stall_logged = true;
+                        net.log_event(EventKind::Stalled { pid: 1, until });
+                    }
+                    let s = stall_sleep.get_or_insert_with(|| clock.sleep_until(Timestamp(until)));
+                    let _ = s.as_mut().poll(cx);
+                    i += 1;
+                    continue;
+                }
                 let slot = &mut slots[i];
                 match &mut slot.state {
                     SlotState::Done => {}
@@ -171,20 +272,25 @@ where
                                 pid: slot.pid,
                                 variant: slot.variant,
                             });
-                            if slot.variant == 1 && net.requests_sent() > 0 {
+                            if slot.variant == variant::CHANGED && net.requests_sent() > 0 {
                                 net.hit(FaultClass::DivergentPayload);
                             }
-                            let (variant, call_no) = (slot.variant, slot.call);
-                            let concurrent = slots.iter().any(|s| {
+                            let (variant, call_no, pid) = (slot.variant, slot.call, slot.pid);
+                            let running = |s: &Slot<'_, T, E>| {
                                 s.call != call_no
-                                    && s.variant == 0
+                                    && s.variant == variant::INTENDED
                                     && matches!(s.state, SlotState::Running(_))
-                            });
-                            if variant == 0 && call_no > 0 && concurrent {
-                                net.hit(FaultClass::Redelivery);
+                            };
+                            if variant == variant::INTENDED && call_no > 0 {
+                                if slots.iter().any(|s| running(s) && s.pid == pid) {
+                                    net.hit(FaultClass::Redelivery);
+                                }
+                                if slots.iter().any(|s| running(s) && s.pid != pid) {
+                                    net.hit(FaultClass::ConcurrentCallers);
+                                }
                             }
                             let slot = &mut slots[i];
-                            let ctx = &contexts[slot.pid as usize - 1];
+                            let ctx = &contexts[slot.pid as usize];
                             let a = args[slot.variant as usize].clone();
                             slot.state = SlotState::Running(Box::pin(call(ctx, world_ref, a)));
                             continue;
@@ -196,6 +302,11 @@ where
                         net.set_active(slot.pid);
                         match fut.as_mut().poll(cx) {
                             Poll::Ready(out) => {
+                                let divergent = matches!(
+                                    &out,
+                                    Outcome::NotCompleted(n)
+                                        if matches!(n.reason, crate::outcome::Failure::Divergent { .. })
+                                );
                                 let (status, detail) = match &out {
                                     Outcome::Completed(_) => ("completed", String::new()),
                                     other => {
@@ -216,6 +327,7 @@ where
                                     at: now,
                                     effects_then,
                                     detail,
+                                    divergent,
                                 });
                                 slot.state = SlotState::Done;
                             }
@@ -229,7 +341,7 @@ where
                                     crash_no += 1;
                                     let variant = slot.variant;
                                     let call = slots.len() as u32;
-                                    if (next_pid as usize) <= contexts.len() {
+                                    if next_pid < processes {
                                         slots.push(Slot {
                                             at: now + restart,
                                             pid: next_pid,
@@ -268,6 +380,7 @@ where
                         at: clock.now().0,
                         effects_then: 0,
                         detail: "the call never answered".into(),
+                        divergent: false,
                     });
                     violations.push(Violation {
                         invariant: Invariant::I2AtLeastOnce,
@@ -278,62 +391,24 @@ where
         }
         drop(slots);
         net.drain();
-        let effects = [
-            (self.effects)(&world, &args[0]),
-            if diverges {
-                (self.effects)(&world, &args[1])
-            } else {
-                0
-            },
-        ];
-        let total = effects[0] + effects[1];
-        if total > 1 {
+        let mut effects = [0usize; 4];
+        effects[0] = (self.effects)(&world, &args[0]);
+        if diverges {
+            effects[1] = (self.effects)(&world, &args[1]);
+        }
+        if sibling.is_some() {
+            effects[2] = (self.effects)(&world, &args[2]);
+        }
+        if lookalike {
+            effects[3] = (self.effects)(&world, &args[3]);
+        }
+        check_effects(&effects, &mut violations);
+        check_reports(&reports, &effects, diverges, &mut violations);
+        for (req, pid) in net.unclaimed() {
             violations.push(Violation {
-                invariant: Invariant::I1AtMostOnce,
-                detail: format!(
-                    "{total} real effects for one logical operation ({} with the intended arguments, {} with changed ones)",
-                    effects[0], effects[1]
-                ),
+                invariant: Invariant::I5ClaimBeforeEffect,
+                detail: format!("request {req} was sent by p{pid} without a live claim on its key"),
             });
-        }
-        for r in &reports {
-            if r.status == "completed" && r.effects_then == 0 {
-                violations.push(Violation {
-                    invariant: Invariant::I4NoOrphanIntent,
-                    detail: format!(
-                        "call #{} was told completed at t={}, but no effect with its arguments existed",
-                        r.call,
-                        secs(r.at)
-                    ),
-                });
-            }
-        }
-        for variant in 0..2u32 {
-            if let Some(last) = reports
-                .iter()
-                .rev()
-                .find(|r| r.variant == variant && r.status != "stuck")
-            {
-                let n = effects[variant as usize];
-                if last.status == "completed" && n == 0 {
-                    violations.push(Violation {
-                        invariant: Invariant::I2AtLeastOnce,
-                        detail: format!(
-                            "call #{} was told completed; the effect never happened",
-                            last.call
-                        ),
-                    });
-                }
-                if last.status == "not_completed" && n > 0 {
-                    violations.push(Violation {
-                        invariant: Invariant::I2AtLeastOnce,
-                        detail: format!(
-                            "call #{} was told not completed, but {n} effect(s) with its arguments happened",
-                            last.call
-                        ),
-                    });
-                }
-            }
         }
         let hits = net.hits();
         let events = net.take_log();
@@ -343,6 +418,100 @@ where
             effects,
             violations,
             hits,
+        }
+    }
+}
+
+/// I1: at most one real effect per logical operation (the intended and changed arguments
+/// are one operation; a sibling and a look-alike are others).
+fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
+    let total = effects[0] + effects[1];
+    if total > 1 {
+        violations.push(Violation {
+            invariant: Invariant::I1AtMostOnce,
+            detail: format!(
+                "{total} real effects for one logical operation ({} with the intended arguments, {} with changed ones)",
+                effects[0], effects[1]
+            ),
+        });
+    }
+    for (v, what) in [
+        (2, "the sibling operation"),
+        (3, "the look-alike's operation"),
+    ] {
+        if effects[v] > 1 {
+            violations.push(Violation {
+                invariant: Invariant::I1AtMostOnce,
+                detail: format!("{} real effects for {what}", effects[v]),
+            });
+        }
+    }
+}
+
+/// I4 on every answer, and I2 on the last answer for each variant: what the agent was
+/// told holds once everything has landed, and a distinct operation is never refused as a
+/// changed retry of another (a key that merges two operations).
+fn check_reports(
+    reports: &[CallReport],
+    effects: &[usize; 4],
+    diverges: bool,
+    violations: &mut Vec<Violation>,
+) {
+    for r in reports {
+        if r.status == "completed" && r.effects_then == 0 {
+            violations.push(Violation {
+                invariant: Invariant::I4NoOrphanIntent,
+                detail: format!(
+                    "call #{} was told completed at t={}, but no effect with its arguments existed",
+                    r.call,
+                    secs(r.at)
+                ),
+            });
+        }
+    }
+    for v in [variant::INTENDED, variant::CHANGED, variant::SIBLING] {
+        let Some(last) = reports
+            .iter()
+            .rev()
+            .find(|r| r.variant == v && r.status != "stuck")
+        else {
+            continue;
+        };
+        let n = effects[v as usize];
+        if last.status == "completed" && n == 0 {
+            violations.push(Violation {
+                invariant: Invariant::I2AtLeastOnce,
+                detail: format!(
+                    "call #{} was told completed; the effect never happened",
+                    last.call
+                ),
+            });
+        }
+        if last.status == "not_completed" && n > 0 {
+            violations.push(Violation {
+                invariant: Invariant::I2AtLeastOnce,
+                detail: format!(
+                    "call #{} was told not completed, but {n} effect(s) with its arguments happened",
+                    last.call
+                ),
+            });
+        }
+        // Changed arguments are rightly refused; a distinct operation never is.
+        let merged =
+            last.divergent && (v == variant::SIBLING || (v == variant::INTENDED && !diverges));
+        if merged && n == 0 {
+            violations.push(Violation {
+                invariant: Invariant::I2AtLeastOnce,
+                detail: format!(
+                    "call #{} ({}) was refused as a changed retry of another operation: its key merges two distinct operations, so this one never happens",
+                    last.call,
+                    if v == variant::SIBLING {
+                        "a sibling operation"
+                    } else {
+                        "the intended operation"
+                    }
+                ),
+            });
         }
     }
 }

@@ -20,7 +20,7 @@ use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
 
-use super::fault::{Fault, FaultClass, Schedule, secs};
+use super::fault::{Fault, FaultClass, LedgerOp, Schedule, secs};
 use super::ledger::SimLedger;
 use super::rng::SplitMix64;
 use crate::clock::{Clock, Sleep, Timestamp, VirtualClock};
@@ -41,9 +41,9 @@ mod shrink;
 
 pub use counterexample::{Counterexample, Replayed};
 pub use env::Env;
-pub use episode::{CallReport, Episode};
+pub use episode::{CallReport, Episode, LOOKALIKE_EPISODE, SIBLING_EPISODE, variant};
 pub use proof::{Config, Proof};
-pub use report::{ClassStats, Report};
+pub use report::{ClassStats, CoverageRow, Report};
 
 /// The invariants of DESIGN.md checked on every episode (I3 is checked across runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -63,6 +63,11 @@ pub enum Invariant {
     /// the answer is given.
     #[serde(rename = "I4")]
     I4NoOrphanIntent,
+    /// No request reaches the system of record unless the process sending it holds a live
+    /// claim on the operation's key (fail closed on ledger errors; fencing holds when a
+    /// lease runs out under a stalled owner).
+    #[serde(rename = "I5")]
+    I5ClaimBeforeEffect,
 }
 
 impl Invariant {
@@ -73,6 +78,63 @@ impl Invariant {
             Invariant::I2AtLeastOnce => "I2 at-least-once",
             Invariant::I3Determinism => "I3 determinism",
             Invariant::I4NoOrphanIntent => "I4 no orphan intent",
+            Invariant::I5ClaimBeforeEffect => "I5 claim before effect",
+        }
+    }
+
+    /// `I1`, `I2`, ...
+    pub fn code(self) -> &'static str {
+        match self {
+            Invariant::I1AtMostOnce => "I1",
+            Invariant::I2AtLeastOnce => "I2",
+            Invariant::I3Determinism => "I3",
+            Invariant::I4NoOrphanIntent => "I4",
+            Invariant::I5ClaimBeforeEffect => "I5",
+        }
+    }
+
+    /// The invariants checked on every episode (I3 is checked across the two runs of
+    /// every seed), in table order.
+    pub const PER_EPISODE: [Invariant; 4] = [
+        Invariant::I1AtMostOnce,
+        Invariant::I2AtLeastOnce,
+        Invariant::I4NoOrphanIntent,
+        Invariant::I5ClaimBeforeEffect,
+    ];
+
+    /// Column of this invariant in per-episode counts (`None` for I3).
+    pub(crate) fn column(self) -> Option<usize> {
+        Invariant::PER_EPISODE.iter().position(|i| *i == self)
+    }
+}
+
+impl FaultClass {
+    /// The invariants a tool can break when this class's window is hit: what the coverage
+    /// table counts. (I3, determinism, is exercised by every class: each seed runs twice.)
+    pub fn exposes(self) -> &'static [Invariant] {
+        use Invariant::*;
+        match self {
+            FaultClass::LostAck
+            | FaultClass::LateCommit
+            | FaultClass::Reorder
+            | FaultClass::Crash
+            | FaultClass::StaleRead => &[I1AtMostOnce, I2AtLeastOnce],
+            FaultClass::Redelivery | FaultClass::DivergentPayload => {
+                &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent]
+            }
+            FaultClass::LostRequest | FaultClass::LookalikeRecords => {
+                &[I2AtLeastOnce, I4NoOrphanIntent]
+            }
+            FaultClass::ErrorAfterEffect => &[I1AtMostOnce, I2AtLeastOnce],
+            FaultClass::SlowSuccess => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
+            FaultClass::ConcurrentCallers => &[I1AtMostOnce, I5ClaimBeforeEffect],
+            FaultClass::LedgerFault => &[
+                I1AtMostOnce,
+                I2AtLeastOnce,
+                I4NoOrphanIntent,
+                I5ClaimBeforeEffect,
+            ],
+            FaultClass::SiblingOperations => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
         }
     }
 }

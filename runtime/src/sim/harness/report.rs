@@ -11,11 +11,14 @@ pub struct ClassStats {
     pub hits: u64,
     /// Episodes with at least one violation.
     pub violating: u64,
-    /// Violations per invariant: I1, I2, I4.
-    pub by_invariant: [u64; 3],
+    /// Violations per invariant: I1, I2, I4, I5 ([`Invariant::PER_EPISODE`]).
+    pub by_invariant: [u64; 4],
     /// Final answers: completed, not completed, unknown.
     pub answers: [u64; 3],
 }
+
+/// Per class of a run, its window hits if it can break the invariant, else `None`.
+pub type CoverageRow = Vec<(FaultClass, Option<u64>)>;
 
 /// The verdict of a run.
 #[derive(Debug, Clone)]
@@ -71,10 +74,37 @@ impl Report {
             .collect()
     }
 
-    /// Zero violations, every class bit, I3 identical.
+    /// Per invariant checked on every episode, the window hits of each class run that can
+    /// break it (`None` where the class cannot).
+    pub fn coverage(&self) -> Vec<(Invariant, CoverageRow)> {
+        Invariant::PER_EPISODE
+            .iter()
+            .map(|inv| {
+                let row = self
+                    .classes
+                    .iter()
+                    .map(|(c, s)| (*c, c.exposes().contains(inv).then_some(s.hits)))
+                    .collect();
+                (*inv, row)
+            })
+            .collect()
+    }
+
+    /// Invariants no class of the run exercised: no class able to break them hit its
+    /// window. A run with one proves nothing about it.
+    pub fn uncovered(&self) -> Vec<Invariant> {
+        self.coverage()
+            .into_iter()
+            .filter(|(_, row)| row.iter().all(|(_, h)| h.unwrap_or(0) == 0))
+            .map(|(inv, _)| inv)
+            .collect()
+    }
+
+    /// Zero violations, every class bit, every invariant exercised, I3 identical.
     pub fn is_proven(&self) -> bool {
         self.replay_identical
             && self.never_bit().is_empty()
+            && self.uncovered().is_empty()
             && self.classes.iter().all(|(_, s)| s.violating == 0)
             && self.exhaustive.1 == 0
     }
@@ -105,19 +135,29 @@ impl Display for Report {
         )?;
         writeln!(
             f,
-            "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}",
-            "class", "episodes", "window hit", "I1", "I2", "I4", "completed", "not done", "unknown"
+            "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}",
+            "class",
+            "episodes",
+            "window hit",
+            "I1",
+            "I2",
+            "I4",
+            "I5",
+            "completed",
+            "not done",
+            "unknown"
         )?;
         for (class, s) in &self.classes {
             writeln!(
                 f,
-                "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}{}",
+                "  {:<18} {:>8} {:>12} {:>5} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8}{}",
                 class.as_str(),
                 s.episodes,
                 s.hits,
                 s.by_invariant[0],
                 s.by_invariant[1],
                 s.by_invariant[2],
+                s.by_invariant[3],
                 s.answers[0],
                 s.answers[1],
                 s.answers[2],
@@ -126,6 +166,39 @@ impl Display for Report {
                 } else {
                     ""
                 }
+            )?;
+        }
+        writeln!(
+            f,
+            "  coverage: window hits of each class able to break each invariant (- cannot; I3 is exercised by every class, each seed running twice)"
+        )?;
+        let coverage = self.coverage();
+        write!(f, "  {:<18}", "class")?;
+        for (inv, _) in &coverage {
+            write!(f, " {:>6}", inv.code())?;
+        }
+        writeln!(f)?;
+        for (ci, (class, _)) in self.classes.iter().enumerate() {
+            write!(f, "  {:<18}", class.as_str())?;
+            for (_, row) in &coverage {
+                match row[ci].1 {
+                    Some(h) => write!(f, " {h:>6}")?,
+                    None => write!(f, " {:>6}", "-")?,
+                }
+            }
+            writeln!(f)?;
+        }
+        write!(f, "  {:<18}", "exercised")?;
+        for (_, row) in &coverage {
+            let total: u64 = row.iter().filter_map(|(_, h)| *h).sum();
+            write!(f, " {:>6}", if total > 0 { "yes" } else { "NO" })?;
+        }
+        writeln!(f)?;
+        for inv in self.uncovered() {
+            writeln!(
+                f,
+                "  {} was never exercised: no class of this run able to break it hit its window  <- NOT PROVEN",
+                inv.title()
             )?;
         }
         if !self.wire_redelivery {
@@ -158,7 +231,7 @@ impl Display for Report {
             f,
             "  verdict: {}",
             if self.is_proven() {
-                "PROVEN (zero I1/I2/I4 violations, every class bit, replay identical)"
+                "PROVEN (zero I1/I2/I4/I5 violations, every class bit, every invariant exercised, replay identical)"
             } else {
                 "FAILED"
             }

@@ -1,0 +1,462 @@
+//! Mutation testing of the harness itself: the simulator's billing tool, each time broken
+//! in one way a real tool breaks (a lying postcondition, an unstable key, a wrong error
+//! classification, a retry in the body, a fail-open ledger ...). A harness that proves a
+//! mutant proves nothing; [`run`] asks that every mutant be killed by at least one fault
+//! **class** (not only by the exhaustive enumeration), and prints the mutant × class table.
+//!
+//! Each mutant runs in the *real* world of the tool it breaks (its environment is the
+//! correct contract's, see [`Mutant::env`]), so a contract that lies about its world (a
+//! settle window shorter than the replica lag) meets the world as it is.
+
+use std::fmt::{self, Display};
+
+use super::billing::{CREATE_CHARGE_NO_SERVER_KEY, Charge, ChargeArgs, SimBilling};
+use super::fault::FaultClass;
+use super::harness::{Config, Env, Proof, Report};
+use super::net::SimError;
+use crate::clock::with_deadline;
+use crate::context::{Context, current_key};
+use crate::contract::{Contract, KeySpec, ToolKind};
+use crate::key::Material;
+use crate::outcome::{Failure, NotCompleted, Outcome};
+
+/// A broken variant of the billing tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mutant {
+    /// The postcondition always says "not done".
+    VerifyAlwaysNotDone,
+    /// The postcondition always says "done" (it fabricates success).
+    VerifyAlwaysDone,
+    /// The postcondition ignores the order id: any charge of the customer will do.
+    VerifyIgnoresOrderId,
+    /// The key comes from a per-call counter.
+    KeyFromCounter,
+    /// The key comes from the clock.
+    KeyFromClock,
+    /// `server_dedup = true`, but the key never reaches the downstream API.
+    ServerDedupKeyNotSent,
+    /// No settle window in front of an API that commits late.
+    NoSettleWindow,
+    /// An error is mapped to success.
+    ErrorMappedToSuccess,
+    /// The tool body retries the write itself.
+    RetryInsideTool,
+    /// A 500 after the write is classified as a definite failure.
+    ServerErrorIsDefinite,
+    /// The tool answers as soon as the request is on its way (fire and forget).
+    FireAndForget,
+    /// The settle window is shorter than the replica lag the postcondition reads through.
+    SettleShorterThanLag,
+    /// The key includes the worker's identity.
+    KeyIncludesWorker,
+    /// When the ledger is down, the tool runs unguarded (fails open).
+    FailOpenLedger,
+    /// The key leaves out the order id: two orders of a customer share it.
+    KeyMergesOperations,
+}
+
+const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
+
+const fn contract(
+    name: &'static str,
+    key: KeySpec,
+    timeout_ms: u64,
+    settle_ms: Option<u64>,
+    server_dedup: bool,
+) -> Contract {
+    Contract {
+        name,
+        function: "idemcheck::sim::mutants",
+        kind: ToolKind::Write,
+        key,
+        verify: Some("find_charge"),
+        max_retries: Some(1),
+        timeout_ms: Some(timeout_ms),
+        settle_ms,
+        ttl_hours: 24,
+        server_dedup,
+        suppressions: &[],
+    }
+}
+
+impl Mutant {
+    /// Every mutant.
+    pub const ALL: [Mutant; 15] = [
+        Mutant::VerifyAlwaysNotDone,
+        Mutant::VerifyAlwaysDone,
+        Mutant::VerifyIgnoresOrderId,
+        Mutant::KeyFromCounter,
+        Mutant::KeyFromClock,
+        Mutant::ServerDedupKeyNotSent,
+        Mutant::NoSettleWindow,
+        Mutant::ErrorMappedToSuccess,
+        Mutant::RetryInsideTool,
+        Mutant::ServerErrorIsDefinite,
+        Mutant::FireAndForget,
+        Mutant::SettleShorterThanLag,
+        Mutant::KeyIncludesWorker,
+        Mutant::FailOpenLedger,
+        Mutant::KeyMergesOperations,
+    ];
+
+    /// Its name in the table.
+    pub fn name(self) -> &'static str {
+        self.contract().name
+    }
+
+    /// The bug, in a sentence.
+    pub fn bug(self) -> &'static str {
+        match self {
+            Mutant::VerifyAlwaysNotDone => "the postcondition always says not done",
+            Mutant::VerifyAlwaysDone => "the postcondition always says done",
+            Mutant::VerifyIgnoresOrderId => {
+                "the postcondition ignores a key field (any charge of the customer matches)"
+            }
+            Mutant::KeyFromCounter => "the key comes from a per-call counter",
+            Mutant::KeyFromClock => "the key comes from the clock",
+            Mutant::ServerDedupKeyNotSent => {
+                "server_dedup = true, but the key never reaches the downstream API"
+            }
+            Mutant::NoSettleWindow => "no settle window in front of a late-committing API",
+            Mutant::ErrorMappedToSuccess => "an error is mapped to success",
+            Mutant::RetryInsideTool => "a retry loop inside the tool body",
+            Mutant::ServerErrorIsDefinite => "a 500 after the write is classified definite",
+            Mutant::FireAndForget => "success is reported once the request is on its way",
+            Mutant::SettleShorterThanLag => "the settle window is shorter than the replica lag",
+            Mutant::KeyIncludesWorker => "the key includes the worker's identity",
+            Mutant::FailOpenLedger => "with the ledger down the tool runs unguarded",
+            Mutant::KeyMergesOperations => "the key leaves out the order id",
+        }
+    }
+
+    /// The class added with this mutant as its proof of use (`None`: a mutant of the
+    /// original list, killed wherever it is).
+    pub fn designed_for(self) -> Option<FaultClass> {
+        match self {
+            Mutant::VerifyAlwaysDone => Some(FaultClass::LostRequest),
+            Mutant::ServerErrorIsDefinite => Some(FaultClass::ErrorAfterEffect),
+            Mutant::FireAndForget => Some(FaultClass::SlowSuccess),
+            Mutant::SettleShorterThanLag => Some(FaultClass::StaleRead),
+            Mutant::KeyIncludesWorker => Some(FaultClass::ConcurrentCallers),
+            Mutant::FailOpenLedger => Some(FaultClass::LedgerFault),
+            Mutant::VerifyIgnoresOrderId => Some(FaultClass::LookalikeRecords),
+            Mutant::KeyMergesOperations => Some(FaultClass::SiblingOperations),
+            _ => None,
+        }
+    }
+
+    /// The contract the mutant declares.
+    pub fn contract(self) -> Contract {
+        match self {
+            Mutant::VerifyAlwaysNotDone => {
+                contract("verify_always_not_done", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::VerifyAlwaysDone => {
+                contract("verify_always_done", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::VerifyIgnoresOrderId => {
+                contract("verify_ignores_order_id", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::KeyFromCounter => contract(
+                "key_from_counter",
+                KeySpec::Function("counter"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::KeyFromClock => contract(
+                "key_from_clock",
+                KeySpec::Function("now"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::ServerDedupKeyNotSent => {
+                contract("server_dedup_key_not_sent", KEY, 30_000, None, true)
+            }
+            Mutant::NoSettleWindow => contract("no_settle_window", KEY, 30_000, None, false),
+            Mutant::ErrorMappedToSuccess => {
+                contract("error_mapped_to_success", KEY, 30_000, Some(120_000), false)
+            }
+            // A generous attempt timeout, so the body's own retries happen inside it.
+            Mutant::RetryInsideTool => {
+                contract("retry_inside_tool", KEY, 120_000, Some(120_000), false)
+            }
+            Mutant::ServerErrorIsDefinite => contract(
+                "server_error_is_definite",
+                KEY,
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::FireAndForget => contract("fire_and_forget", KEY, 30_000, Some(120_000), false),
+            Mutant::SettleShorterThanLag => {
+                contract("settle_shorter_than_lag", KEY, 30_000, Some(1_000), false)
+            }
+            Mutant::KeyIncludesWorker => contract(
+                "key_includes_worker",
+                KeySpec::Function("worker_key"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::FailOpenLedger => {
+                contract("fail_open_ledger", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::KeyMergesOperations => contract(
+                "key_merges_operations",
+                KeySpec::Fields(&["customer"]),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+        }
+    }
+
+    /// The world the mutant runs in: the correct tool's. Only the server-dedup mutant
+    /// lives in a world whose API honours keys, as its contract says.
+    pub fn env(self) -> Env {
+        match self {
+            Mutant::ServerDedupKeyNotSent => Env::for_contract(&self.contract()),
+            _ => Env::for_contract(&CREATE_CHARGE_NO_SERVER_KEY),
+        }
+    }
+
+    /// The guarded call of the mutant.
+    pub async fn call(
+        self,
+        ctx: &Context,
+        billing: &SimBilling,
+        args: ChargeArgs,
+    ) -> Outcome<Charge, SimError> {
+        let contract = self.contract();
+        let key_fields = match self {
+            Mutant::KeyFromCounter => Material::new().field("counter", &billing.next_nonce()),
+            Mutant::KeyFromClock => Material::new().field("now", &ctx.clock().now().0),
+            Mutant::KeyIncludesWorker => Material::new()
+                .field("worker", &ctx.owner())
+                .field("order_id", &args.order_id),
+            Mutant::KeyMergesOperations => Material::new().field("customer", &args.customer),
+            _ => Material::new()
+                .field("customer", &args.customer)
+                .field("order_id", &args.order_id),
+        };
+        let inputs = Material::new().field("args", &args);
+        let out = crate::executor::run(
+            ctx,
+            &contract,
+            key_fields,
+            inputs,
+            || self.attempt(ctx, billing, args.clone()),
+            || self.verify(billing, &args),
+        )
+        .await;
+        match (self, out) {
+            (
+                Mutant::FailOpenLedger,
+                Outcome::NotCompleted(NotCompleted {
+                    reason: Failure::Ledger(_),
+                    ..
+                }),
+            ) => match billing.create_charge(&args, None).await {
+                Ok(c) => Outcome::Completed(c),
+                Err(e) => Outcome::NotCompleted(NotCompleted {
+                    key: None,
+                    attempts: 1,
+                    reason: Failure::Tool(e),
+                }),
+            },
+            (_, out) => out,
+        }
+    }
+
+    /// One attempt of the mutant's tool body.
+    async fn attempt(
+        self,
+        ctx: &Context,
+        billing: &SimBilling,
+        args: ChargeArgs,
+    ) -> Result<Charge, SimError> {
+        let key = current_key();
+        let sent_key = match self {
+            Mutant::ServerDedupKeyNotSent => None,
+            _ if self.contract().server_dedup => key.as_ref().map(|k| k.as_str()),
+            _ => None,
+        };
+        match self {
+            Mutant::ErrorMappedToSuccess => Ok(billing
+                .create_charge(&args, sent_key)
+                .await
+                .unwrap_or_else(|_| pending_charge(&args))),
+            Mutant::RetryInsideTool => {
+                let mut last = SimError::Timeout;
+                for _ in 0..3 {
+                    match billing.create_charge(&args, None).await {
+                        Ok(c) => return Ok(c),
+                        Err(SimError::Timeout) => last = SimError::Timeout,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(last)
+            }
+            Mutant::ServerErrorIsDefinite => match billing.create_charge(&args, sent_key).await {
+                Err(SimError::ServerError) => Err(SimError::Declined),
+                other => other,
+            },
+            Mutant::FireAndForget => {
+                let clock = ctx.clock();
+                let soon = clock.now().after(std::time::Duration::from_secs(1));
+                match with_deadline(clock, Some(soon), billing.create_charge(&args, sent_key)).await
+                {
+                    Some(answer) => answer,
+                    None => Ok(pending_charge(&args)),
+                }
+            }
+            _ => billing.create_charge(&args, sent_key).await,
+        }
+    }
+
+    /// The mutant's postcondition.
+    async fn verify(
+        self,
+        billing: &SimBilling,
+        args: &ChargeArgs,
+    ) -> Result<Option<Charge>, SimError> {
+        match self {
+            Mutant::VerifyAlwaysNotDone => Ok(None),
+            Mutant::VerifyAlwaysDone => Ok(Some(pending_charge(args))),
+            Mutant::VerifyIgnoresOrderId => Ok(billing
+                .net
+                .read_all()
+                .await
+                .iter()
+                .find(|e| e.payload["customer"].as_str() == Some(args.customer.as_str()))
+                .map(Charge::from_effect)),
+            _ => billing.find_charge(args).await,
+        }
+    }
+}
+
+/// The charge a lying tool reports without the system of record's word.
+fn pending_charge(args: &ChargeArgs) -> Charge {
+    Charge {
+        id: "ch_pending".into(),
+        customer: args.customer.clone(),
+        order_id: args.order_id.clone(),
+        amount_cents: args.amount_cents,
+    }
+}
+
+impl Display for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The mutation run: per mutant, the harness's report.
+#[derive(Debug)]
+pub struct MutationReport {
+    /// Per mutant, its report (classes only: no exhaustive enumeration counts here).
+    pub runs: Vec<(Mutant, Report)>,
+}
+
+impl MutationReport {
+    /// Violating episodes of `mutant` under `class`.
+    pub fn kills(&self, mutant: Mutant, class: FaultClass) -> u64 {
+        self.runs
+            .iter()
+            .find(|(m, _)| *m == mutant)
+            .map_or(0, |(_, r)| r.violating(class))
+    }
+
+    /// The classes that killed `mutant`.
+    pub fn killed_by(&self, mutant: Mutant) -> Vec<FaultClass> {
+        FaultClass::ALL
+            .into_iter()
+            .filter(|c| self.kills(mutant, *c) > 0)
+            .collect()
+    }
+
+    /// Mutants no class killed.
+    pub fn survivors(&self) -> Vec<Mutant> {
+        self.runs
+            .iter()
+            .map(|(m, _)| *m)
+            .filter(|m| self.killed_by(*m).is_empty())
+            .collect()
+    }
+
+    /// Killed mutants and all mutants.
+    pub fn score(&self) -> (usize, usize) {
+        (self.runs.len() - self.survivors().len(), self.runs.len())
+    }
+}
+
+/// Short column heads of the mutant × class table, in [`FaultClass::ALL`]'s order.
+const HEADS: [&str; 14] = [
+    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB",
+];
+
+impl Display for MutationReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (killed, total) = self.score();
+        writeln!(
+            f,
+            "harness mutation score: {killed}/{total} mutants killed by a fault class ({}%)",
+            killed * 100 / total.max(1)
+        )?;
+        write!(f, "  {:<26}", "mutant")?;
+        for h in HEADS {
+            write!(f, " {h:>4}")?;
+        }
+        writeln!(f, "  designed for")?;
+        for (m, _) in &self.runs {
+            write!(f, "  {:<26}", m.name())?;
+            for c in FaultClass::ALL {
+                match self.kills(*m, c) {
+                    0 => write!(f, " {:>4}", ".")?,
+                    n => write!(f, " {n:>4}")?,
+                }
+            }
+            let designed = m.designed_for().map_or("", FaultClass::as_str);
+            let survived = if self.killed_by(*m).is_empty() {
+                "  <- SURVIVED"
+            } else {
+                ""
+            };
+            writeln!(f, "  {designed}{survived}")?;
+        }
+        write!(f, "  (violating episodes per class;")?;
+        for (h, c) in HEADS.iter().zip(FaultClass::ALL) {
+            write!(f, " {h} {}", c.as_str())?;
+        }
+        writeln!(f, ")")
+    }
+}
+
+/// Run every mutant through the fault classes of `config` (its `env` is replaced by each
+/// mutant's world; exhaustive enumeration, shrinking and saving are off: a mutant must be
+/// killed by a class).
+pub fn run(config: &Config) -> MutationReport {
+    let runs = Mutant::ALL
+        .into_iter()
+        .map(|m| {
+            let report = Proof {
+                contract: m.contract(),
+                world: SimBilling::new,
+                intent: ChargeArgs::episode,
+                call: async |ctx: &Context, b: &SimBilling, a: ChargeArgs| m.call(ctx, b, a).await,
+                effects: SimBilling::count,
+            }
+            .check(&Config {
+                env: Some(m.env()),
+                shrink: false,
+                save_to: None,
+                exhaustive: 0,
+                ..config.clone()
+            });
+            (m, report)
+        })
+        .collect();
+    MutationReport { runs }
+}
