@@ -134,7 +134,7 @@ fn a_class_that_never_bites_fails_the_run() {
 
 fn control<FC>(contract: idemcheck::Contract, call: FC, must_fail: &[FaultClass])
 where
-    FC: AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError>,
+    FC: AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
 {
     let report = Proof {
         contract,
@@ -650,4 +650,27 @@ fn every_mutant_is_killed_by_a_fault_class() {
         text.contains(&format!("{total}/{total} mutants killed")),
         "{text}"
     );
+}
+
+#[test]
+fn the_report_does_not_depend_on_the_number_of_threads() {
+    let proof = control_proof();
+    let run = |threads| {
+        let report = proof.check(&Config {
+            seeds: vec![4, 5],
+            episodes: 30,
+            threads: Some(threads),
+            ..Config::acceptance_only()
+        });
+        let saved: Vec<String> = report
+            .counterexamples
+            .iter()
+            .map(|c| c.timeline())
+            .collect();
+        (report.to_string(), saved)
+    };
+    let one = run(1);
+    assert!(one.0.contains("FAILED"), "the control fails: {}", one.0);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(5));
 }

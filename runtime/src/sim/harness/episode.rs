@@ -138,28 +138,27 @@ where
         restarts.sort_unstable();
         let max_wait = std::time::Duration::from_millis(env.max_wait_ms);
         let scope = Scope::run(format!("episode-{episode}"));
-        // Process 0 sets up the world; 1 is the agent's; then one per concurrent worker and
-        // one per restart after a crash.
-        let processes = 2 + concurrent + restarts.len() as u32;
-        let contexts: Vec<Context> = (0..processes)
-            .map(|pid| {
-                Context::with_clock(
-                    SimLedger {
-                        store: store.clone(),
-                        net: net.clone(),
-                        pid,
-                    },
-                    Arc::new(clock.clone()),
-                    scope.clone(),
-                )
-                .with_owner(if pid == 0 {
-                    "setup".to_string()
-                } else {
-                    format!("p{pid}")
-                })
-                .with_max_wait(max_wait)
+        // Process 0 sets up the world (only when it has to); 1 is the agent's; then one per
+        // concurrent worker and one per restart after a crash.
+        let processes = 1 + concurrent + restarts.len() as u32;
+        let process = |pid: u32| {
+            Context::with_clock(
+                SimLedger {
+                    store: store.clone(),
+                    net: net.clone(),
+                    pid,
+                },
+                Arc::new(clock.clone()),
+                scope.clone(),
+            )
+            .with_owner(if pid == 0 {
+                "setup".to_string()
+            } else {
+                format!("p{pid}")
             })
-            .collect();
+            .with_max_wait(max_wait)
+        };
+        let contexts: Vec<Context> = (1..=processes).map(process).collect();
         let diverges = schedule
             .faults
             .iter()
@@ -198,7 +197,7 @@ where
                 variant: variant::LOOKALIKE,
             });
             net.set_active(0);
-            let _ = clock.block_on(call(&contexts[0], world_ref, args[3].clone()));
+            let _ = clock.block_on(call(&process(0), world_ref, args[3].clone()));
             net.set_setup(false);
         }
         let mut slots: Vec<Slot<'_, T, E>> = vec![Slot {
@@ -290,7 +289,7 @@ where
                                 }
                             }
                             let slot = &mut slots[i];
-                            let ctx = &contexts[slot.pid as usize];
+                            let ctx = &contexts[slot.pid as usize - 1];
                             let a = args[slot.variant as usize].clone();
                             slot.state = SlotState::Running(Box::pin(call(ctx, world_ref, a)));
                             continue;
@@ -341,7 +340,7 @@ where
                                     crash_no += 1;
                                     let variant = slot.variant;
                                     let call = slots.len() as u32;
-                                    if next_pid < processes {
+                                    if next_pid <= processes {
                                         slots.push(Slot {
                                             at: now + restart,
                                             pid: next_pid,

@@ -47,6 +47,9 @@ pub struct Config {
     pub save_to: Option<PathBuf>,
     /// Also enumerate every schedule of up to this many faults from [`Env::alphabet`].
     pub exhaustive: usize,
+    /// Threads for the (seed, class) units (default: the machine's parallelism). The
+    /// report is the same for any number.
+    pub threads: Option<usize>,
 }
 
 impl Default for Config {
@@ -62,6 +65,7 @@ impl Default for Config {
             save_to: std::env::var_os("CARGO_MANIFEST_DIR")
                 .map(|d| PathBuf::from(d).join("tests").join("counterexamples")),
             exhaustive: 4,
+            threads: None,
         }
     }
 }
@@ -77,6 +81,15 @@ impl Config {
             ..Config::default()
         }
     }
+}
+
+/// What one (seed, class) unit of a run found.
+#[derive(Default)]
+struct Unit {
+    stats: ClassStats,
+    first_failure: Option<(u64, u64, Schedule)>,
+    log_events: u64,
+    identical: bool,
 }
 
 fn stream(class: FaultClass, i: u64) -> u64 {
@@ -95,78 +108,82 @@ where
     /// DESIGN's acceptance run ([`Config::default`]); panics with the table and shrunk
     /// counterexamples unless every invariant held and every class bit.
     #[track_caller]
-    pub fn prove(&self) -> Report {
+    pub fn prove(&self) -> Report
+    where
+        Self: Sync,
+    {
         let report = self.check(&Config::default());
         report.assert_proven();
         report
     }
 
     /// Run `config` and report (never panics).
-    pub fn check(&self, config: &Config) -> Report {
+    ///
+    /// The (seed, class) units run on [`Config::threads`] threads; each unit runs its
+    /// episodes twice and compares the two logs (I3), and the results are merged in seed
+    /// and class order, so the report does not depend on the number of threads.
+    pub fn check(&self, config: &Config) -> Report
+    where
+        Self: Sync,
+    {
         let env = config
             .env
             .unwrap_or_else(|| Env::for_contract(&self.contract));
+        let n_classes = config.classes.len();
+        let units = config.seeds.len() * n_classes;
+        let run = |u: usize| {
+            let seed = config.seeds[u / n_classes];
+            self.unit(&env, seed, config.classes[u % n_classes], config.episodes)
+        };
+        let threads = config
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .clamp(1, units.max(1));
+        let results: Vec<Unit> = if threads == 1 {
+            (0..units).map(run).collect()
+        } else {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let slots: Vec<std::sync::Mutex<Option<Unit>>> =
+                (0..units).map(|_| std::sync::Mutex::new(None)).collect();
+            std::thread::scope(|scope| {
+                for _ in 0..threads {
+                    scope.spawn(|| {
+                        loop {
+                            let u = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if u >= units {
+                                break;
+                            }
+                            let out = run(u);
+                            *slots[u].lock().unwrap_or_else(|p| p.into_inner()) = Some(out);
+                        }
+                    });
+                }
+            });
+            slots
+                .into_iter()
+                .map(|m| {
+                    m.into_inner()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .expect("every unit ran")
+                })
+                .collect()
+        };
         let mut classes: Vec<(FaultClass, ClassStats)> = config
             .classes
             .iter()
             .map(|c| (*c, ClassStats::default()))
             .collect();
-        let mut first_failure: Vec<Option<(u64, u64, Schedule)>> = vec![None; classes.len()];
+        let mut first_failure: Vec<Option<(u64, u64, Schedule)>> = vec![None; n_classes];
         let mut identical = true;
-        let mut log_bytes = 0u64;
-        let mut first = String::new();
-        let mut second = String::new();
-        for &seed in &config.seeds {
-            for pass in 0..2 {
-                let buf = if pass == 0 { &mut first } else { &mut second };
-                buf.clear();
-                for (ci, (class, stats)) in classes.iter_mut().enumerate() {
-                    for i in 0..config.episodes {
-                        let mut rng = SplitMix64::derive(seed, stream(*class, i));
-                        let schedule = env.draw(*class, &mut rng);
-                        let mut ep = self.episode(&env, i, &schedule);
-                        for e in &ep.events {
-                            e.write_jsonl(buf);
-                        }
-                        crate::sim::net::recycle_log(std::mem::take(&mut ep.events));
-                        let _ = writeln!(
-                            buf,
-                            "{{\"verdict\":{},\"effects\":[{},{},{},{}]}}",
-                            ep.violations.len(),
-                            ep.effects[0],
-                            ep.effects[1],
-                            ep.effects[2],
-                            ep.effects[3]
-                        );
-                        if pass == 1 {
-                            continue;
-                        }
-                        stats.episodes += 1;
-                        if ep.hit(*class) {
-                            stats.hits += 1;
-                        }
-                        match ep.final_status() {
-                            "completed" => stats.answers[0] += 1,
-                            "not_completed" => stats.answers[1] += 1,
-                            _ => stats.answers[2] += 1,
-                        }
-                        if !ep.violations.is_empty() {
-                            stats.violating += 1;
-                            for v in &ep.violations {
-                                if let Some(c) = v.invariant.column() {
-                                    stats.by_invariant[c] += 1;
-                                }
-                            }
-                            if first_failure[ci].is_none() {
-                                first_failure[ci] = Some((seed, i, schedule));
-                            }
-                        }
-                    }
-                }
-            }
-            log_bytes += first.len() as u64;
-            if first != second {
-                identical = false;
+        let mut log_events = 0u64;
+        for (u, unit) in results.into_iter().enumerate() {
+            let ci = u % n_classes;
+            let stats = &mut classes[ci].1;
+            stats.add(&unit.stats);
+            identical &= unit.identical;
+            log_events += unit.log_events;
+            if first_failure[ci].is_none() {
+                first_failure[ci] = unit.first_failure;
             }
         }
         let mut counterexamples = Vec::new();
@@ -203,12 +220,69 @@ where
             seeds: config.seeds.clone(),
             classes,
             replay_identical: identical,
-            log_bytes,
+            log_events,
             exhaustive,
             counterexamples,
             saved,
             wire_redelivery: env.wire_redelivery,
         }
+    }
+
+    /// One (seed, class) unit: its episodes run twice, the two logs compared event by event
+    /// (equal events serialise to identical JSON Lines; comparing the values skips the
+    /// serialisation).
+    fn unit(&self, env: &Env, seed: u64, class: FaultClass, episodes: u64) -> Unit {
+        let mut unit = Unit {
+            identical: true,
+            ..Unit::default()
+        };
+        let mut first: Vec<(Vec<Event>, usize, [usize; 4])> = Vec::with_capacity(episodes as usize);
+        for pass in 0..2 {
+            for i in 0..episodes {
+                let mut rng = SplitMix64::derive(seed, stream(class, i));
+                let schedule = env.draw(class, &mut rng);
+                let mut ep = self.episode(env, i, &schedule);
+                if pass == 1 {
+                    let (events, violations, effects) = &first[i as usize];
+                    unit.identical &= *events == ep.events
+                        && *violations == ep.violations.len()
+                        && *effects == ep.effects;
+                    crate::sim::net::recycle_log(std::mem::take(&mut ep.events));
+                    continue;
+                }
+                unit.log_events += ep.events.len() as u64;
+                let stats = &mut unit.stats;
+                stats.episodes += 1;
+                if ep.hit(class) {
+                    stats.hits += 1;
+                }
+                match ep.final_status() {
+                    "completed" => stats.answers[0] += 1,
+                    "not_completed" => stats.answers[1] += 1,
+                    _ => stats.answers[2] += 1,
+                }
+                if !ep.violations.is_empty() {
+                    stats.violating += 1;
+                    for v in &ep.violations {
+                        if let Some(c) = v.invariant.column() {
+                            stats.by_invariant[c] += 1;
+                        }
+                    }
+                    if unit.first_failure.is_none() {
+                        unit.first_failure = Some((seed, i, schedule));
+                    }
+                }
+                first.push((
+                    std::mem::take(&mut ep.events),
+                    ep.violations.len(),
+                    ep.effects,
+                ));
+            }
+        }
+        for (events, _, _) in first {
+            crate::sim::net::recycle_log(events);
+        }
+        unit
     }
 
     /// Run every schedule of up to `max_faults` faults from the environment's alphabet

@@ -17,6 +17,21 @@ pub struct ClassStats {
     pub answers: [u64; 3],
 }
 
+impl ClassStats {
+    /// Add another unit's counts.
+    pub(crate) fn add(&mut self, other: &ClassStats) {
+        self.episodes += other.episodes;
+        self.hits += other.hits;
+        self.violating += other.violating;
+        for (a, b) in self.by_invariant.iter_mut().zip(other.by_invariant) {
+            *a += b;
+        }
+        for (a, b) in self.answers.iter_mut().zip(other.answers) {
+            *a += b;
+        }
+    }
+}
+
 /// Per class of a run, its window hits if it can break the invariant, else `None`.
 pub type CoverageRow = Vec<(FaultClass, Option<u64>)>;
 
@@ -31,8 +46,9 @@ pub struct Report {
     pub classes: Vec<(FaultClass, ClassStats)>,
     /// I3: each seed's second run produced byte-identical logs.
     pub replay_identical: bool,
-    /// Bytes of JSON Lines compared for I3.
-    pub log_bytes: u64,
+    /// Events compared for I3 (each seed's first run against its second, event by event:
+    /// equal events are equal JSON Lines).
+    pub log_events: u64,
     /// Exhaustive enumeration: schedules run, and how many violated.
     pub exhaustive: (u64, u64),
     /// Shrunk counterexamples (the first of each failing class, and of the enumeration).
@@ -209,13 +225,13 @@ impl Display for Report {
         }
         writeln!(
             f,
-            "  I3 determinism: {} ({} bytes of event log compared)",
+            "  I3 determinism: {} ({} events of log compared)",
             if self.replay_identical {
                 "identical"
             } else {
                 "LOGS DIFFER"
             },
-            self.log_bytes
+            self.log_events
         )?;
         if self.exhaustive.0 > 0 {
             writeln!(
