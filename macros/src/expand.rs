@@ -81,7 +81,7 @@ pub(crate) fn expand_with(
         }
     }
     // The function shapes the wrapper needs: the same check the lint runs.
-    for v in idemcheck_spec::rules::idem011_malformed_contract::check_signature(&func.sig) {
+    for v in idemcheck_spec::rules::idem011_malformed_contract::check_signature(&func.sig, None) {
         let e = v.span.error(v.compile_message());
         match &mut errors {
             Some(all) => all.combine(e),
@@ -407,9 +407,14 @@ impl<'a> Expander<'a> {
         let attempt = self.ready(quote!(#raw(#(#attempt_args),*)));
         let verify = match &self.attr.verify {
             Some(path) => {
+                // Spanned at `verify = path`: a postcondition of the wrong type is reported
+                // there, naming the type it must return.
+                let span = syn::spanned::Spanned::span(path);
+                let ret = self.ret();
                 let path = self.resolve_path(path);
                 let args = self.verify_args();
-                self.ready(quote!(#path(#(#args),*)))
+                let call = self.ready(quote_spanned!(span=> #path(#(#args),*)));
+                quote_spanned!(span=> ::idemcheck::__private::postcondition::<::idemcheck::__private::OkOf<#ret>, _>({ #call }))
             }
             // No postcondition (only with a suppressed IDEM002, or a read): never "done".
             None => quote!(::core::future::ready(::core::result::Result::<
@@ -421,7 +426,9 @@ impl<'a> Expander<'a> {
         };
         quote! {
             #rebind
-            #p::run(
+            // The postcondition is a block spanned at `verify = path` (see above).
+            #[allow(unused_braces)]
+            let __idemcheck_outcome = #p::run(
                 #ctx,
                 #contract,
                 #key,
@@ -429,7 +436,8 @@ impl<'a> Expander<'a> {
                 || #attempt,
                 || #verify,
             )
-            .await
+            .await;
+            __idemcheck_outcome
         }
     }
 
@@ -555,7 +563,11 @@ impl<'a> Expander<'a> {
         let guarded_body = quote! {
             #ctx
             let __idemcheck_outcome = { #body };
-            __idemcheck_outcome.into_tool_result(#tool_name)
+            // A tool result the model reads (rmcp's `CallToolResult`) answers a non-completed
+            // outcome as an `isError` result; any other type as `E::from(Escalation)`.
+            #[allow(unused_imports)]
+            use #p::{FinishAsError as _, FinishAsToolResult as _};
+            (&#p::Finish::new(__idemcheck_outcome, #tool_name, &Self::#const_ident, &__idemcheck_ctx)).idemcheck_finish()
         };
         let const_doc = format!("The contract of [`Self::{ident}`], as data.");
         quote! {

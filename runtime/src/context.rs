@@ -23,6 +23,23 @@ pub struct Context {
     scope: Scope,
     owner: Arc<str>,
     max_wait: Duration,
+    escalations: Escalations,
+}
+
+/// How a guarded method whose success type is a tool result the model reads (rmcp's
+/// `CallToolResult`) answers an outcome that is not completed: a divergent payload, a replayed
+/// definite failure, the retry cap reached, a ledger failure, or Unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Escalations {
+    /// The default: a tool result with `isError: true` whose text says what happened and what
+    /// to do, and whose structured content carries the same data as JSON
+    /// (`{"idemcheck": {..}}`). MCP clients show such results to the model, which can act on
+    /// them; the tool's own errors still pass through unchanged.
+    #[default]
+    ToolResults,
+    /// The opt-out: `Err(E::from(Escalation))`, which for rmcp's `ErrorData` is a JSON-RPC
+    /// internal error with the same data (an MCP client may not show it to the model).
+    Errors,
 }
 
 impl std::fmt::Debug for Context {
@@ -31,6 +48,7 @@ impl std::fmt::Debug for Context {
             .field("scope", &self.scope)
             .field("owner", &self.owner)
             .field("max_wait", &self.max_wait)
+            .field("escalations", &self.escalations)
             .finish_non_exhaustive()
     }
 }
@@ -63,6 +81,7 @@ impl Context {
             scope,
             owner: default_owner(),
             max_wait: DEFAULT_MAX_WAIT,
+            escalations: Escalations::default(),
         }
     }
 
@@ -93,6 +112,19 @@ impl Context {
     pub fn with_max_wait(mut self, max_wait: Duration) -> Context {
         self.max_wait = max_wait;
         self
+    }
+
+    /// Choose how a guarded method returning a tool result (rmcp's `CallToolResult`) answers
+    /// an outcome that is not completed: as an `isError` result (the default) or as an error
+    /// value ([`Escalations::Errors`], the opt-out).
+    pub fn with_escalations(mut self, escalations: Escalations) -> Context {
+        self.escalations = escalations;
+        self
+    }
+
+    /// How non-completed outcomes of tool-result methods are answered.
+    pub fn escalations(&self) -> Escalations {
+        self.escalations
     }
 
     /// The ledger.

@@ -46,6 +46,7 @@ pub mod clock;
 pub mod context;
 pub mod contract;
 pub mod executor;
+mod finish;
 pub mod key;
 pub mod ledger;
 pub mod outcome;
@@ -56,7 +57,8 @@ pub mod sim;
 pub use clock::SystemClock;
 pub use clock::{Clock, Timestamp, VirtualClock};
 pub use context::{
-    Context, ContextProvider, META_RUN, META_STEP, RequestScope, current_key, scope_from_meta,
+    Context, ContextProvider, Escalations, META_RUN, META_STEP, RequestScope, current_key,
+    scope_from_meta,
 };
 pub use contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
 pub use idemcheck_macros::side_effect;
@@ -77,6 +79,7 @@ pub mod __private {
     pub use crate::context::{Context, ContextProvider, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
     pub use crate::executor::run;
+    pub use crate::finish::{Finish, FinishAsError, FinishAsToolResult};
     pub use crate::key::Material;
     pub use crate::outcome::{Escalation, Outcome};
     pub use ::core;
@@ -96,6 +99,41 @@ pub mod __private {
     impl<T, E> ToolResult for ::core::result::Result<T, E> {
         type Ok = T;
         type Err = E;
+    }
+
+    /// What a postcondition returns, checked where the contract names it (`verify = path`),
+    /// so a mismatch is reported there in the contract's words, not inside the executor.
+    #[diagnostic::on_unimplemented(
+        message = "the postcondition returns `{Self}`, but this tool's postcondition must return `Result<Option<{T}>, _>`",
+        label = "the postcondition named here must return `Result<Option<{T}>, E>` with `E: Display`",
+        note = "`Ok(Some(result))`: it happened, and `result` is what the tool itself returns on success (`{T}`; for an rmcp `#[tool]` method, the `CallToolResult` it answers with); `Ok(None)`: it did not happen; `Err(..)`: cannot tell"
+    )]
+    pub trait PostconditionOutput<T> {
+        /// As the executor takes it: "cannot tell" as its message.
+        fn into_result(
+            self,
+        ) -> ::core::result::Result<::core::option::Option<T>, ::std::string::String>;
+    }
+
+    impl<T, VE: ::core::fmt::Display> PostconditionOutput<T>
+        for ::core::result::Result<::core::option::Option<T>, VE>
+    {
+        fn into_result(
+            self,
+        ) -> ::core::result::Result<::core::option::Option<T>, ::std::string::String> {
+            self.map_err(|e| e.to_string())
+        }
+    }
+
+    /// The postcondition's answer, its type checked against the tool's success type `T`.
+    pub async fn postcondition<T, F>(
+        future: F,
+    ) -> ::core::result::Result<::core::option::Option<T>, ::std::string::String>
+    where
+        F: ::core::future::Future,
+        F::Output: PostconditionOutput<T>,
+    {
+        future.await.into_result()
     }
 
     /// `<R as ToolResult>::Ok`.

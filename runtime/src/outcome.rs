@@ -279,6 +279,9 @@ pub struct Escalation {
     pub tool: String,
     /// `not_completed` or `unknown`.
     pub status: &'static str,
+    /// Why, as a word a program can match: `divergent`, `replayed_failure`, `not_done`,
+    /// `ledger`, `key`, `tool_error` (not completed) or `unknown`.
+    pub reason: &'static str,
     /// What happened, for a person.
     pub detail: String,
     /// The key, or `-` when none could be derived.
@@ -287,12 +290,31 @@ pub struct Escalation {
     pub attempts: u32,
 }
 
+impl<E> Failure<E> {
+    /// This failure as a word a program can match (see [`Escalation::reason`]).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Failure::Tool(_) => "tool_error",
+            Failure::Replayed(_) => "replayed_failure",
+            Failure::NotDone { .. } => "not_done",
+            Failure::Divergent { .. } => "divergent",
+            Failure::Ledger(_) => "ledger",
+            Failure::Key(_) => "key",
+        }
+    }
+}
+
 impl Escalation {
     /// Describe a non-completed outcome.
     pub fn of<T, E: fmt::Display>(tool: &str, outcome: &Outcome<T, E>) -> Escalation {
-        let (key, attempts, detail) = match outcome {
-            Outcome::Completed(_) => (None, 0, "completed".to_string()),
-            Outcome::NotCompleted(n) => (n.key.as_ref(), n.attempts, n.reason.to_string()),
+        let (key, attempts, reason, detail) = match outcome {
+            Outcome::Completed(_) => (None, 0, "completed", "completed".to_string()),
+            Outcome::NotCompleted(n) => (
+                n.key.as_ref(),
+                n.attempts,
+                n.reason.reason(),
+                n.reason.to_string(),
+            ),
             Outcome::Unknown(u) => {
                 let detail = match &u.last_error {
                     Some(e) => format!(
@@ -301,16 +323,80 @@ impl Escalation {
                     ),
                     None => format!("may or may not have happened; {}", u.postcondition),
                 };
-                (Some(&u.key), u.attempts, detail)
+                (Some(&u.key), u.attempts, "unknown", detail)
             }
         };
         Escalation {
             tool: tool.to_string(),
             status: outcome.status(),
+            reason,
             detail,
             key: key.map_or_else(|| "-".to_string(), |k| k.to_string()),
             attempts,
         }
+    }
+
+    /// What happened and what to do, in words a model can act on. `key_fields` are the
+    /// inputs that name the operation (the contract's `key = [..]`), so the advice can say
+    /// which to change.
+    pub fn advice(&self, key_fields: &[&str]) -> String {
+        let tool = &self.tool;
+        let new_key = if key_fields.is_empty() {
+            "new arguments that name a new operation".to_string()
+        } else {
+            let names: Vec<String> = key_fields.iter().map(|f| format!("`{f}`")).collect();
+            format!("a new {}", names.join(" and "))
+        };
+        let same = match key_fields {
+            [] => "this operation was".to_string(),
+            [one] => format!("the same `{one}` was"),
+            many => {
+                let names: Vec<String> = many.iter().map(|f| format!("`{f}`")).collect();
+                format!("the same {} were", names.join(" and "))
+            }
+        };
+        match self.reason {
+            "divergent" => format!(
+                "`{tool}` refused: {same} already used with other arguments, so this is not a retry of that call; nothing was executed. To get the first call's result, repeat its arguments exactly; to do another operation, use {new_key}."
+            ),
+            "replayed_failure" => format!(
+                "`{tool}` did not happen: {}. Nothing was executed now; the same arguments get the same answer. To try again after fixing the cause, use {new_key}.",
+                self.detail
+            ),
+            "not_done" => format!(
+                "`{tool}` did not happen after {} attempt(s): {}. Nothing took effect; it is safe to call again.",
+                self.attempts, self.detail
+            ),
+            "ledger" => format!(
+                "`{tool}` was not executed: {}. It is safe to call again later.",
+                self.detail
+            ),
+            "key" => format!(
+                "`{tool}` was not executed: {}. Check the arguments.",
+                self.detail
+            ),
+            "unknown" => format!(
+                "`{tool}` may or may not have happened ({}): escalated to a person (idempotency key {}). Do not assume it failed and do not call it with other arguments; calling again with the same arguments returns the verdict once it is known.",
+                self.detail, self.key
+            ),
+            _ => self.detail.clone(),
+        }
+    }
+
+    /// The machine-readable form: `{"idemcheck": {tool, status, reason, detail, advice, key,
+    /// attempts}}`, carried by an rmcp error's `data` or a tool result's structured content.
+    pub fn to_json(&self, key_fields: &[&str]) -> serde_json::Value {
+        serde_json::json!({
+            "idemcheck": {
+                "tool": self.tool,
+                "status": self.status,
+                "reason": self.reason,
+                "detail": self.detail,
+                "advice": self.advice(key_fields),
+                "key": self.key,
+                "attempts": self.attempts,
+            }
+        })
     }
 }
 
@@ -346,19 +432,12 @@ mod rmcp_support {
         }
     }
 
-    /// An escalation reaches the MCP client as an internal error whose `data` carries the
-    /// status, key and attempts, so an agent harness can route it to a person.
+    /// With [`crate::Escalations::Errors`] (the opt-out) an escalation reaches the MCP client
+    /// as an internal error whose `data` carries the status, reason, key and attempts, so an
+    /// agent harness can route it to a person.
     impl From<Escalation> for rmcp::ErrorData {
         fn from(e: Escalation) -> Self {
-            let data = serde_json::json!({
-                "idemcheck": {
-                    "tool": e.tool,
-                    "status": e.status,
-                    "key": e.key,
-                    "attempts": e.attempts,
-                    "detail": e.detail,
-                }
-            });
+            let data = e.to_json(&[]);
             rmcp::ErrorData::internal_error(e.to_string(), Some(data))
         }
     }

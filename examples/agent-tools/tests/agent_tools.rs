@@ -177,21 +177,33 @@ async fn connect(server: Server) -> rmcp::service::RunningService<rmcp::RoleClie
     ().serve(client_io).await.expect("client connects")
 }
 
-fn call(name: &'static str, args: serde_json::Value) -> CallToolRequestParams {
-    CallToolRequestParams::new(name).with_arguments(args.as_object().expect("an object").clone())
-}
-
-#[tokio::test]
-async fn over_mcp_every_routed_call_goes_through_the_guard() {
+/// A server over fresh fakes and a memory ledger (its context shaped by `shape`), and a
+/// client connected to it.
+async fn serve(
+    shape: impl FnOnce(Context) -> Context,
+) -> (
+    Arc<FakeBilling>,
+    MemoryLedger,
+    rmcp::service::RunningService<rmcp::RoleClient, ()>,
+) {
     let billing = Arc::new(FakeBilling::new());
     let ledger = MemoryLedger::new();
     let server = Server::new(
         billing.clone(),
         Arc::new(FakeMail::new()),
         Arc::new(FakeDesk::new()),
-        ctx(&ledger),
+        shape(ctx(&ledger)),
     );
-    let client = connect(server).await;
+    (billing, ledger, connect(server).await)
+}
+
+fn call(name: &'static str, args: serde_json::Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(args.as_object().expect("an object").clone())
+}
+
+#[tokio::test]
+async fn over_mcp_every_routed_call_goes_through_the_guard() {
+    let (billing, ledger, client) = serve(|ctx| ctx).await;
 
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -239,12 +251,23 @@ async fn over_mcp_every_routed_call_goes_through_the_guard() {
         .call_tool(call("create_charge", changed))
         .await
         .unwrap();
+    // Not a protocol error: a result with `isError: true` the model reads and can act on.
     assert_eq!(refused.is_error, Some(true));
     let text = refused.content[0].as_text().unwrap().text.clone();
     assert!(
-        text.contains("not_completed: idempotency key reused with different parameters"),
+        text.contains(
+            "refused: the same `customer` and `order_id` were already used with other arguments"
+        ),
         "{text}"
     );
+    assert!(
+        text.contains("use a new `customer` and `order_id`"),
+        "{text}"
+    );
+    let data = &refused.structured_content.as_ref().unwrap()["idemcheck"];
+    assert_eq!(data["status"], "not_completed");
+    assert_eq!(data["reason"], "divergent");
+    assert_eq!(data["tool"], "create_charge");
     assert_eq!(billing.charges().len(), 1);
     assert!(ledger.pending().await.unwrap().is_empty());
 
@@ -270,5 +293,59 @@ async fn over_mcp_every_routed_call_goes_through_the_guard() {
         .filter(|c| c.order_id == "o-2")
         .collect();
     assert_eq!(o2.len(), 2, "one charge per run");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_mcp_an_unknown_outcome_is_an_error_result_the_model_reads() {
+    let (billing, ledger, client) = serve(|ctx| ctx).await;
+    // Both allowed attempts are lost before they take effect: the postcondition says "not
+    // done", but `create_charge` declares no settle window, so a late commit may still land.
+    billing.inject(Fault::Dropped);
+    billing.inject(Fault::Dropped);
+    let args = serde_json::json!({"customer": "acme", "order_id": "o-9", "amount_cents": 100, "currency": "usd"});
+    let unknown = client
+        .call_tool(call("create_charge", args))
+        .await
+        .expect("a tool result, not a protocol error");
+    assert_eq!(unknown.is_error, Some(true));
+    let text = unknown.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains("`create_charge` may or may not have happened"),
+        "{text}"
+    );
+    assert!(text.contains("escalated to a person"), "{text}");
+    let data = &unknown.structured_content.as_ref().unwrap()["idemcheck"];
+    assert_eq!(data["status"], "unknown");
+    assert_eq!(data["reason"], "unknown");
+    assert_eq!(data["attempts"], 2);
+    assert_eq!(billing.requests(), 2);
+    assert_eq!(ledger.pending().await.unwrap().len(), 1, "escalated");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_mcp_the_opt_out_answers_escalations_as_protocol_errors() {
+    let (billing, ledger, client) =
+        serve(|ctx| ctx.with_escalations(idemcheck::Escalations::Errors)).await;
+    let args = serde_json::json!({"customer": "acme", "order_id": "o-1", "amount_cents": 100, "currency": "usd"});
+    let first = client.call_tool(call("create_charge", args)).await.unwrap();
+    assert_eq!(first.is_error, Some(false));
+    let changed = serde_json::json!({"customer": "acme", "order_id": "o-1", "amount_cents": 200, "currency": "usd"});
+    let refused = client.call_tool(call("create_charge", changed)).await;
+    // The example's error type turns an escalation into an error result of its own (its
+    // `IntoContents`); the text is the escalation's.
+    let refused = refused.expect("the example's ToolError is a tool result");
+    assert_eq!(refused.is_error, Some(true));
+    assert!(refused.structured_content.is_none());
+    let text = refused.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains(
+            "create_charge: not_completed: idempotency key reused with different parameters"
+        ),
+        "{text}"
+    );
+    assert_eq!(billing.charges().len(), 1);
+    assert!(ledger.pending().await.unwrap().is_empty());
     client.cancel().await.unwrap();
 }

@@ -217,6 +217,9 @@ struct Collector<'a> {
     inline: Vec<String>,
     scopes: Vec<UseScope>,
     impl_ctx: Option<ImplCtx>,
+    /// A framework tool attribute written above the `#[side_effect]` of the tool being made
+    /// (set just before `make_tool`, taken there).
+    framework_above: Option<syn::Attribute>,
     fn_stack: Vec<FnState>,
     fns: Vec<FnFacts>,
     tools: Vec<ToolFacts>,
@@ -250,6 +253,7 @@ impl<'a> Collector<'a> {
             inline: Vec::new(),
             scopes: Vec::new(),
             impl_ctx: None,
+            framework_above: None,
             fn_stack: Vec::new(),
             fns: Vec::new(),
             tools: Vec::new(),

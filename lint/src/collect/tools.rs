@@ -195,6 +195,7 @@ impl Collector<'_> {
         extra_inputs: (Vec<String>, Vec<String>),
     ) {
         let config = self.config;
+        let above = self.framework_above.take();
         let loc = Loc::of_span(sig.ident.span());
         let signature = ToolSignature::new(sig);
         let mut inputs = extra_inputs.0;
@@ -296,7 +297,10 @@ impl Collector<'_> {
                 // Shapes the macro refuses to expand (`&mut self`, a sync method): the same
                 // check, so `cargo idemcheck` never passes code that will not compile.
                 verdict.violations.extend(
-                    idemcheck_spec::rules::idem011_malformed_contract::check_signature(sig),
+                    idemcheck_spec::rules::idem011_malformed_contract::check_signature(
+                        sig,
+                        above.as_ref(),
+                    ),
                 );
                 tool.contract_findings = verdict.violations.iter().map(conv).collect();
                 let reasons = attr
@@ -488,6 +492,15 @@ impl Collector<'_> {
                 }
             };
             let start = first_line(attrs, sig.ident.span());
+            // `#[tool]` above `#[side_effect]` runs first: the macro cannot wrap what it leaves.
+            self.framework_above = match (&se, &fw) {
+                (Some(se), Some((_, fw)))
+                    if Loc::of_span(fw.pound_token.span) < Loc::of_span(se.pound_token.span) =>
+                {
+                    Some(fw.clone())
+                }
+                _ => None,
+            };
             self.make_tool(
                 style,
                 sig,

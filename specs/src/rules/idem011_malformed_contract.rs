@@ -30,7 +30,16 @@ than a missing one because it looks reviewed.",
 /// method borrows its service as `&self` (the attempt and the postcondition both borrow it,
 /// so `&mut self` and `mut self` cannot work), and it is an `async fn` (it waits on the
 /// ledger). A free function may be synchronous.
-pub fn check_signature(sig: &syn::Signature) -> Vec<crate::check::Violation> {
+///
+/// `framework_above` is a framework's tool attribute (rmcp's `#[tool]`) written above
+/// `#[side_effect]`: it runs first and turns an `async fn` into a plain `fn` returning a boxed
+/// future, which the guard cannot wrap. The lint sees that attribute in the source; the macro
+/// sees only what it left: a non-async function returning `Pin<Box<dyn Future ..>>`. Either
+/// way the finding says to swap them, at the framework's attribute.
+pub fn check_signature(
+    sig: &syn::Signature,
+    framework_above: Option<&syn::Attribute>,
+) -> Vec<crate::check::Violation> {
     use crate::check::{SpanRange, Violation};
     let mut out = Vec::new();
     let violation = |span: SpanRange, message: &str| Violation {
@@ -41,6 +50,22 @@ pub fn check_signature(sig: &syn::Signature) -> Vec<crate::check::Violation> {
         help: None,
         suppressed: None,
     };
+    let order = match framework_above {
+        Some(attr) => Some((SpanRange::of(attr), attribute_name(attr))),
+        None if sig.asyncness.is_none() && returns_boxed_future(&sig.output) => {
+            Some((SpanRange::of(&sig.output), "tool".to_string()))
+        }
+        None => None,
+    };
+    if let Some((span, name)) = order {
+        out.push(violation(
+            span,
+            &format!(
+                "place `#[side_effect]` above `#[{name}]`: `#[{name}]` runs first when it is written above, and turns the `async fn` into a boxed future the guard cannot wrap"
+            ),
+        ));
+        return out;
+    }
     let Some(receiver) = sig.receiver() else {
         return out;
     };
@@ -61,13 +86,48 @@ pub fn check_signature(sig: &syn::Signature) -> Vec<crate::check::Violation> {
     out
 }
 
+fn attribute_name(attr: &syn::Attribute) -> String {
+    attr.path()
+        .segments
+        .last()
+        .map_or_else(|| "tool".to_string(), |s| s.ident.to_string())
+}
+
+/// `-> Pin<Box<dyn Future<..> ..>>`: what rmcp's `#[tool]` makes of an `async fn`.
+fn returns_boxed_future(output: &syn::ReturnType) -> bool {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return false;
+    };
+    let last_arg = |ty: &syn::Type, name: &str| -> Option<syn::Type> {
+        let syn::Type::Path(p) = ty else { return None };
+        let seg = p.path.segments.last()?;
+        if seg.ident != name {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+            return None;
+        };
+        args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        })
+    };
+    let Some(boxed) = last_arg(ty, "Pin").and_then(|b| last_arg(&b, "Box")) else {
+        return false;
+    };
+    matches!(boxed, syn::Type::TraitObject(o) if o.bounds.iter().any(|b| matches!(
+        b,
+        syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Future")
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn messages(src: &str) -> Vec<String> {
         let f: syn::ImplItemFn = syn::parse_str(src).unwrap();
-        check_signature(&f.sig)
+        check_signature(&f.sig, None)
             .into_iter()
             .map(|v| v.message)
             .collect()
@@ -82,5 +142,29 @@ mod tests {
         let both = messages("fn c(&mut self) {}");
         assert_eq!(both.len(), 2, "{both:?}");
         assert!(both[1].contains("async fn"));
+    }
+
+    #[test]
+    fn a_framework_attribute_above_the_guard_is_named() {
+        // What rmcp's `#[tool]` leaves when it runs first.
+        let boxed = messages(
+            "fn t(&self) -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = Result<u8, String>> + Send + '_>> { Box::pin(async move { Ok(1) }) }",
+        );
+        assert_eq!(boxed.len(), 1, "{boxed:?}");
+        assert!(boxed[0].starts_with("place `#[side_effect]` above `#[tool]`"));
+        // What the lint sees in the source.
+        let f: syn::ImplItemFn = syn::parse_str(
+            "#[tool(description = \"x\")] async fn t(&self) -> Result<u8, String> { Ok(1) }",
+        )
+        .unwrap();
+        let found = check_signature(&f.sig, f.attrs.first());
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .message
+                .starts_with("place `#[side_effect]` above `#[tool]`")
+        );
+        // A plain boxed return type is not mistaken for it.
+        assert_eq!(messages("fn u(&self) -> Box<u8> { Box::new(1) }").len(), 1);
     }
 }
