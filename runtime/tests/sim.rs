@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use idemcheck::sim::billing::{self, Charge, ChargeArgs, SimBilling};
 use idemcheck::sim::experiments::{self, Method, Task};
+use idemcheck::sim::mutants::Mutant;
 use idemcheck::sim::{
     Config, Env, EventKind, Fault, FaultClass, FaultLevel, Invariant, Net, NetConfig, Proof,
     Schedule, SimError,
@@ -474,6 +475,80 @@ fn bless_counterexamples() {
     }
     .check(&cfg);
     println!("{r}");
+    let r = lying_postcondition().check(&lying_config(Some(manifest("tests/counterexamples"))));
+    println!("{r}");
+}
+
+// ------------------------------------------------------------------ a lying postcondition
+
+/// The billing tool whose postcondition always says "done" (it fabricates success).
+fn lying_postcondition() -> Proof<
+    fn(&Net) -> SimBilling,
+    fn(u64, u32) -> ChargeArgs,
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
+    fn(&SimBilling, &ChargeArgs) -> usize,
+> {
+    Proof {
+        contract: Mutant::VerifyAlwaysDone.contract(),
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: async |ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            Mutant::VerifyAlwaysDone.call(ctx, b, a).await
+        },
+        effects: SimBilling::count as fn(&SimBilling, &ChargeArgs) -> usize,
+    }
+}
+
+fn lying_config(save_to: Option<PathBuf>) -> Config {
+    Config {
+        classes: vec![FaultClass::LostRequest],
+        seeds: vec![1],
+        episodes: 1,
+        save_to,
+        exhaustive: 0,
+        threads: Some(1),
+        ..Config::default()
+    }
+}
+
+#[test]
+fn a_lying_postcondition_passes_the_old_six_classes_and_fails_lost_request() {
+    let report = lying_postcondition().check(&Config {
+        seeds: vec![1, 2, 3],
+        episodes: 100,
+        ..Config::acceptance_only()
+    });
+    println!("{report}");
+    assert!(!report.is_proven());
+    // What issue 12 found: the six classes of the first harness never catch it.
+    for class in &FaultClass::ALL[..6] {
+        assert_eq!(report.violating(*class), 0, "{class}\n{report}");
+    }
+    assert!(report.violating(FaultClass::LostRequest) > 0, "{report}");
+}
+
+#[test]
+fn readme_shows_the_lying_postcondition_shrunk_and_its_replay() {
+    let report = lying_postcondition().check(&lying_config(None));
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::LostRequest))
+        .expect("a counterexample");
+    let readme = std::fs::read_to_string(manifest("../README.md")).unwrap();
+    assert!(
+        readme.contains(&c.timeline()),
+        "README.md must show this timeline:\n{}",
+        c.timeline()
+    );
+    let saved = "tests/counterexamples/verify_always_done-lost_request-seed1-ep0.json";
+    assert!(
+        readme.contains(saved),
+        "README.md must show the replay of {saved}"
+    );
+    lying_postcondition()
+        .replay_file(manifest(saved))
+        .assert_reproduces();
 }
 
 // ------------------------------------------------------------------ the system of record

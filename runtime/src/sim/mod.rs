@@ -11,10 +11,14 @@
 //!   visibility delay; and the **transport** to it, injecting the wire faults.
 //! - [`Proof`]: the harness. Give it a `#[side_effect]` tool's contract, a factory for a
 //!   fresh simulated world, the arguments, the guarded call and an effect counter; it runs
-//!   DESIGN's acceptance run (200 episodes × 6 classes × 3 seeds, every seed twice),
-//!   checks I1–I4 on every episode, counts per class how often the dangerous window was
-//!   hit (a class that never bit fails), enumerates every small schedule, and shrinks and
-//!   saves any counterexample as JSON that [`Proof::replay_file`] replays in one line.
+//!   the acceptance run (200 episodes × 14 classes × 3 seeds, every seed twice, on the
+//!   machine's threads), checks I1, I2, I4 and I5 on every episode and I3 across the two
+//!   runs, counts per class how often the dangerous window was hit (a class that never bit
+//!   fails, and so does an invariant no class exercised), enumerates every small schedule,
+//!   and shrinks and saves any counterexample as JSON that [`Proof::replay_file`] replays
+//!   in one line.
+//! - [`mutants`]: the harness's own mutation test — broken variants of the billing tool that
+//!   a class must kill.
 //! - [`billing`]: the simulator's own billing tool and the control strategies that must
 //!   fail; [`experiments`]: reference 000's retry matrix and the paper's fault levels.
 //!
@@ -37,6 +41,14 @@
 //! | `redelivery` | the agent's transport delivers the tool call again (at a random instant); with `server_dedup`, half the episodes instead have the wire deliver a request twice | a duplicate arrived while the first call was unresolved, or the wire delivered twice |
 //! | `crash` | request 0 takes effect and is answered, and its process dies before the ledger write; the agent reruns the call in a new process on the same ledger | the process died between the effect and the ledger write |
 //! | `divergent_payload` | the agent calls again with changed arguments (sometimes after a lost ack) | the changed call arrived after the operation had been dispatched |
+//! | `lost_request` | request 0 is dropped, or refused with a 503, before any effect (sometimes request 1 too) | a request failed before any effect and its client could not tell |
+//! | `error_after_effect` | request 0 takes effect, then a 500 comes back (sometimes invisible for a while) | an effect committed and its client got an error |
+//! | `slow_success` | request 0 lands and answers after the attempt's timeout, within the bound | the answer came after the client had given up on the attempt |
+//! | `stale_read` | request 0's ack is lost (or a 500 comes back) and its effect stays invisible to reads; a second call reads during the lag | a postcondition read missed a landed effect |
+//! | `concurrent_callers` | a second worker runs the same call; half the time the first stalls past its lease | a second worker started while the first was running |
+//! | `ledger_fault` | one ledger step (begin, resolve, take over, release) fails, before or after the store applied it; sometimes the agent calls again | an injected ledger failure happened |
+//! | `lookalike_records` | the world holds another operation's effect (same customer and amount, another order) before the episode; request 0 is lost or its ack is | a postcondition read ran beside a look-alike |
+//! | `sibling_operations` | the caller runs a second, distinct operation before, after or during this one; one request is lost or its ack is | a postcondition read ran beside a sibling's effect |
 //!
 //! # What each contract can and cannot defend
 //!
@@ -65,6 +77,14 @@
 //! - **I3 determinism**: each seed is run twice; the JSON Lines logs must be identical.
 //! - **I4 no orphan intent**: never "completed" unless an effect with the call's own
 //!   arguments exists at that moment.
+//! - **I5 claim before effect**: for a tool that uses the ledger, no request leaves a
+//!   process that does not hold a live claim on the key it runs under (fail closed on
+//!   ledger errors; fencing when a lease runs out under a stalled owner).
+//!
+//! I2 also holds a distinct operation (a sibling; the intended one when no changed call
+//! exists) refused as a changed retry of another to be a violation: its key merges two
+//! operations. Each class says which invariants it can break ([`FaultClass::exposes`]);
+//! the report's coverage table counts their window hits.
 //!
 //! # Fault levels
 //!
