@@ -557,7 +557,7 @@ fn suggest_proposes_keys_from_business_identifiers() {
         "{out}"
     );
     assert!(
-        out.contains("async fn verify_create_charge(&self, Parameters(args): &Parameters<ChargeArgs>) -> Result<Option<CallToolResult>, McpError>"),
+        out.contains("async fn verify_create_charge(&self, Parameters(args): &Parameters<ChargeArgs>) -> Result<Option<CallToolResult>, &'static str>"),
         "{out}"
     );
     assert!(out.contains("max_retries = 1"), "{out}");
@@ -626,8 +626,25 @@ fn suggest_fix_inserts_contracts_that_compile() {
     let lib = root.join("src/lib.rs");
     let before = std::fs::read_to_string(&lib).unwrap();
     let r = run(root, &["suggest", "--fix"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("3 tools fixed in 1 file"), "{}", r.stdout);
+    // `add_note(ticket_number, text, internal)` has no input naming the operation: not
+    // guarded, and --fix says so and fails.
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("2 tools fixed in 1 file, 1 skipped"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("--fix does not apply: no input names the operation"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("--fix could not guard 1 tool"),
+        "{}",
+        r.stderr
+    );
     // This crate took the per-crate steps already: none is left.
     assert!(
         !r.stdout.contains("before the contracts compile"),
@@ -649,12 +666,13 @@ fn suggest_fix_inserts_contracts_that_compile() {
     let inserted = inserted.join("\n");
     for want in [
         "    #[idemcheck::side_effect(\n        key = [incident_id, requester],\n        verify = verify_open_ticket,\n        max_retries = 1\n    )]",
-        "    #[idemcheck::side_effect(key = [ticket_number], verify = verify_add_note, max_retries = 1)]",
-        "    async fn verify_add_note(\n        &self,\n        Parameters(args): &Parameters<NoteArgs>,\n    ) -> Result<Option<CallToolResult>, &'static str> {\n        let _ = args;\n        Err(\"postcondition of `add_note` not written yet\")\n    }",
+        "    #[idemcheck::side_effect(key = [ticket_number], verify = verify_close_ticket, max_retries = 1)]",
+        "    async fn verify_close_ticket(\n        &self,\n        Parameters(args): &Parameters<CloseArgs>,\n    ) -> Result<Option<CallToolResult>, &'static str> {\n        let _ = args;\n        Err(\"postcondition of `close_ticket` not written yet\")\n    }",
     ] {
         assert!(inserted.contains(want), "missing:\n{want}\nin:\n{inserted}");
     }
     assert!(!inserted.contains("read_ticket"), "{inserted}");
+    assert!(!inserted.contains("verify_add_note"), "{inserted}");
     // rustfmt-stable: the formatted fixture stays formatted.
     let fmt = Command::new("rustfmt")
         .args(["--check", "--edition", "2021"])
@@ -669,12 +687,18 @@ fn suggest_fix_inserts_contracts_that_compile() {
     // No contract findings for those tools any more (IDEM009 stays a warning: the person
     // decides settle_ms or server_dedup).
     let r = run(root, &["--message-format=short"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
-    for code in ["IDEM001", "IDEM002", "IDEM003"] {
-        assert!(!r.stdout.contains(code), "{}", r.stdout);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    for line in finding_lines(&r.stdout) {
+        if ["IDEM001", "IDEM002", "IDEM003"]
+            .iter()
+            .any(|c| line.contains(c))
+        {
+            assert!(line.contains("`add_note`"), "{}", r.stdout);
+        }
     }
-    // A second --fix finds nothing to do.
+    // A second --fix guards nothing more, and still says why add_note is left.
     let r = run(root, &["suggest", "--fix"]);
+    assert_eq!(r.code, 1);
     assert!(r.stdout.contains("0 tools fixed"), "{}", r.stdout);
     assert_eq!(std::fs::read_to_string(&lib).unwrap(), after);
     // It builds, and the stub makes an ambiguous failure end Unknown.
@@ -949,7 +973,8 @@ fn suggest_fix_on_a_free_function_tool() {
     let ws = copy_fixture("configured");
     let root = ws.path();
     let r = run(root, &["suggest", "--fix"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // The skipped trait tool makes --fix fail, saying why.
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(
         r.stdout.contains("1 tool fixed in 1 file, 1 skipped"),
         "{}",

@@ -118,6 +118,76 @@ const ENTITIES: &[&str] = &[
     "owner",
 ];
 
+/// Words of an identifier that names the operation itself, not the item it acts on: one
+/// order, delivery or payment is one operation, whatever the items and amounts in it.
+const OPERATIONS: &[&str] = &[
+    "order",
+    "invoice",
+    "booking",
+    "reservation",
+    "shipment",
+    "delivery",
+    "payment",
+    "charge",
+    "refund",
+    "transfer",
+    "transaction",
+    "txn",
+    "request",
+    "reference",
+    "ref",
+    "incident",
+    "operation",
+    "op",
+    "job",
+    "correlation",
+    "confirmation",
+    "submission",
+    "receipt",
+    "purchase",
+    "checkout",
+    "withdrawal",
+    "deposit",
+    "payout",
+    "appointment",
+    "claim",
+];
+
+/// First words of tools that move an item to a final state (closing a ticket twice is one
+/// operation): for them the item's identifier does name the operation.
+const TERMINAL_VERBS: &[&str] = &[
+    "close",
+    "delete",
+    "remove",
+    "cancel",
+    "archive",
+    "revoke",
+    "deactivate",
+    "disable",
+    "unsubscribe",
+    "unpublish",
+    "approve",
+    "reject",
+    "lock",
+    "unlock",
+];
+
+/// Whether an input's name names the operation (`order_id`, `delivery_ref`, `reference`),
+/// rather than an item the operation acts on (`sku`, `customer_id`, `to`).
+pub fn names_operation(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.split('_').any(|t| OPERATIONS.contains(&t))
+}
+
+/// Whether a tool named `tool` moves an item to a final state (`close_ticket`).
+pub fn is_terminal(tool: &str) -> bool {
+    let lower = tool.to_ascii_lowercase();
+    lower
+        .split('_')
+        .find(|t| !t.is_empty())
+        .is_some_and(|t| TERMINAL_VERBS.contains(&t))
+}
+
 const FREE_TEXT: &[&str] = &[
     "body",
     "text",
@@ -225,9 +295,14 @@ pub struct Choice {
     pub review: bool,
 }
 
-/// Choose the key among candidates: every identifier; with none, every input that is not
-/// excluded (marked for review); with none of those either, `fallback` (the whole input).
-pub fn choose(candidates: &[Candidate], fallback: &[String]) -> Choice {
+/// Choose the key among candidates. Identifiers make the key only when one of them names the
+/// operation itself ([`names_operation`]), or when the tool (`tool`, its name) moves an item
+/// to a final state ([`is_terminal`]). Item identifiers alone would merge distinct operations
+/// (a second, legitimate `restock` of the same `sku` would be replayed, not done): then no key
+/// is proposed, and the note says REVIEW and asks for an input naming each operation. With no
+/// identifier at all, every input that is not excluded (marked for review); with none of
+/// those either, `fallback` (the whole input).
+pub fn choose(tool: &str, candidates: &[Candidate], fallback: &[String]) -> Choice {
     let ids: Vec<&Candidate> = candidates
         .iter()
         .filter(|c| matches!(c.class, Class::Identifier(_)))
@@ -250,20 +325,47 @@ pub fn choose(candidates: &[Candidate], fallback: &[String]) -> Choice {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if !ids.is_empty() {
+    let field_name = |e: &str| e.rsplit('.').next().unwrap_or(e).to_string();
+    let names_op = ids.iter().any(|c| names_operation(&field_name(&c.entry)));
+    if !ids.is_empty() && (names_op || is_terminal(tool)) {
         let entries: Vec<String> = ids.iter().map(|c| c.entry.clone()).collect();
         let verb = if entries.len() == 1 {
             "identifies"
         } else {
             "identify"
         };
+        let why = if names_op {
+            String::new()
+        } else {
+            format!(" (`{tool}` moves it to a final state: doing it twice is one operation)")
+        };
         return Choice {
             note: format!(
-                "{} {verb} the operation{left}; a second call with the same key and other values is refused (divergent payload), never merged: if the tool may do that on purpose, add an input naming each operation",
+                "{} {verb} the operation{why}{left}; a second call with the same key and other values is refused (divergent payload), never merged: if the tool may do that on purpose, add an input naming each operation",
                 quote(&entries)
             ),
             entries,
             review: false,
+        };
+    }
+    if !ids.is_empty() {
+        let items: Vec<String> = ids.iter().map(|c| c.entry.clone()).collect();
+        // `add_note` -> `note_id`, `restock` -> `restock_id`.
+        let words: Vec<&str> = tool.split('_').filter(|w| !w.is_empty()).collect();
+        let base = if words.len() > 1 {
+            words[1..].join("_")
+        } else {
+            tool.to_string()
+        };
+        return Choice {
+            note: format!(
+                "REVIEW: no input names the operation itself (an order, delivery, payment or reference id); {} only identif{} what it acts on, and a key of item identifiers alone merges distinct operations: a second, legitimate `{tool}` with the same {} would be replayed from the ledger instead of done. Add an input naming each operation (e.g. `{base}_id` or `reference`, chosen by the caller once per operation and reused on its retries), then key on it{left}",
+                quote(&items),
+                if items.len() == 1 { "ies" } else { "y" },
+                quote(&items),
+            ),
+            entries: Vec::new(),
+            review: true,
         };
     }
     let others: Vec<String> = candidates
@@ -331,6 +433,7 @@ mod tests {
             class: classify(e, ty),
         };
         let got = choose(
+            "create_charge",
             &[
                 cand("customer", "String"),
                 cand("order_id", "String"),
@@ -347,16 +450,71 @@ mod tests {
             got.note
         );
         let got = choose(
+            "create_charge",
             &[cand("amount_cents", "u64"), cand("memo", "String")],
             &["args".into()],
         );
         assert_eq!(got.entries, ["args"]);
         assert!(got.review);
         let got = choose(
+            "create_charge",
             &[cand("mode", "String"), cand("body", "String")],
             &["args".into()],
         );
         assert_eq!(got.entries, ["mode"]);
         assert!(got.review);
+    }
+
+    /// `restock(sku, qty)`: `sku` names the item, not the operation. A key of it alone
+    /// would replay a second, legitimate restock: REVIEW, no key, an operation id asked for.
+    #[test]
+    fn an_item_identifier_alone_is_not_a_key() {
+        let cand = |e: &str, ty: &str| Candidate {
+            entry: e.into(),
+            class: classify(e, ty),
+        };
+        let got = choose(
+            "restock",
+            &[cand("sku", "String"), cand("qty", "u32")],
+            &["args".into()],
+        );
+        assert!(got.review);
+        assert!(got.entries.is_empty(), "{:?}", got.entries);
+        assert!(
+            got.note.starts_with("REVIEW: no input names the operation"),
+            "{}",
+            got.note
+        );
+        assert!(
+            got.note.contains("merges distinct operations"),
+            "{}",
+            got.note
+        );
+        assert!(got.note.contains("`restock_id`"), "{}", got.note);
+        // With an input naming the operation, that makes the key (the item rides along).
+        let got = choose(
+            "restock",
+            &[
+                cand("delivery_ref", "String"),
+                cand("sku", "String"),
+                cand("qty", "u32"),
+            ],
+            &["args".into()],
+        );
+        assert!(!got.review);
+        assert_eq!(got.entries, ["delivery_ref", "sku"]);
+        // Closing a ticket twice is one operation: its number is the key.
+        let got = choose(
+            "close_ticket",
+            &[cand("ticket_number", "u64")],
+            &["args".into()],
+        );
+        assert!(!got.review);
+        assert_eq!(got.entries, ["ticket_number"]);
+        assert!(
+            names_operation("order_id")
+                && names_operation("args.order_id".rsplit('.').next().unwrap())
+        );
+        assert!(!names_operation("sku") && !names_operation("customer_id"));
     }
 }

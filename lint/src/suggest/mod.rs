@@ -74,7 +74,15 @@ pub fn run_cli(parsed: SuggestArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         Err(e) => return crate::cli::discover_failed(&e, err),
     };
     match run(&parsed, &plan, out) {
-        Ok(()) => crate::cli::EXIT_OK,
+        Ok(0) => crate::cli::EXIT_OK,
+        Ok(skipped) => {
+            let _ = writeln!(
+                err,
+                "error: --fix could not guard {}: each says why above (`--fix does not apply: ..`)",
+                plural(skipped, "tool", "tools")
+            );
+            crate::cli::EXIT_FINDINGS
+        }
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
             crate::cli::EXIT_FAILURE
@@ -91,11 +99,12 @@ struct Unguarded<'a> {
     codes: BTreeSet<RuleCode>,
 }
 
+/// Returns how many tools `--fix` skipped (0 without `--fix`).
 fn run(
     args: &SuggestArgs,
     plan: &crate::discover::Plan,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<u32, String> {
     let files = crate::analysis::collect_all(plan);
     crate::query::over(plan, &files, |query| propose_all(args, plan, query, out))
 }
@@ -106,7 +115,7 @@ fn propose_all(
     plan: &crate::discover::Plan,
     query: &Query<'_>,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<u32, String> {
     let files = query.files();
     let outcome = rules::run(query);
     // Unsuppressed contract findings, by (file, function).
@@ -188,8 +197,10 @@ fn propose_all(
             codes[0]
         ));
     }
+    let mut not_fixed = 0;
     if args.fix {
         let (fixed, files_changed, skipped) = fix::apply(&proposals)?;
+        not_fixed = skipped;
         text.push_str(&format!(
             "idemcheck suggest --fix: {} in {}{}\n",
             plural(fixed, "tool fixed", "tools fixed"),
@@ -229,7 +240,8 @@ fn propose_all(
         }
     }
     out.write_all(text.as_bytes())
-        .map_err(|e| format!("cannot write output: {e}"))
+        .map_err(|e| format!("cannot write output: {e}"))?;
+    Ok(not_fixed)
 }
 
 fn plural(n: u32, one: &str, many: &str) -> String {
@@ -253,6 +265,9 @@ fn render(p: &Proposal) -> String {
         "  postcondition to write (Ok(Some(..)) it happened, Ok(None) it did not, Err cannot tell):\n",
     );
     s.push_str(&format!("      {}\n", p.verify_signature));
+    s.push_str(
+        "      (any error type that implements `Display` will do, the tool's own included)\n",
+    );
     if let Err(why) = &p.fix {
         s.push_str(&format!("  --fix does not apply: {why}\n"));
     }
@@ -447,9 +462,31 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
             }
         }
     }
-    p.key = keys::choose(&candidates, &fallback);
+    p.key = keys::choose(&u.tool.name, &candidates, &fallback);
     // The postcondition.
-    let base = format!("verify_{}", loc.name);
+    // Named after the tool, never after a trait's method (`call`).
+    let named = if loc.trait_impl {
+        let public: String = u
+            .tool
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if public.is_empty() || public.starts_with(|c: char| c.is_ascii_digit()) {
+            loc.name.clone()
+        } else {
+            public
+        }
+    } else {
+        loc.name.clone()
+    };
+    let base = format!("verify_{named}");
     let mut verify = base.clone();
     let mut n = 2;
     while file.items.fn_names.contains(&verify) {
@@ -474,10 +511,11 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     let gen_text = loc.generics.clone();
     let where_text = loc.where_preds.clone();
     let asyncness = if loc.is_async { "async " } else { "" };
+    // The signature of the stub `--fix` inserts: its error is a message (any `Display` type
+    // works, the tool's own error type included).
     p.verify_signature = format!(
-        "{asyncness}fn {verify}{gen_text}({}) -> Result<Option<{ok_ty}>, {}>{}",
+        "{asyncness}fn {verify}{gen_text}({}) -> Result<Option<{ok_ty}>, &'static str>{}",
         params_text.join(", "),
-        err_ty.clone().unwrap_or_else(|| "E".into()),
         if where_text.is_empty() {
             String::new()
         } else {
@@ -490,7 +528,11 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     } else {
         "idemcheck::side_effect"
     };
-    let key_list = p.key.entries.join(", ");
+    let key_list = if p.key.entries.is_empty() {
+        "/* REVIEW: an input naming the operation */".to_string()
+    } else {
+        p.key.entries.join(", ")
+    };
     let indent = {
         // The text is read for its indentation only (the facts hold the rest).
         let text = std::fs::read_to_string(&file.path).unwrap_or_default();
@@ -525,6 +567,8 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     // Whether --fix applies.
     p.fix = if let Some(why) = style_reason {
         Err(why.to_string())
+    } else if p.key.entries.is_empty() {
+        Err("no input names the operation (see key:): add one, then run `--fix` again".into())
     } else if loc.trait_impl {
         Err("a trait method keeps the trait's signature: move the write into a free function with the contract".into())
     } else if results.is_none() {
