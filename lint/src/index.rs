@@ -51,6 +51,9 @@ pub struct Index<'a> {
     pub strong: Vec<Option<Reach>>,
     /// Nearest read from outside (see [`FnFacts::reads`]).
     reads: Vec<Option<Reach>>,
+    /// Free functions carrying a `#[side_effect]` contract, with their public tool name:
+    /// `f::call(..)` enters them under the contract, `f(..)` bypasses it.
+    guarded: rustc_hash::FxHashMap<FnId, &'a str>,
 }
 
 impl<'a> Index<'a> {
@@ -81,7 +84,18 @@ impl<'a> Index<'a> {
             any: Vec::new(),
             strong: Vec::new(),
             reads: Vec::new(),
+            guarded: rustc_hash::FxHashMap::default(),
         };
+        for (fi, file) in files.iter().enumerate() {
+            for tool in &file.tools {
+                if let (true, ToolBody::Local(j)) = (tool.has_contract, &tool.body) {
+                    let id = index.offsets[fi] + j;
+                    if index.func(id).self_ty.is_none() {
+                        index.guarded.insert(id, tool.name.as_str());
+                    }
+                }
+            }
+        }
         for (id, &(fi, j)) in index.fns.iter().enumerate() {
             let f = &files[fi].fns[j];
             match &f.self_ty {
@@ -142,6 +156,64 @@ impl<'a> Index<'a> {
             index.standing(&index.func(id).reads, id).next().is_some()
         });
         index
+    }
+
+    /// The public tool name of a function that carries a `#[side_effect]` contract (a free
+    /// function: its raw body stays callable beside the guarded `f::call`).
+    pub fn guarded_name(&self, id: FnId) -> Option<&'a str> {
+        self.guarded.get(&id).copied()
+    }
+
+    /// The guarded function a call enters through its guarded entry point (`f::call(..)`,
+    /// the path of `f` resolved as a call of `f` would be).
+    fn guarded_entry(&self, caller: FnId, target: &CallTarget) -> Option<FnId> {
+        let f = self.func(caller);
+        let found = match target {
+            CallTarget::Path { absolute, segments }
+                if segments.len() >= 2 && segments.last().is_some_and(|l| l == "call") =>
+            {
+                self.resolve_path(
+                    *absolute,
+                    &segments[..segments.len() - 1],
+                    &f.module,
+                    self.krate(caller),
+                )
+            }
+            CallTarget::TypeFn(ty, name) if name == "call" => self
+                .free_by_name
+                .get(ty.as_str())
+                .cloned()
+                .unwrap_or_default(),
+            _ => return None,
+        };
+        found.into_iter().find(|id| self.guarded.contains_key(id))
+    }
+
+    /// The nearest guarded function `root` enters through its guarded entry point (`f::call`)
+    /// within `depth` calls, and the functions on the way (the caller of `f::call` last).
+    pub fn guard_path(&self, root: FnId, depth: u32) -> Option<(FnId, Vec<FnId>)> {
+        if self.guarded.is_empty() {
+            return None;
+        }
+        let mut parent: rustc_hash::FxHashMap<FnId, FnId> = rustc_hash::FxHashMap::default();
+        for (v, _) in self.reachable(root, depth) {
+            for e in &self.edges[v] {
+                parent.entry(e.callee).or_insert(v);
+            }
+            for call in &self.func(v).calls {
+                if let Some(g) = self.guarded_entry(v, &call.target) {
+                    let mut chain = Vec::new();
+                    let mut cur = v;
+                    while cur != root {
+                        chain.push(cur);
+                        cur = parent[&cur];
+                    }
+                    chain.reverse();
+                    return Some((g, chain));
+                }
+            }
+        }
+        None
     }
 
     /// Whether a function reaches a read from outside within [`MAX_DEPTH`] calls.

@@ -25,10 +25,27 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     if let Some(body) = cx.body
         && let Some((ev, at, chain)) = index.write_path(body, strong_only, MAX_DEPTH)
     {
+        // The raw body of a guarded tool, called around its guard.
+        let bypasses = chain
+            .iter()
+            .chain([&at])
+            .find_map(|id| index.guarded_name(*id).map(|name| (*id, name)))
+            .map(|(id, name)| (name.to_string(), raw_path(index, id)));
         return Some(WriteReason::Evidence {
             description: describe_write(index, ev, at, &chain),
             strong: ev.strong,
             by_name: false,
+            bypasses,
+        });
+    }
+    // It enters a guarded function through its guarded entry point: a write, under that
+    // function's contract.
+    if let Some(body) = cx.body
+        && let Some((guarded, _)) = index.guard_path(body, MAX_DEPTH)
+    {
+        return Some(WriteReason::Guarded {
+            tool: index.guarded_name(guarded).unwrap_or_default().to_string(),
+            function: raw_path(index, guarded),
         });
     }
     // The code shows nothing either way: the tool's own words break the tie.
@@ -47,5 +64,16 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
         ),
         strong: false,
         by_name: true,
+        bypasses: None,
     })
+}
+
+/// A free function's path as its callers write it (`billing::send_invoice`).
+fn raw_path(index: &Index<'_>, id: crate::index::FnId) -> String {
+    let f = index.func(id);
+    if f.module.is_empty() {
+        f.name.clone()
+    } else {
+        format!("{}::{}", f.module, f.name)
+    }
 }

@@ -75,6 +75,7 @@ fixture_snapshot!(unparsable);
 fixture_snapshot!(retries);
 fixture_snapshot!(clean);
 fixture_snapshot!(more_styles);
+fixture_snapshot!(rig_guarded);
 
 const FIXTURES: &[&str] = &[
     "rmcp_server",
@@ -88,6 +89,7 @@ const FIXTURES: &[&str] = &[
     "retries",
     "clean",
     "more_styles",
+    "rig_guarded",
 ];
 
 #[test]
@@ -654,5 +656,86 @@ fn macro_and_lint_agree_on_every_ui_case() {
         "{} of {compared} cases disagree:\n{}",
         disagree.len(),
         disagree.join("\n")
+    );
+}
+
+/// The lint sees the guard (rig-core 0.44 tools, `fixtures/rig_guarded`): a `Tool::call` that
+/// calls `send_invoice::call` is a write guarded by that contract (no finding, and not judged
+/// a read); a `PortableTool` is found without configuration; one that calls the raw
+/// `send_invoice(..)` is told to call `send_invoice::call` instead. `docs` and `suggest` say
+/// the same.
+#[test]
+fn a_tool_delegating_to_a_guarded_function_is_guarded() {
+    let sel = Selection {
+        manifest_path: Some(manifest("rig_guarded")),
+        ..Selection::default()
+    };
+    let a = analysis::analyze(&plan(&sel).expect("plan"));
+    let inv = |name: &str| {
+        a.report
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name} not found: {:?}", a.report.tools))
+    };
+    let guarded = inv("send_invoice_tool");
+    assert_eq!(guarded.kind, idemcheck_spec::Judgement::Write);
+    assert!(
+        guarded.evidence.starts_with("guarded by `send_invoice`"),
+        "{}",
+        guarded.evidence
+    );
+    assert!(
+        !a.report
+            .findings
+            .iter()
+            .any(|f| f.tool == "send_invoice_tool"),
+        "{:?}",
+        a.report.findings
+    );
+    assert_eq!(inv("charge_card").kind, idemcheck_spec::Judgement::Write);
+    let bypass = a
+        .report
+        .findings
+        .iter()
+        .find(|f| f.tool == "resend_invoice" && f.code == idemcheck_spec::RuleCode::Idem001)
+        .expect("the raw call is a finding");
+    assert!(
+        bypass
+            .help
+            .as_deref()
+            .is_some_and(|h| h.starts_with("call `send_invoice::call(&ctx, ..)` instead")),
+        "{bypass:?}"
+    );
+    let out = bin()
+        .args(["idemcheck", "docs", "--manifest-path"])
+        .arg(manifest("rig_guarded"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("| `SendInvoice::call` | write | guarded by `send_invoice` |"),
+        "{text}"
+    );
+    assert!(!text.contains("simply be called again"), "{text}");
+    let out = bin()
+        .args(["idemcheck", "suggest", "--manifest-path"])
+        .arg(manifest("rig_guarded"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("send_invoice_tool —"), "{text}");
+    assert!(text.contains("async fn verify_charge_card("), "{text}");
+    assert!(!text.contains("verify_call"), "{text}");
+    let out = bin()
+        .args(["idemcheck", "suggest", "--fix", "--manifest-path"])
+        .arg(manifest("rig_guarded"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--fix could not guard 2 tools"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -153,6 +153,9 @@ pub struct ToolDoc {
     pub contract: ToolContract,
     /// Whether a `#[side_effect]` contract is attached.
     pub has_contract: bool,
+    /// The guarded function whose entry point (`f::call`) it calls, as (public tool name,
+    /// Rust path): a write guarded by that function's contract.
+    pub guarded_by: Option<(String, String)>,
     /// Where the `#[side_effect]` attribute starts.
     pub contract_line: Option<u32>,
     /// The postcondition.
@@ -199,6 +202,9 @@ impl ToolDoc {
         if c.max_retries.is_none() {
             missing.push("retry cap");
         }
+        if let (false, Some((name, _))) = (self.has_contract, &self.guarded_by) {
+            return format!("guarded by `{name}`");
+        }
         match (self.has_contract, missing.is_empty()) {
             (true, true) => "complete".into(),
             (true, false) => format!("incomplete: no {}", missing.join(", no ")),
@@ -211,6 +217,7 @@ impl ToolDoc {
     pub fn complete(&self) -> bool {
         match self.kind {
             Judgement::Read => self.contract.is_complete(),
+            Judgement::Write if self.guarded_by.is_some() && !self.has_contract => true,
             Judgement::Write => self.contract.is_complete() && self.has_contract,
             Judgement::Unknown => false,
         }
@@ -597,6 +604,10 @@ fn describe(
         writes,
         contract,
         has_contract: tool.has_contract,
+        guarded_by: match &cx.write {
+            Some(WriteReason::Guarded { tool, function }) => Some((tool.clone(), function.clone())),
+            _ => None,
+        },
         contract_line: tool.contract_loc.map(|l| l.line),
         verify,
         key_text: String::new(),
@@ -683,6 +694,9 @@ fn kind_reason(
                 "judged a write by its words: the code it reaches makes only calls the lint cannot see into (no write and no read was found), so the tool's own name or description decided: {why}"
             )
         }
+        Some(WriteReason::Guarded { tool, function }) => format!(
+            "guarded by `{tool}`: it calls `{function}::call`, the guarded entry point of the `#[side_effect]` function `{function}`, so its write runs under that contract"
+        ),
         Some(WriteReason::Evidence { .. }) => {
             let strong: Vec<WriteDoc> = writes.iter().filter(|w| w.strong).cloned().collect();
             let shown = if tool.claims_read_only || writes.is_empty() {

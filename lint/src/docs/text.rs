@@ -85,6 +85,11 @@ pub(crate) fn key_text(doc: &ToolDoc) -> String {
     } else {
         ""
     };
+    if let (false, Some((name, function))) = (doc.has_contract, &doc.guarded_by) {
+        return format!(
+            "derived by the contract of `{name}` (`{function}`), whose guarded entry point `{function}::call` this tool calls"
+        );
+    }
     match &doc.contract.key {
         Some(KeyDerivation::Fields { fields }) => format!(
             "SHA-256 of the run scope, the tool name `{}` and {} (canonical JSON), declared by `key = [..]` in the `#[side_effect]` at {}{dedup}",
@@ -117,6 +122,11 @@ pub(crate) fn answer(doc: &ToolDoc) -> String {
         _ => {}
     }
     let c = &doc.contract;
+    if let (false, Some((name, function))) = (doc.has_contract, &doc.guarded_by) {
+        return format!(
+            "On a timeout: its write is `{function}::call`, guarded by the contract of `{name}`, so a retry of this tool reaches the same ledger record under the same key and is verified, replayed or refused there, never run twice; see `{name}` for its key, postcondition and retry cap."
+        );
+    }
     if !doc.has_contract && doc.by_words {
         return "On a timeout: judged a write by its words, and nothing guards it — no key, no postcondition, no retry cap — so whoever retries it (the agent, the MCP client, a retry layer) may run the write again and duplicate the effect. Its key is derived nowhere.".into();
     }

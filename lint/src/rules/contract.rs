@@ -13,7 +13,9 @@ use crate::index::Index;
 /// The contract findings of a tool.
 pub fn check(_index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
     let tool = cx.tool;
-    if !tool.has_contract && cx.write.is_none() {
+    // Without a contract, findings count for a write tool; one that enters a guarded
+    // function through `f::call` is guarded by that function's contract.
+    if !tool.has_contract && matches!(cx.write, None | Some(WriteReason::Guarded { .. })) {
         return Vec::new();
     }
     tool.contract_findings
@@ -24,6 +26,7 @@ pub fn check(_index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
                 && let Some(WriteReason::Evidence {
                     description,
                     by_name,
+                    bypasses,
                     ..
                 }) = &cx.write
             {
@@ -33,6 +36,16 @@ pub fn check(_index: &Index<'_>, cx: &ToolCx<'_>) -> Vec<Hit> {
                     } else {
                         format!("{}; it writes: {description}", f.message)
                     };
+                }
+                // The write is a guarded tool's raw body, called around its guard.
+                if let (RuleCode::Idem001, Some((name, path))) = (f.code, bypasses) {
+                    finding.message = format!(
+                        "{}; that write is the raw, unguarded body of the guarded tool `{name}`",
+                        finding.message
+                    );
+                    finding.help = Some(format!(
+                        "call `{path}::call(&ctx, ..)` instead of `{path}(..)`: the guarded entry point runs it under `{name}`'s contract (same key on every attempt, verify before retry)"
+                    ));
                 }
                 if *by_name && finding.severity == idemcheck_spec::Severity::Error {
                     finding.severity = idemcheck_spec::Severity::Warning;

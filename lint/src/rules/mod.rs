@@ -48,6 +48,17 @@ pub enum WriteReason {
         /// The code reaches no write and no read it can see: the tool's own name or
         /// description broke the tie (its findings are warnings).
         by_name: bool,
+        /// The write is the raw body of a guarded tool, called directly (`f(..)`, not
+        /// `f::call(..)`): that guarded tool's public name and Rust function.
+        bypasses: Option<(String, String)>,
+    },
+    /// Its body calls the guarded entry point of a `#[side_effect]` function (`f::call(..)`):
+    /// a write, guarded by that function's contract.
+    Guarded {
+        /// The guarded function's public tool name.
+        tool: String,
+        /// Its Rust function.
+        function: String,
     },
 }
 
@@ -186,6 +197,12 @@ pub fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::To
     let (kind, evidence) = match &cx.write {
         Some(WriteReason::Declared) => (Judgement::Write, "declared a write".to_string()),
         Some(WriteReason::Evidence { description, .. }) => (Judgement::Write, description.clone()),
+        Some(WriteReason::Guarded { tool, function }) => (
+            Judgement::Write,
+            format!(
+                "guarded by `{tool}`: it calls `{function}::call`, which runs the write under that contract"
+            ),
+        ),
         None => match (cx.body, cx.tool.declared_write) {
             (_, Some(false)) => (Judgement::Read, "declared a read".to_string()),
             (Some(b), _) if index.reads_from(b) => (

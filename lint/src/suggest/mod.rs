@@ -147,6 +147,8 @@ fn propose_all(
             None => continue,
             Some(WriteReason::Declared) => "declared a write tool".to_string(),
             Some(WriteReason::Evidence { description, .. }) => description.clone(),
+            // Guarded by the contract of the function it calls: nothing to propose.
+            Some(WriteReason::Guarded { .. }) => continue,
         };
         unguarded.push(Unguarded {
             file: cx.file,
