@@ -215,8 +215,11 @@ fn child(mode: &str, dir: &Path) {
                     config: Default::default(),
                     roots: vec![job],
                     follow_mods: true,
+                    package: None,
                 }],
                 only: None,
+                packages: Vec::new(),
+                prefilter: false,
             };
             let t0 = Instant::now();
             let files = cargo_idemcheck::analysis::collect_all_with(&plan, false);
@@ -238,23 +241,30 @@ fn child(mode: &str, dir: &Path) {
                 json.len()
             )
         }
-        "lint-real" => {
+        "lint-real" | "lint-real-all" => {
             // A real workspace: the plan from `cargo metadata` (made before the clock starts,
-            // like the file list of `parse-real`), then what `check` does.
+            // like the file list of `parse-real`), then what `check` does: with the lexical
+            // prefilter (the default), or parsing every file (`--all-files`).
+            let all_files = mode == "lint-real-all";
             let sel = cargo_idemcheck::discover::Selection {
                 manifest_path: Some(dir.join("Cargo.toml")),
                 workspace: true,
+                all_files,
                 ..Default::default()
             };
             let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
             let t0 = Instant::now();
-            let files = cargo_idemcheck::analysis::collect_all_with(&plan, false);
+            let (files, pre) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
             let json = cargo_idemcheck::report::json::render(&a);
             let ms = t0.elapsed().as_secs_f64() * 1000.0;
-            // The files read, for `parse-real` to parse the same ones.
-            let list: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
-            std::fs::write(real_list(dir), list.join("\n")).expect("file list");
+            // Every file of the workspace, for `parse-real` to parse the same ones.
+            if all_files {
+                let list: Vec<String> =
+                    files.iter().map(|f| f.path.display().to_string()).collect();
+                std::fs::write(real_list(dir), list.join("\n")).expect("file list");
+            }
+            let _ = pre;
             let lines: usize = files
                 .iter()
                 .map(|f| std::fs::read_to_string(&f.path).map_or(0, |t| t.lines().count()))
@@ -309,31 +319,36 @@ fn real_list(dir: &Path) -> PathBuf {
     ))
 }
 
-/// Real workspaces (`--real DIR ...`): the lint as `check` runs it after `cargo metadata`,
-/// against a bare parallel parse of exactly the files the lint read; interleaved rounds, the
-/// median of each (times from inside the child, after the plan; CPU and peak memory for the
-/// whole child).
+/// Real workspaces (`--real DIR ...`): the lint as `check` runs it after `cargo metadata`
+/// (with the lexical prefilter, the default, and with `--all-files`, every file parsed),
+/// against a bare parallel parse of every file of the workspace's module trees (the files
+/// the `--all-files` run parses); interleaved rounds, the median of each (times from inside
+/// the child, after the plan; CPU and peak memory for the whole child).
 fn real(dirs: &[PathBuf]) {
     println!(
-        "{:<28} {:>6} {:>8} | {:>8} {:>8} {:>6} | {:>8} {:>9} {:>6} | {:>9} {:>10}",
+        "{:<28} {:>6} {:>8} | {:>8} {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>9} | {:>9} {:>9} {:>10}",
         "workspace",
         "files",
         "lines",
         "lint ms",
+        "all ms",
         "parse ms",
         "ratio",
+        "all/p",
         "lint cpu",
+        "all cpu",
         "parse cpu",
-        "ratio",
         "lint peak",
+        "all peak",
         "parse peak"
     );
     for dir in dirs {
         // Warm-up: page cache, and the file list for `parse-real`.
-        measure_once("lint-real", dir);
-        let (mut lint, mut parse) = (Vec::new(), Vec::new());
+        measure_once("lint-real-all", dir);
+        let (mut lint, mut all, mut parse) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
             lint.push(measure_once("lint-real", dir));
+            all.push(measure_once("lint-real-all", dir));
             parse.push(measure_once("parse-real", dir));
         }
         let median = |v: &[Sample], f: fn(&Sample) -> f64| {
@@ -341,13 +356,22 @@ fn real(dirs: &[PathBuf]) {
             xs.sort_by(f64::total_cmp);
             xs[xs.len() / 2]
         };
-        let (lm, pm) = (median(&lint, |s| s.ms), median(&parse, |s| s.ms));
-        let (lc, pc) = (median(&lint, |s| s.cpu), median(&parse, |s| s.cpu));
-        let (lk, pk) = (
+        let (lm, am, pm) = (
+            median(&lint, |s| s.ms),
+            median(&all, |s| s.ms),
+            median(&parse, |s| s.ms),
+        );
+        let (lc, ac, pc) = (
+            median(&lint, |s| s.cpu),
+            median(&all, |s| s.cpu),
+            median(&parse, |s| s.cpu),
+        );
+        let (lk, ak, pk) = (
             median(&lint, |s| s.kb as f64),
+            median(&all, |s| s.kb as f64),
             median(&parse, |s| s.kb as f64),
         );
-        let detail = &lint[0].detail;
+        let detail = &all[0].detail;
         let field = |k: &str| {
             detail
                 .split_whitespace()
@@ -356,7 +380,7 @@ fn real(dirs: &[PathBuf]) {
                 .to_string()
         };
         println!(
-            "{:<28} {:>6} {:>8} | {:>8.1} {:>8.1} {:>6.2} | {:>8.0} {:>9.0} {:>6.2} | {:>6.0} MB {:>7.0} MB",
+            "{:<28} {:>6} {:>8} | {:>8.1} {:>8.1} {:>8.1} {:>6.2} {:>6.2} | {:>8.0} {:>8.0} {:>9.0} | {:>6.0} MB {:>6.0} MB {:>7.0} MB",
             dir.components()
                 .rev()
                 .take(2)
@@ -369,12 +393,15 @@ fn real(dirs: &[PathBuf]) {
             field("files="),
             field("lines="),
             lm,
+            am,
             pm,
             lm / pm,
+            am / pm,
             lc,
+            ac,
             pc,
-            lc / pc,
             lk / 1024.0,
+            ak / 1024.0,
             pk / 1024.0
         );
     }

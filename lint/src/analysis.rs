@@ -55,6 +55,16 @@ pub fn collect_all(plan: &Plan) -> Vec<FileFacts> {
 /// [`collect_all`], recording item facts only when `item_facts` is set: `suggest` and
 /// `--new-from-rev` need them, `check` and `docs` do not.
 pub fn collect_all_with(plan: &Plan, item_facts: bool) -> Vec<FileFacts> {
+    collect_prefiltered(plan, item_facts).0
+}
+
+/// [`collect_all_with`] after the lexical prefilter ([`crate::prefilter`]): only the
+/// crates it keeps are parsed. Returns what it decided too.
+pub fn collect_prefiltered(
+    plan: &Plan,
+    item_facts: bool,
+) -> (Vec<FileFacts>, crate::prefilter::Prefiltered) {
+    let pre = crate::prefilter::select(plan);
     let seen: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
     let out: Mutex<Vec<FileFacts>> = Mutex::new(Vec::new());
     let excludes: Vec<crate::glob::Excludes> = plan
@@ -95,7 +105,7 @@ pub fn collect_all_with(plan: &Plan, item_facts: bool) -> Vec<FileFacts> {
         }
     }
     rayon::scope(|s| {
-        for krate in &plan.crates {
+        for (krate, _) in plan.crates.iter().zip(&pre.parse).filter(|(_, p)| **p) {
             for root in &krate.roots {
                 let job = root.clone();
                 let shared = (&seen, &out, &excludes[..], item_facts);
@@ -106,7 +116,7 @@ pub fn collect_all_with(plan: &Plan, item_facts: bool) -> Vec<FileFacts> {
     let mut files = out.into_inner().expect("no panics while locked");
     files.sort_by(|a, b| a.rel.cmp(&b.rel).then(a.path.cmp(&b.path)));
     crate::frameworks::drop_repeated(&mut files);
-    files
+    (files, pre)
 }
 
 /// Run the rules on collected files.
@@ -156,6 +166,7 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
             findings,
             summary: Summary {
                 files: nfiles,
+                skipped_files: 0,
                 tools,
                 write_tools,
                 errors,
@@ -173,8 +184,10 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
 
 /// Collect and analyze.
 pub fn analyze(plan: &Plan) -> Analysis {
-    let files = collect_all_with(plan, false);
-    analyze_files(plan, &files)
+    let (files, pre) = collect_prefiltered(plan, false);
+    let mut analysis = analyze_files(plan, &files);
+    analysis.report.summary.skipped_files = pre.skipped_files;
+    analysis
 }
 
 fn to_finding(files: &[FileFacts], h: Hit) -> Finding {
@@ -252,8 +265,11 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
             config,
             roots: Vec::new(),
             follow_mods: false,
+            package: None,
         }],
         only: None,
+        packages: Vec::new(),
+        prefilter: false,
     };
     let mut analysis = analyze_files(&plan, &files);
     analysis.sources = sources

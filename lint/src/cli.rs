@@ -227,9 +227,11 @@ fn check(parsed: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Err(e) => return discover_failed(&e, err),
     };
     // Item facts (item ranges) serve only `--new-from-rev`.
-    let files = crate::analysis::collect_all_with(&plan, parsed.adopt.new_from_rev.is_some());
+    let (files, pre) =
+        crate::analysis::collect_prefiltered(&plan, parsed.adopt.new_from_rev.is_some());
     let (analysis, adopted) = crate::query::over(&plan, &files, |query| {
         let mut analysis = crate::analysis::analyze_query(&plan, query);
+        analysis.report.summary.skipped_files = pre.skipped_files;
         let adopted = crate::adopt::apply(&parsed.adopt, &plan, query, &mut analysis);
         (analysis, adopted)
     });

@@ -22,6 +22,8 @@ pub struct Selection {
     pub paths: Vec<PathBuf>,
     /// `--config PATH` (an `idemcheck.toml`), replacing discovered configuration.
     pub config_path: Option<PathBuf>,
+    /// `--all-files`: no lexical prefilter.
+    pub all_files: bool,
 }
 
 /// The package selection every subcommand takes (`check`, `docs`, `suggest`).
@@ -39,6 +41,10 @@ pub struct SelectArgs {
     /// An idemcheck.toml to use instead of the discovered configuration.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Parse every file, also in packages where no file holds a tool marker (by default
+    /// they are read, not parsed: they cannot define a tool nor hold code one reaches).
+    #[arg(long)]
+    pub all_files: bool,
 }
 
 impl SelectArgs {
@@ -50,6 +56,7 @@ impl SelectArgs {
             packages: self.package.clone(),
             paths,
             config_path: self.config.clone(),
+            all_files: self.all_files,
         }
     }
 }
@@ -66,6 +73,19 @@ pub struct CratePlan {
     /// Whether `mod` declarations of its files are followed (not for walked directories,
     /// whose files are all roots).
     pub follow_mods: bool,
+    /// Its package in [`Plan::packages`] (`None` for loose paths and source texts).
+    pub package: Option<usize>,
+}
+
+/// A package of the plan, for the lexical prefilter ([`crate::prefilter`]).
+#[derive(Debug, Clone)]
+pub struct PackagePlan {
+    /// Package name.
+    pub name: String,
+    /// The directory of its `Cargo.toml`.
+    pub dir: PathBuf,
+    /// The packages of the plan it depends on (by name, whatever the dependency's source).
+    pub deps: Vec<usize>,
 }
 
 /// The files to lint, by crate.
@@ -77,6 +97,11 @@ pub struct Plan {
     pub crates: Vec<CratePlan>,
     /// When paths inside packages were given: report only findings under these.
     pub only: Option<Vec<PathBuf>>,
+    /// The packages the crates belong to.
+    pub packages: Vec<PackagePlan>,
+    /// Skip the crates of packages in which no file holds a tool marker (and that no such
+    /// package depends on) without parsing them.
+    pub prefilter: bool,
 }
 
 /// Why no plan could be made (exit code 2).
@@ -300,7 +325,24 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
     let mut crates = Vec::new();
     let mut selected = selected;
     selected.sort_by(|a, b| a.name.cmp(&b.name));
-    for pkg in selected {
+    let mut packages: Vec<PackagePlan> = selected
+        .iter()
+        .map(|p| PackagePlan {
+            name: p.name.to_string(),
+            dir: manifest_dir(p),
+            deps: Vec::new(),
+        })
+        .collect();
+    for (i, pkg) in selected.iter().enumerate() {
+        // By name, whatever the source: the lint resolves calls across members by name, and
+        // a member may be depended on by its published version (solagent's plugins).
+        packages[i].deps = pkg
+            .dependencies
+            .iter()
+            .filter_map(|d| selected.iter().position(|q| q.name.as_str() == d.name))
+            .collect();
+    }
+    for (package, pkg) in selected.into_iter().enumerate() {
         let config = load_config(sel, &manifest_dir(pkg))?;
         let mut targets: Vec<&cargo_metadata::Target> = pkg
             .targets
@@ -327,11 +369,18 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
                     mod_rs: true,
                 }],
                 follow_mods: true,
+                package: Some(package),
             });
         }
     }
     let only = (!paths.is_empty()).then_some(paths);
-    Ok(Plan { root, crates, only })
+    Ok(Plan {
+        root,
+        crates,
+        only,
+        packages,
+        prefilter: !sel.all_files,
+    })
 }
 
 /// Paths outside any Cargo package: each file is a root of one crate.
@@ -365,8 +414,11 @@ fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, D
             config,
             roots,
             follow_mods: follow,
+            package: None,
         }],
         only: None,
+        packages: Vec::new(),
+        prefilter: false,
     })
 }
 

@@ -41,6 +41,7 @@ pub mod frameworks;
 pub mod glob;
 pub mod index;
 pub mod judge;
+pub mod prefilter;
 pub mod query;
 pub mod report;
 pub mod rules;

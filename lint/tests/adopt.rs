@@ -382,9 +382,17 @@ fn helper_workspace() -> tempfile::TempDir {
         "[workspace]\nmembers = [\"alpha\", \"beta\"]\nresolver = \"2\"\n",
     );
     for name in ["alpha", "beta"] {
+        // alpha depends on beta, as it must to call it (the prefilter follows dependencies).
+        let deps = if name == "alpha" {
+            "\n[dependencies]\nbeta = { path = \"../beta\" }\n"
+        } else {
+            ""
+        };
         write(
             &root.join(name).join("Cargo.toml"),
-            &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            &format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{deps}"
+            ),
         );
     }
     write(
@@ -1003,4 +1011,38 @@ fn suggest_fix_on_a_free_function_tool() {
         .filter(|l| l.contains("`place_order`"))
         .collect();
     assert!(place.is_empty(), "{}", r.stdout);
+}
+
+#[test]
+fn packages_without_tool_markers_are_read_not_parsed_unless_all_files() {
+    let ws = helper_workspace();
+    let root = ws.path();
+    // gamma: no tool marker, nothing depends on it, and it does not even parse.
+    write(
+        &root.join("gamma/Cargo.toml"),
+        "[package]\nname = \"gamma\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("gamma/src/lib.rs"), "pub fn broken( {\n");
+    write(&root.join("gamma/src/util.rs"), "pub fn fine() {}\n");
+    write(
+        &root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"alpha\", \"beta\", \"gamma\"]\nresolver = \"2\"\n",
+    );
+    let r = run(root, &["--workspace", "--message-format=short"]);
+    assert!(
+        r.stdout
+            .contains("in 3 files (2 files without tool markers not parsed)"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("IDEM012"), "{}", r.stdout);
+    // beta has no marker either, but alpha depends on it: parsed, and its write is found.
+    assert!(r.stdout.contains("at beta/src/lib.rs:3"), "{}", r.stdout);
+    let all = run(
+        root,
+        &["--workspace", "--all-files", "--message-format=short"],
+    );
+    assert!(all.stdout.contains("IDEM012"), "{}", all.stdout);
+    assert!(all.stdout.contains("gamma/src/lib.rs"), "{}", all.stdout);
+    assert!(!all.stdout.contains("not parsed"), "{}", all.stdout);
 }

@@ -259,6 +259,10 @@ pub struct Finding {
 pub struct Summary {
     /// Files parsed.
     pub files: u32,
+    /// Files read but not parsed: no file of their package holds a tool marker, and no
+    /// package with one depends on it (`cargo idemcheck --all-files` parses them too).
+    #[serde(default)]
+    pub skipped_files: u32,
     /// Tool definitions found.
     pub tools: u32,
     /// Of which write tools.

@@ -26,22 +26,24 @@ use proc_macro2::Span;
 use syn::visit::Visit;
 use syn::{Expr, Lit, Pat};
 
+/// Lowercase parts that make a function name one of a tools/call handler.
+pub const HANDLER_NAME_PARTS: &[&str] = &[
+    "call_tool",
+    "tool_call",
+    "tools_call",
+    "calltool",
+    "toolcall",
+    "execute_tool",
+    "dispatch_tool",
+    "handle_tool",
+    "invoke_tool",
+    "run_tool",
+];
+
 /// Whether a function name is one of a tools/call handler.
 pub fn is_handler_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    const PARTS: &[&str] = &[
-        "call_tool",
-        "tool_call",
-        "tools_call",
-        "calltool",
-        "toolcall",
-        "execute_tool",
-        "dispatch_tool",
-        "handle_tool",
-        "invoke_tool",
-        "run_tool",
-    ];
-    PARTS.iter().any(|p| n.contains(p))
+    HANDLER_NAME_PARTS.iter().any(|p| n.contains(p))
 }
 
 /// Whether an expression names the tool being called: after `&`, `*`, parentheses and

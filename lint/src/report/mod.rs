@@ -50,8 +50,16 @@ pub fn summary_line(analysis: &Analysis) -> String {
             format!("{n} {many}")
         }
     };
+    let skipped = if s.skipped_files > 0 {
+        format!(
+            " ({} without tool markers not parsed)",
+            plural(s.skipped_files, "file", "files")
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "idemcheck: {} ({} write) in {}: {}, {}, {}, {} suppressed",
+        "idemcheck: {} ({} write) in {}{skipped}: {}, {}, {}, {} suppressed",
         plural(s.tools, "tool", "tools"),
         s.write_tools,
         plural(s.files, "file", "files"),
