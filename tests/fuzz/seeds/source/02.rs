@@ -1,0 +1,2 @@
+//! Excluded by configuration: not parsed, even though it does not parse.
+fn broken( {

@@ -1,0 +1,421 @@
+//! Mutation fuzzing, on the stable toolchain, of every parser idemcheck exposes to input it
+//! did not write: the `#[side_effect]` grammar (over token streams), suppression comments,
+//! `idemcheck.toml`, baseline files, saved counterexamples (parsed, printed and replayed
+//! through the simulator), and whole source files through the lint's per-file analysis.
+//!
+//! Each target starts from its committed seed corpus (`seeds/<target>/`) and feeds the
+//! target mutants of it: bytes flipped, ranges deleted or repeated, tokens of the target's
+//! dictionary inserted, seeds spliced, numbers replaced by extreme ones. The generator is
+//! the simulator's SplitMix64, so a run is a function of its seed and budget. A target
+//! passes when no input makes it panic; errors are the expected answer to bad input.
+//!
+//! - `cargo test -p idemcheck-fuzz`: every target for a short budget (CI);
+//! - `cargo run --release -p idemcheck-fuzz -- all 600`: every target for ten minutes,
+//!   printing executions per second and saving any crashing input under `crashes/`.
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use idemcheck::sim::SplitMix64;
+
+/// A fuzz target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `#[side_effect(...)]` arguments: lexed to a token stream, parsed, and the contract
+    /// checked against a tool signature.
+    Grammar,
+    /// `// idemcheck: allow(...)` comment bodies.
+    AllowComment,
+    /// `idemcheck.toml` files.
+    Config,
+    /// Baseline files (`--baseline`).
+    Baseline,
+    /// Saved counterexamples: parsed, their timeline printed, and replayed against the
+    /// simulator's billing tool (an arbitrary schedule of faults).
+    Counterexample,
+    /// Whole Rust source files through the lint's per-file analysis and rules.
+    Source,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 6] = [
+        Target::Grammar,
+        Target::AllowComment,
+        Target::Config,
+        Target::Baseline,
+        Target::Counterexample,
+        Target::Source,
+    ];
+
+    /// Its name (and its seed directory's).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Grammar => "grammar",
+            Target::AllowComment => "allow_comment",
+            Target::Config => "config",
+            Target::Baseline => "baseline",
+            Target::Counterexample => "counterexample",
+            Target::Source => "source",
+        }
+    }
+
+    /// The target named `name`.
+    pub fn named(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Tokens worth inserting.
+    fn dictionary(self) -> &'static [&'static str] {
+        const RUST: &[&str] = &[
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ";",
+            "=",
+            "::",
+            "#",
+            "!",
+            "\"",
+            "r#\"",
+            "\"#",
+            "'",
+            "//",
+            "/*",
+            "*/",
+            "///",
+            "0",
+            "1_000",
+            "18446744073709551615",
+            "-1",
+            "é",
+            "\u{0}",
+            "\n",
+            "\\",
+        ];
+        const GRAMMAR: &[&str] = &[
+            "key",
+            "key_fn",
+            "verify",
+            "max_retries",
+            "timeout_ms",
+            "settle_ms",
+            "ttl_hours",
+            "server_dedup",
+            "kind",
+            "allow",
+            "reason",
+            "IDEM001",
+            "IDEM011",
+            "missing_key",
+            "true",
+            "\"write\"",
+            "\"read\"",
+            "[]",
+            "Self::",
+            "args.",
+        ];
+        const CONFIG: &[&str] = &[
+            "[rules]",
+            "max_retries",
+            "exclude",
+            "tool_attributes",
+            "tool_traits",
+            "\"error\"",
+            "\"allow\"",
+            "IDEM001",
+            "=",
+            "[",
+            "]",
+            "\"",
+            "'''",
+            "\n",
+            "#",
+            "{",
+            "}",
+            "1e999",
+            "9223372036854775808",
+        ];
+        const JSON: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "null",
+            "true",
+            "-1",
+            "1e400",
+            "18446744073709551615",
+            "\"fault\"",
+            "\"lost_ack\"",
+            "\"crash\"",
+            "\"stall\"",
+            "\"ledger_fault\"",
+            "\"request\"",
+            "\"delay_ms\"",
+            "\"at_ms\"",
+            "\"for_ms\"",
+            "\"sibling\"",
+            "\"concurrent\"",
+            "\"redeliver\"",
+            "\"code\"",
+            "\"IDEM001\"",
+        ];
+        const SOURCE: &[&str] = &[
+            "#[tool]",
+            "#[side_effect(key = [id], verify = f, max_retries = 1)]",
+            "#[tool_router]",
+            "impl Tool for X {",
+            "async fn f(&self) {",
+            "loop {",
+            ".post(url)",
+            ".retry(",
+            "// idemcheck: allow(IDEM001, reason = \"x\")",
+            "mod m;",
+            "macro_rules! m { () => {} }",
+            "'a",
+            "r#\"",
+            "b'x'",
+            "match name {",
+        ];
+        match self {
+            Target::Grammar | Target::AllowComment => {
+                if self == Target::Grammar {
+                    GRAMMAR
+                } else {
+                    RUST
+                }
+            }
+            Target::Config => CONFIG,
+            Target::Baseline | Target::Counterexample => JSON,
+            Target::Source => SOURCE,
+        }
+    }
+
+    /// Run one input (errors are fine; a panic is a finding).
+    pub fn run(self, input: &[u8]) {
+        let text = String::from_utf8_lossy(input);
+        match self {
+            Target::Grammar => grammar(&text),
+            Target::AllowComment => {
+                let _ = idemcheck_spec::attr::parse_allow_comment(&text);
+            }
+            Target::Config => {
+                let _ = idemcheck_spec::config::Config::from_idemcheck_toml(
+                    Path::new("idemcheck.toml"),
+                    &text,
+                );
+            }
+            Target::Baseline => {
+                if let Ok(b) = cargo_idemcheck::baseline::Baseline::parse(&text) {
+                    let _ = b.to_json();
+                }
+            }
+            Target::Counterexample => counterexample(&text),
+            Target::Source => {
+                let a = cargo_idemcheck::analysis::analyze_sources(
+                    &[("src/lib.rs", &text)],
+                    idemcheck_spec::config::Config::default(),
+                );
+                let _ = cargo_idemcheck::report::json::render(&a);
+            }
+        }
+    }
+}
+
+fn grammar(text: &str) {
+    use idemcheck_spec::attr::SideEffectAttr;
+    use idemcheck_spec::check::{CheckInput, apply_allows, check_contract};
+    let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
+        return;
+    };
+    let Ok(attr) = syn::parse2::<SideEffectAttr>(tokens) else {
+        return;
+    };
+    let sig: syn::Signature = syn::parse_quote! {
+        async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, Error>
+    };
+    let config = idemcheck_spec::config::Config::default();
+    let mut verdict = check_contract(CheckInput {
+        attr: &attr,
+        sig: &sig,
+        hints: None,
+        config: &config,
+    });
+    apply_allows(&mut verdict.violations, &attr.allows);
+    for v in &verdict.violations {
+        let _ = v.compile_message();
+    }
+}
+
+fn counterexample(text: &str) {
+    use idemcheck::sim::billing::{self, ChargeArgs, SimBilling};
+    use idemcheck::sim::{Counterexample, Proof};
+    let Ok(c) = serde_json::from_str::<Counterexample>(text) else {
+        return;
+    };
+    let _ = c.timeline();
+    // Replaying runs the schedule, whatever it holds, in the simulator; keep the number of
+    // faults (and so the run time per input) bounded.
+    if c.schedule.faults.len() > 16 {
+        return;
+    }
+    let proof = Proof {
+        contract: billing::CREATE_CHARGE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: billing::create_charge,
+        effects: SimBilling::count,
+    };
+    let _ = proof.replay(&c);
+}
+
+/// How long to fuzz a target.
+#[derive(Debug, Clone, Copy)]
+pub enum Budget {
+    /// This many inputs.
+    Execs(u64),
+    /// This long.
+    Time(Duration),
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Inputs run.
+    pub execs: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Inputs that panicked, with the panic's message.
+    pub crashes: Vec<(Vec<u8>, String)>,
+}
+
+/// The seed corpus of `target`, sorted by file name.
+pub fn seeds(target: Target) -> Vec<Vec<u8>> {
+    let dir = seeds_dir().join(target.name());
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("seed corpus {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+/// Where the seed corpora are.
+pub fn seeds_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds")
+}
+
+/// One mutant of `seeds[i]`.
+pub fn mutate(rng: &mut SplitMix64, seeds: &[Vec<u8>], dict: &[&str]) -> Vec<u8> {
+    let mut out = seeds[rng.below(seeds.len() as u64) as usize].clone();
+    let rounds = 1 + rng.below(4);
+    for _ in 0..rounds {
+        let len = out.len() as u64;
+        let at = if len == 0 { 0 } else { rng.below(len + 1) } as usize;
+        match rng.below(7) {
+            0 if !out.is_empty() => {
+                let i = at.min(out.len() - 1);
+                out[i] = rng.below(256) as u8;
+            }
+            1 => {
+                let n = (rng.below(16) as usize).min(out.len() - at);
+                out.drain(at..at + n);
+            }
+            2 => {
+                let n = (rng.below(32) as usize).min(out.len() - at);
+                let piece: Vec<u8> = out[at..at + n].to_vec();
+                out.splice(at..at, piece);
+            }
+            3 | 4 => {
+                let word = dict[rng.below(dict.len() as u64) as usize].as_bytes();
+                out.splice(at..at, word.iter().copied());
+            }
+            5 => {
+                let other = &seeds[rng.below(seeds.len() as u64) as usize];
+                let from = if other.is_empty() {
+                    0
+                } else {
+                    rng.below(other.len() as u64) as usize
+                };
+                out.truncate(at);
+                out.extend_from_slice(&other[from..]);
+            }
+            _ => out.truncate(at),
+        }
+    }
+    out
+}
+
+/// Fuzz `target` from its seeds for `budget`, with generator seed `seed`. The seeds
+/// themselves run first.
+pub fn fuzz(target: Target, budget: Budget, seed: u64) -> Outcome {
+    fuzz_with(
+        target.name(),
+        &seeds(target),
+        target.dictionary(),
+        budget,
+        seed,
+        |i| target.run(i),
+    )
+}
+
+/// [`fuzz`] over any function (the harness's own test feeds it one that panics).
+pub fn fuzz_with(
+    name: &str,
+    seeds: &[Vec<u8>],
+    dict: &[&str],
+    budget: Budget,
+    seed: u64,
+    run: impl Fn(&[u8]),
+) -> Outcome {
+    let start = Instant::now();
+    let mut rng = SplitMix64::derive(seed, name.len() as u64);
+    let mut out = Outcome::default();
+    // Panics are findings, not noise: keep the default hook quiet while fuzzing.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut i = 0u64;
+    loop {
+        let done = match budget {
+            Budget::Execs(n) => out.execs >= n,
+            Budget::Time(d) => start.elapsed() >= d,
+        };
+        if done {
+            break;
+        }
+        let input = if (i as usize) < seeds.len() {
+            seeds[i as usize].clone()
+        } else {
+            mutate(&mut rng, seeds, dict)
+        };
+        i += 1;
+        out.execs += 1;
+        if let Err(p) = std::panic::catch_unwind(AssertUnwindSafe(|| run(&input))) {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into());
+            out.crashes.push((input, msg));
+            if out.crashes.len() >= 20 {
+                break;
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    out.elapsed = start.elapsed();
+    out
+}
