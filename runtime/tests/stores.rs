@@ -705,3 +705,100 @@ fn sqlite_exclusive(path: &std::path::Path) -> rusqlite::Connection {
     conn.execute_batch("BEGIN IMMEDIATE").unwrap();
     conn
 }
+
+/// A record that reads back corrupted (an unreadable or missing result, an unknown state, a
+/// changed fingerprint) is never a licence to execute again: the call fails closed with an
+/// error that names the record, and answers completed only when the system of record says
+/// the effect exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_corrupted_records_fail_closed() {
+    let cases: [(&str, &str, Option<&str>); 5] = [
+        (
+            "truncated result",
+            "UPDATE idemcheck_records SET resolution = substr(resolution, 1, 9)",
+            Some("unreadable resolution"),
+        ),
+        (
+            "unknown state",
+            "PRAGMA ignore_check_constraints = ON; UPDATE idemcheck_records SET state = 'bogus'",
+            Some("unknown record state `bogus`"),
+        ),
+        (
+            "committed without its result",
+            "UPDATE idemcheck_records SET resolution = NULL",
+            None,
+        ),
+        (
+            "changed fingerprint",
+            "UPDATE idemcheck_records SET fingerprint = 'zz'",
+            None,
+        ),
+        (
+            "declared again, lease far in the future",
+            "UPDATE idemcheck_records SET state = 'declared', resolution = NULL, lease_until = 9000000000000",
+            None,
+        ),
+    ];
+    for (what, corrupt, message) in cases {
+        for effect_exists in [false, true] {
+            let dir = TempDir::new("idemcheck-corrupt");
+            let path = dir.file("ledger.sqlite3");
+            let effects = Effects::default();
+            let ledger = SqliteLedger::open(&path).unwrap();
+            let ctx = Context::new(ledger, Scope::run("corrupt"))
+                .with_max_wait(Duration::from_millis(300));
+            let first = apply::call(&ctx, &effects, ApplyArgs { id: 1 }).await;
+            assert_eq!(first, Outcome::Completed("effect-1".to_string()), "{what}");
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .execute_batch(corrupt)
+                .unwrap();
+            if !effect_exists {
+                // The system of record lost it too (or never had it): only the ledger's
+                // word is left, and it is unreadable.
+                effects.counts.lock().unwrap().clear();
+            }
+            let again = apply::call(&ctx, &effects, ApplyArgs { id: 1 }).await;
+            let executed = effects.counts.lock().unwrap().get(&1).copied().unwrap_or(0);
+            assert_eq!(
+                executed,
+                u32::from(effect_exists),
+                "{what}: executed again ({again:?})"
+            );
+            if let Outcome::Completed(_) = &again {
+                assert!(effect_exists, "{what}: completed without an effect");
+            }
+            if let Some(m) = message {
+                let text = format!("{again:?}");
+                if !effect_exists {
+                    assert!(text.contains(m), "{what}: {text}");
+                    assert!(text.contains("record "), "{what}: names the record: {text}");
+                }
+            }
+        }
+    }
+}
+
+/// The ledger file, and the WAL SQLite writes beside it, are readable by their owner only.
+#[cfg(unix)]
+#[tokio::test]
+async fn sqlite_ledger_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("idemcheck-mode");
+    let path = dir.file("ledger.sqlite3");
+    let ledger = SqliteLedger::open(&path).unwrap();
+    let effects = Effects::default();
+    let ctx = Context::new(ledger, Scope::run("mode"));
+    let out = apply::call(&ctx, &effects, ApplyArgs { id: 3 }).await;
+    assert!(matches!(out, Outcome::Completed(_)), "{out:?}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600, "the ledger file");
+    let wal = dir.file("ledger.sqlite3-wal");
+    assert!(wal.exists(), "WAL mode writes a -wal file");
+    assert_eq!(mode(&wal), 0o600, "its WAL");
+    // A missing directory is a clear error, not a panic.
+    let Err(e) = SqliteLedger::open(dir.file("no/such/dir/ledger.sqlite3")) else {
+        panic!("opened a file in a missing directory")
+    };
+    assert!(e.to_string().contains("cannot create"), "{e}");
+}

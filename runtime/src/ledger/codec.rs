@@ -21,17 +21,18 @@ pub(crate) fn encode(resolution: &Resolution) -> Result<String, LedgerError> {
 
 /// Read back a stored state and resolution.
 pub(crate) fn decode(
+    key: &str,
     state: &str,
     resolution: Option<&str>,
 ) -> Result<(RecordState, Option<Resolution>), LedgerError> {
-    let state = RecordState::parse(state)
-        .ok_or_else(|| LedgerError::Corrupt(format!("unknown record state `{state}`")))?;
+    let state = RecordState::parse(state).ok_or_else(|| {
+        LedgerError::Corrupt(format!("record {key}: unknown record state `{state}`"))
+    })?;
     let resolution = match resolution {
         None => None,
-        Some(text) => Some(
-            serde_json::from_str::<Resolution>(text)
-                .map_err(|e| LedgerError::Corrupt(format!("unreadable resolution: {e}")))?,
-        ),
+        Some(text) => Some(serde_json::from_str::<Resolution>(text).map_err(|e| {
+            LedgerError::Corrupt(format!("record {key}: unreadable resolution: {e}"))
+        })?),
     };
     Ok((state, resolution))
 }

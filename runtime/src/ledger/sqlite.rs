@@ -214,6 +214,24 @@ where
     }
 }
 
+/// Create the ledger file readable and writable by its owner only (mode 0600 on Unix; SQLite
+/// gives its `-wal` and `-shm` files the database file's permissions). An existing file is
+/// left as it is.
+fn create_private(path: &Path) -> Result<(), LedgerError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(unavailable(format!(
+            "cannot create {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 fn unavailable(e: impl std::fmt::Display) -> LedgerError {
     LedgerError::Unavailable(format!("sqlite: {e}"))
 }
@@ -259,10 +277,10 @@ const COLUMNS: &str = "key, tool, fingerprint, state, owner, token, lease_until,
 const NEXT_TOKEN: &str = "(SELECT value + 1 FROM idemcheck_meta WHERE name = 'last_token')";
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Record, LedgerError>> {
+    let key: String = row.get(0)?;
     let state: String = row.get(3)?;
     let resolution: Option<String> = row.get(10)?;
-    let decoded = decode(&state, resolution.as_deref());
-    let key: String = row.get(0)?;
+    let decoded = decode(&key, &state, resolution.as_deref());
     let tool: String = row.get(1)?;
     let fingerprint: String = row.get(2)?;
     let owner: String = row.get(4)?;
@@ -617,6 +635,7 @@ impl SqliteLedger {
         options: SqliteOptions,
     ) -> Result<SqliteLedger, LedgerError> {
         let path = path.as_ref().to_path_buf();
+        create_private(&path)?;
         let mut conn = Connection::open(&path).map_err(unavailable)?;
         configure(&conn, &options)?;
         migrate(&mut conn)?;

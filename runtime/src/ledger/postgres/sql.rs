@@ -169,9 +169,10 @@ pub(super) fn record_from(row: &Row, at: usize) -> Result<Record, LedgerError> {
     let resolution: Option<String> = row
         .try_get(at + 10)
         .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-    let (state, resolution) = decode(&get_text(3)?, resolution.as_deref())?;
+    let key = get_text(0)?;
+    let (state, resolution) = decode(&key, &get_text(3)?, resolution.as_deref())?;
     Ok(Record {
-        key: Key::from_stored(get_text(0)?),
+        key: Key::from_stored(key),
         tool: get_text(1)?,
         fingerprint: Fingerprint::from_stored(get_text(2)?),
         state,
