@@ -132,6 +132,37 @@ fn warning(sig: &syn::Signature, v: &Violation) -> TokenStream {
     }
 }
 
+/// Whether a method is written in a trait impl, where nothing can be added beside it: it is
+/// rig's `call` (`Tool::call`, `PortableTool::call`), or its signature names an associated
+/// type of `Self` (`Self::Args`, `<Self as Tool>::Output`).
+fn in_trait_impl(sig: &syn::Signature) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
+            let self_first = t.path.segments.first().is_some_and(|s| s.ident == "Self");
+            let self_qualified = t
+                .qself
+                .as_ref()
+                .is_some_and(|q| matches!(&*q.ty, Type::Path(p) if p.path.is_ident("Self")));
+            if (self_first && t.path.segments.len() >= 2) || self_qualified {
+                self.0 = true;
+            }
+            syn::visit::visit_type_path(self, t);
+        }
+    }
+    if sig.ident == "call" {
+        return true;
+    }
+    let mut finder = Finder(false);
+    for input in &sig.inputs {
+        if let FnArg::Typed(pt) = input {
+            syn::visit::Visit::visit_type(&mut finder, &pt.ty);
+        }
+    }
+    syn::visit::Visit::visit_return_type(&mut finder, &sig.output);
+    finder.0
+}
+
 /// rmcp's request extractors, which may carry the run scope in `_meta`.
 fn is_request_type(ty: &Type) -> bool {
     let ty = match ty {
@@ -139,6 +170,14 @@ fn is_request_type(ty: &Type) -> bool {
         other => other,
     };
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext" || s.ident == "RequestMetaObject"))
+}
+
+/// What one attempt runs.
+enum Raw {
+    /// A function beside the guard (the raw tool, or the method's `<name>_unguarded`).
+    Call(TokenStream),
+    /// The method's own body, inside the guarded method (nothing is added beside it).
+    InPlace(Box<syn::Block>),
 }
 
 struct Expander<'a> {
@@ -286,19 +325,104 @@ impl<'a> Expander<'a> {
         out
     }
 
-    /// Arguments for one attempt: references passed through, owned values cloned.
-    fn attempt_args(&self) -> Vec<TokenStream> {
+    /// Whether parameter `i` is a `&mut` reference (lent to one attempt at a time).
+    fn is_mut_ref(&self, i: usize) -> bool {
+        matches!(&self.verdict.signature.params[i].ty, Some(Type::Reference(r)) if r.mutability.is_some())
+    }
+
+    /// The lend holding `&mut` parameter `i`, and the guard an attempt takes from it.
+    fn lend_idents(&self, i: usize) -> (Ident, Ident) {
+        (
+            format_ident!("__idemcheck_lend{}", i),
+            format_ident!("__idemcheck_lent{}", i),
+        )
+    }
+
+    /// The lend and guard names of each `&mut` parameter, with the parameter's name.
+    fn lends(&self) -> Vec<(Ident, Ident, &Ident)> {
+        self.names
+            .iter()
+            .enumerate()
+            .filter_map(|(i, name)| match (self.is_mut_ref(i), name) {
+                (true, Some(name)) => {
+                    let (lend, lent) = self.lend_idents(i);
+                    Some((lend, lent, name))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `let __idemcheck_lendN = Lend::new(name);` for each `&mut` parameter.
+    fn lend_setup(&self) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let lends = self.lends();
+        let (lend, name): (Vec<&Ident>, Vec<&Ident>) =
+            lends.iter().map(|(l, _, n)| (l, *n)).unzip();
+        quote! { #(let #lend = #p::Lend::new(#name);)* }
+    }
+
+    /// Inside an attempt's closure, before its `async move`: a reference to each lend.
+    fn lend_refs(&self) -> TokenStream {
+        let lend: Vec<Ident> = self.lends().into_iter().map(|(l, _, _)| l).collect();
+        quote! { #(let #lend = &#lend;)* }
+    }
+
+    /// Inside an attempt's `async move`: the guard of each lend, held while it runs.
+    fn lend_takes(&self) -> TokenStream {
+        let (lend, lent): (Vec<Ident>, Vec<Ident>) =
+            self.lends().into_iter().map(|(l, g, _)| (l, g)).unzip();
+        quote! {
+            #(
+                #[allow(unused_mut)]
+                let mut #lent = #lend.take();
+            )*
+        }
+    }
+
+    /// Arguments for one attempt: references passed through, owned values cloned, `&mut`
+    /// parameters reborrowed from their lend. With `owned`, the owned values are the
+    /// clones `__idemcheck_ownN` made before the attempt's `async move`.
+    fn attempt_args(&self, owned: bool) -> Vec<TokenStream> {
         self.verdict
             .signature
             .params
             .iter()
             .zip(&self.names)
-            .map(|(param, name)| match (&param.ty, name) {
+            .enumerate()
+            .map(|(i, (param, name))| match (&param.ty, name) {
                 (_, None) => quote!(self),
+                (_, Some(_)) if self.is_mut_ref(i) => {
+                    let (_, lent) = self.lend_idents(i);
+                    quote!(&mut *#lent)
+                }
                 (Some(Type::Reference(_)), Some(name)) => quote!(#name),
+                (_, Some(_)) if owned => {
+                    let own = format_ident!("__idemcheck_own{}", i);
+                    quote!(#own)
+                }
                 (_, Some(name)) => quote!(::core::clone::Clone::clone(&#name)),
             })
             .collect()
+    }
+
+    /// `let __idemcheck_ownN = name.clone();` for owned parameters, in an attempt's closure.
+    fn owned_clones(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, (param, name)) in self
+            .verdict
+            .signature
+            .params
+            .iter()
+            .zip(&self.names)
+            .enumerate()
+        {
+            if let (false, Some(name)) = (matches!(param.ty, Some(Type::Reference(_))), name) {
+                let own = format_ident!("__idemcheck_own{}", i);
+                out.extend(quote! { let #own = ::core::clone::Clone::clone(&#name); });
+            }
+        }
+        out
     }
 
     /// Arguments for the postcondition: every parameter by reference.
@@ -308,8 +432,13 @@ impl<'a> Expander<'a> {
             .params
             .iter()
             .zip(&self.names)
-            .map(|(param, name)| match (&param.ty, name) {
+            .enumerate()
+            .map(|(i, (param, name))| match (&param.ty, name) {
                 (_, None) => quote!(self),
+                (_, Some(_)) if self.is_mut_ref(i) => {
+                    let (_, lent) = self.lend_idents(i);
+                    quote!(&*#lent)
+                }
                 (Some(Type::Reference(_)), Some(name)) => quote!(#name),
                 (_, Some(name)) => quote!(&#name),
             })
@@ -398,13 +527,66 @@ impl<'a> Expander<'a> {
         }
     }
 
-    fn body(&self, ctx: TokenStream, contract: TokenStream, raw: TokenStream) -> TokenStream {
+    /// One attempt, as the executor's closure calls it: the raw function, or (a method guarded
+    /// in place) the method's own body as an async block. `&mut` parameters come from their
+    /// lend, owned ones are cloned per attempt.
+    fn attempt(&self, raw: &Raw) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let lends = (0..self.names.len()).any(|i| self.is_mut_ref(i));
+        match raw {
+            Raw::Call(path) if !lends => {
+                let args = self.attempt_args(false);
+                self.ready(quote!(#path(#(#args),*)))
+            }
+            Raw::Call(path) => {
+                let clones = self.owned_clones();
+                let refs = self.lend_refs();
+                let takes = self.lend_takes();
+                let args = self.attempt_args(true);
+                let call = self.ready(quote!(#path(#(#args),*)));
+                quote!({ #clones #refs async move { #takes #call.await } })
+            }
+            Raw::InPlace(block) => {
+                let clones = self.owned_clones();
+                let refs = self.lend_refs();
+                let takes = self.lend_takes();
+                let args = self.attempt_args(true);
+                // The user's own patterns, bound as the method bound them.
+                let binds =
+                    self.verdict
+                        .signature
+                        .params
+                        .iter()
+                        .zip(args)
+                        .filter_map(|(param, arg)| {
+                            param.pat.as_ref().map(|pat| {
+                                quote! {
+                                    #[allow(unused_variables, unused_mut)]
+                                    let #pat = #arg;
+                                }
+                            })
+                        });
+                let ret = self.ret();
+                quote!({
+                    #clones
+                    #refs
+                    #p::attempt::<#ret, _>(async move {
+                        #takes
+                        #(#binds)*
+                        #block
+                    })
+                })
+            }
+        }
+    }
+
+    fn body(&self, ctx: TokenStream, contract: TokenStream, raw: &Raw) -> TokenStream {
         let p = quote!(::idemcheck::__private);
         let rebind = self.rebind();
         let key = self.key_material();
         let inputs = self.inputs_material();
-        let attempt_args = self.attempt_args();
-        let attempt = self.ready(quote!(#raw(#(#attempt_args),*)));
+        let attempt = self.attempt(raw);
+        let lends = (0..self.names.len()).any(|i| self.is_mut_ref(i));
         let verify = match &self.attr.verify {
             Some(path) => {
                 // Spanned at `verify = path`: a postcondition of the wrong type is reported
@@ -414,7 +596,13 @@ impl<'a> Expander<'a> {
                 let path = self.resolve_path(path);
                 let args = self.verify_args();
                 let call = self.ready(quote_spanned!(span=> #path(#(#args),*)));
-                quote_spanned!(span=> ::idemcheck::__private::postcondition::<::idemcheck::__private::OkOf<#ret>, _>({ #call }))
+                let checked = quote_spanned!(span=> ::idemcheck::__private::postcondition::<::idemcheck::__private::OkOf<#ret>, _>({ #call }));
+                if lends {
+                    let takes = self.lend_takes();
+                    quote!(async { #takes #checked.await })
+                } else {
+                    checked
+                }
             }
             // No postcondition (only with a suppressed IDEM002, or a read): never "done".
             None => quote!(::core::future::ready(::core::result::Result::<
@@ -424,8 +612,10 @@ impl<'a> Expander<'a> {
                 "no postcondition declared"
             ))),
         };
+        let lend_setup = self.lend_setup();
         quote! {
             #rebind
+            #lend_setup
             // The postcondition is a block spanned at `verify = path` (see above).
             #[allow(unused_braces)]
             let __idemcheck_outcome = #p::run(
@@ -468,7 +658,7 @@ impl<'a> Expander<'a> {
         let body = self.body(
             quote!(__idemcheck_ctx),
             quote!(&<Self as #p::GuardedTool>::CONTRACT),
-            quote!(#ident),
+            &Raw::Call(quote!(#ident)),
         );
         let doc_struct = format!("Contract and guarded entry point of the tool [`{ident}()`].");
         let doc_call = format!(
@@ -529,11 +719,20 @@ impl<'a> Expander<'a> {
             }
         }
         let attrs = &func.attrs;
-        let body = self.body(
-            quote!(&__idemcheck_ctx),
-            quote!(&Self::#const_ident),
-            quote!(Self::#raw_ident),
-        );
+        // In a trait impl (rig's `Tool::call`) nothing may be added beside the method: the
+        // contract and the raw body stay inside it.
+        let in_place = in_trait_impl(&func.sig);
+        let contract_ref = if in_place {
+            quote!(&__IDEMCHECK_CONTRACT)
+        } else {
+            quote!(&Self::#const_ident)
+        };
+        let raw_call = if in_place {
+            Raw::InPlace(func.block.clone())
+        } else {
+            Raw::Call(quote!(Self::#raw_ident))
+        };
+        let body = self.body(quote!(&__idemcheck_ctx), contract_ref.clone(), &raw_call);
         // A request that carries the run scope (an MCP `_meta`) keys the call under that run.
         let scoped = self
             .verdict
@@ -560,15 +759,30 @@ impl<'a> Expander<'a> {
             };
         };
         // A method is `async fn`: `check_signature` refused it otherwise, before expansion.
+        let local_contract = in_place.then(|| {
+            quote! {
+                /// The contract of this method, as data.
+                const __IDEMCHECK_CONTRACT: #p::Contract = #contract;
+            }
+        });
         let guarded_body = quote! {
+            #local_contract
             #ctx
             let __idemcheck_outcome = { #body };
             // A tool result the model reads (rmcp's `CallToolResult`) answers a non-completed
             // outcome as an `isError` result; any other type as `E::from(Escalation)`.
             #[allow(unused_imports)]
             use #p::{FinishAsError as _, FinishAsToolResult as _};
-            (&#p::Finish::new(__idemcheck_outcome, #tool_name, &Self::#const_ident, &__idemcheck_ctx)).idemcheck_finish()
+            (&#p::Finish::new(__idemcheck_outcome, #tool_name, #contract_ref, &__idemcheck_ctx)).idemcheck_finish()
         };
+        if in_place {
+            return quote! {
+                #(#attrs)*
+                #vis #guarded_sig {
+                    #guarded_body
+                }
+            };
+        }
         let const_doc = format!("The contract of [`Self::{ident}`], as data.");
         quote! {
             #[doc = #const_doc]

@@ -19,10 +19,13 @@
 //! create_charge::CONTRACT;                                // the contract as data
 //! ```
 //!
-//! On a method (rmcp `#[tool]` methods in a `#[tool_router]` impl), the method keeps its
-//! name and signature and is guarded in place; its context comes from
-//! `idemcheck::ContextProvider` implemented by `Self`; the raw body moves to
-//! `<name>_unguarded`, and the contract is `Self::<NAME>_CONTRACT`.
+//! On a method (rmcp `#[tool]` methods in a `#[tool_router]` impl, rig's `Tool::call`), the
+//! method keeps its name and signature and is guarded in place; its context comes from
+//! `idemcheck::ContextProvider` implemented by `Self`. In an inherent impl the raw body moves to
+//! `<name>_unguarded` and the contract is `Self::<NAME>_CONTRACT`; in a trait impl (a method
+//! named `call`, or one whose signature names an associated type of `Self`) nothing is added
+//! beside the method: the contract and the raw body stay inside it. `&mut` parameters (rig's
+//! `&mut ToolContext`) are lent to one attempt at a time.
 
 use proc_macro::TokenStream;
 

@@ -19,6 +19,7 @@ pub struct Finish<'a, T, E> {
     outcome: Cell<Option<Outcome<T, E>>>,
     tool: &'a str,
     contract: &'a Contract,
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     ctx: &'a Context,
 }
 
@@ -113,4 +114,78 @@ impl<E: Display + From<Escalation>> FinishAsToolResult<rmcp::model::CallToolResu
             }
         }
     }
+}
+
+/// A `&mut` parameter lent to one attempt (or postcondition) at a time: a retrying guard
+/// cannot hand the same `&mut` to two futures its closures make, so it keeps it here and
+/// each attempt takes it for as long as it runs ([`Lent`] gives it back when dropped,
+/// also when a timeout drops the attempt). The executor never runs two at once.
+pub struct Lend<'a, T: ?Sized> {
+    slot: std::sync::Mutex<Option<&'a mut T>>,
+}
+
+impl<'a, T: ?Sized> Lend<'a, T> {
+    /// Keep `value` for the attempts.
+    pub fn new(value: &'a mut T) -> Self {
+        Lend {
+            slot: std::sync::Mutex::new(Some(value)),
+        }
+    }
+
+    /// Take the value for one attempt or postcondition.
+    pub fn take(&self) -> Lent<'_, 'a, T> {
+        let value = match self.slot.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        match value {
+            Some(value) => Lent {
+                lend: self,
+                value: Some(value),
+            },
+            // Attempts and postconditions run one after another, and each gives it back.
+            None => unreachable!("a lent `&mut` parameter is used by one attempt at a time"),
+        }
+    }
+}
+
+/// The `&mut` parameter of a [`Lend`], for the attempt holding it.
+pub struct Lent<'l, 'a, T: ?Sized> {
+    lend: &'l Lend<'a, T>,
+    value: Option<&'a mut T>,
+}
+
+impl<T: ?Sized> std::ops::Deref for Lent<'_, '_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match &self.value {
+            Some(v) => v,
+            None => unreachable!("given back only on drop"),
+        }
+    }
+}
+
+impl<T: ?Sized> std::ops::DerefMut for Lent<'_, '_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        match &mut self.value {
+            Some(v) => v,
+            None => unreachable!("given back only on drop"),
+        }
+    }
+}
+
+impl<T: ?Sized> Drop for Lent<'_, '_, T> {
+    fn drop(&mut self) {
+        let value = self.value.take();
+        match self.lend.slot.lock() {
+            Ok(mut slot) => *slot = value,
+            Err(poisoned) => *poisoned.into_inner() = value,
+        }
+    }
+}
+
+/// An attempt of a method guarded in place: its body as an async block whose output is the
+/// method's return type (so `?` in the body converts as in the method).
+pub fn attempt<R, F: std::future::Future<Output = R>>(future: F) -> F {
+    future
 }

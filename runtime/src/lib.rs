@@ -79,7 +79,7 @@ pub mod __private {
     pub use crate::context::{Context, ContextProvider, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
     pub use crate::executor::run;
-    pub use crate::finish::{Finish, FinishAsError, FinishAsToolResult};
+    pub use crate::finish::{Finish, FinishAsError, FinishAsToolResult, Lend, Lent, attempt};
     pub use crate::key::Material;
     pub use crate::outcome::{Escalation, Outcome};
     pub use ::core;

@@ -389,7 +389,10 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     let _ = &u.codes;
     let style_reason = match u.tool.style {
         ToolStyle::Rmcp | ToolStyle::Configured | ToolStyle::McpTools | ToolStyle::ToolAttr => None,
-        ToolStyle::RigTrait | ToolStyle::RmcpToolBase => Some(
+        ToolStyle::RigTrait => Some(
+            "a trait method: --fix does not edit trait impls; put the proposed `#[side_effect(..)]` on `call` by hand (it is guarded in place, README \"Guarding a rig `Tool` in place\"), with the postcondition as an inherent method",
+        ),
+        ToolStyle::RmcpToolBase => Some(
             "a trait method keeps the trait's signature: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the trait method",
         ),
         ToolStyle::McpSdk => Some(

@@ -78,12 +78,26 @@ pub fn check_signature(
         ));
     }
     if sig.asyncness.is_none() {
-        out.push(violation(
-            sig.fn_token.span.into(),
-            "a `#[side_effect]` method must be `async fn`: it waits on the ledger",
-        ));
+        let message = match returns_impl_future(&sig.output) {
+            // A trait method declared `fn call(..) -> impl Future<..>` (rig's `Tool::call`)
+            // may be implemented as an `async fn`.
+            true => format!(
+                "a `#[side_effect]` method must be `async fn`: it waits on the ledger; write `async fn {}(..)` returning the future's output (a trait that declares `-> impl Future<Output = ..>` accepts an `async fn` in its impl)",
+                sig.ident
+            ),
+            false => "a `#[side_effect]` method must be `async fn`: it waits on the ledger".into(),
+        };
+        out.push(violation(sig.fn_token.span.into(), &message));
     }
     out
+}
+
+/// `-> impl Future<..>`.
+fn returns_impl_future(output: &syn::ReturnType) -> bool {
+    matches!(output, syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::ImplTrait(t) if t.bounds.iter().any(|b| matches!(
+        b,
+        syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Future")
+    ))))
 }
 
 fn attribute_name(attr: &syn::Attribute) -> String {
