@@ -613,18 +613,27 @@ impl<'a> Expander<'a> {
             ))),
         };
         let lend_setup = self.lend_setup();
+        let ret = self.ret();
         quote! {
             #rebind
             #lend_setup
             // The postcondition is a block spanned at `verify = path` (see above).
+            // A definite failure is stored with its value when the error type can be
+            // (`Serialize + Deserialize`), so a replay keeps the tool's own error type.
+            let __idemcheck_codec = {
+                #[allow(unused_imports)]
+                use #p::{CodecViaSerde as _, CodecViaText as _};
+                (&#p::CodecFor::<#p::ErrOf<#ret>>::new()).idemcheck_codec()
+            };
             #[allow(unused_braces)]
-            let __idemcheck_outcome = #p::run(
+            let __idemcheck_outcome = #p::run_with(
                 #ctx,
                 #contract,
                 #key,
                 #inputs,
                 || #attempt,
                 || #verify,
+                &__idemcheck_codec,
             )
             .await;
             __idemcheck_outcome

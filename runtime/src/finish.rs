@@ -189,3 +189,41 @@ impl<T: ?Sized> Drop for Lent<'_, '_, T> {
 pub fn attempt<R, F: std::future::Future<Output = R>>(future: F) -> F {
     future
 }
+
+/// Which [`crate::executor::ErrorCodec`] a tool's error type `E` gets: the generated code
+/// calls `(&CodecFor::<E>::new()).idemcheck_codec()` with both traits in scope, and method
+/// lookup takes [`CodecViaSerde`] when `E: Serialize + Deserialize` (its impl is on
+/// `CodecFor` itself), else [`CodecViaText`] (on `&CodecFor`, one auto-ref further).
+pub struct CodecFor<E>(std::marker::PhantomData<fn() -> E>);
+
+impl<E> CodecFor<E> {
+    /// The chooser for `E`.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        CodecFor(std::marker::PhantomData)
+    }
+}
+
+/// The codec of an error type that can be stored.
+pub trait CodecViaSerde<E> {
+    /// [`crate::executor::ErrorCodec::serde`].
+    fn idemcheck_codec(&self) -> crate::executor::ErrorCodec<E>;
+}
+
+impl<E: serde::Serialize + serde::de::DeserializeOwned> CodecViaSerde<E> for CodecFor<E> {
+    fn idemcheck_codec(&self) -> crate::executor::ErrorCodec<E> {
+        crate::executor::ErrorCodec::serde()
+    }
+}
+
+/// The codec of any other error type.
+pub trait CodecViaText<E> {
+    /// [`crate::executor::ErrorCodec::text`].
+    fn idemcheck_codec(&self) -> crate::executor::ErrorCodec<E>;
+}
+
+impl<E> CodecViaText<E> for &CodecFor<E> {
+    fn idemcheck_codec(&self) -> crate::executor::ErrorCodec<E> {
+        crate::executor::ErrorCodec::text()
+    }
+}

@@ -78,8 +78,11 @@ pub use outcome::{
 pub mod __private {
     pub use crate::context::{Context, ContextProvider, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
-    pub use crate::executor::run;
-    pub use crate::finish::{Finish, FinishAsError, FinishAsToolResult, Lend, Lent, attempt};
+    pub use crate::executor::{run, run_with};
+    pub use crate::finish::{
+        CodecFor, CodecViaSerde, CodecViaText, Finish, FinishAsError, FinishAsToolResult, Lend,
+        Lent, attempt,
+    };
     pub use crate::key::Material;
     pub use crate::outcome::{Escalation, Outcome};
     pub use ::core;

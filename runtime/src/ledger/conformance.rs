@@ -448,6 +448,7 @@ async fn failure_is_replayed(s: &Store) -> CaseResult {
     let failed = Resolution::Failed {
         error: StoredFailure {
             message: "card declined".into(),
+            value: None,
         },
     };
     l.resolve(&k, token, &failed).await.at("resolve")?;
@@ -504,6 +505,7 @@ async fn resolve_is_fenced(s: &Store) -> CaseResult {
     let failed = Resolution::Failed {
         error: StoredFailure {
             message: "no".into(),
+            value: None,
         },
     };
     is_fenced(l.resolve(&k, token, &failed).await, &k, token)?;
@@ -664,6 +666,7 @@ async fn a_stale_owner_is_fenced_after_take_over(s: &Store) -> CaseResult {
             &Resolution::Failed {
                 error: StoredFailure {
                     message: "stale".into(),
+                    value: None,
                 },
             },
         )
@@ -725,6 +728,7 @@ async fn resolved_records_are_never_taken_over(s: &Store) -> CaseResult {
         &Resolution::Failed {
             error: StoredFailure {
                 message: "x".into(),
+                value: None,
             },
         },
     )
@@ -763,6 +767,7 @@ async fn an_expired_record_is_new_again(s: &Store) -> CaseResult {
         &Resolution::Failed {
             error: StoredFailure {
                 message: "old".into(),
+                value: None,
             },
         },
     )
@@ -807,6 +812,7 @@ async fn prune_deletes_only_expired_resolved_records(s: &Store) -> CaseResult {
         &Resolution::Failed {
             error: StoredFailure {
                 message: "f".into(),
+                value: None,
             },
         },
     )
@@ -870,6 +876,7 @@ async fn pending_lists_unresolved_records_oldest_first(s: &Store) -> CaseResult 
         &Resolution::Failed {
             error: StoredFailure {
                 message: "f".into(),
+                value: None,
             },
         },
     )
@@ -979,6 +986,7 @@ async fn stored_values_round_trip(s: &Store) -> CaseResult {
     let failure = Resolution::Failed {
         error: StoredFailure {
             message: "déclinée: «insufficient funds» 💳\nline two".into(),
+            value: None,
         },
     };
     let unknown = Resolution::Unknown {
@@ -1295,6 +1303,7 @@ async fn executor_refuses_a_divergent_payload_on_every_path(s: &Store) -> CaseRe
             "failed" => Some(Resolution::Failed {
                 error: StoredFailure {
                     message: "declined".into(),
+                    value: None,
                 },
             }),
             _ => None,
@@ -1337,7 +1346,8 @@ async fn executor_replays_a_stored_failure(s: &Store) -> CaseResult {
             key: Some(op_key("op-fail")),
             attempts: 0,
             reason: Failure::Replayed(StoredFailure {
-                message: "card declined".into()
+                message: "card declined".into(),
+                value: None,
             }),
         })
     );

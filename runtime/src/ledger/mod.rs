@@ -103,6 +103,11 @@ impl RecordState {
 pub struct StoredFailure {
     /// The error's `Display` text.
     pub message: String,
+    /// The error itself as JSON, when the guard knows how to store its type (a tool's error
+    /// type that is `Serialize + Deserialize`, guarded by `#[side_effect]`): a replay then gives
+    /// back a value of the tool's own error type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
 }
 
 /// How an owner resolves its record.

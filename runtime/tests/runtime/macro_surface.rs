@@ -259,3 +259,91 @@ fn methods_report_unknown_through_the_error_type() {
         .unwrap_err();
     assert!(err.starts_with("open_lost: unknown: may or may not have happened; last error: gateway timeout; postcondition cannot tell: search index unavailable"), "{err}");
 }
+
+/// A definite failure of an error type that can be stored (`Serialize + Deserialize`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub(crate) enum PayError {
+    /// The payment does not exist: nothing happened.
+    #[error("payment {0} not found")]
+    NotFound(String),
+}
+
+impl idemcheck::Classify for PayError {
+    fn class(&self) -> idemcheck::ErrorClass {
+        idemcheck::ErrorClass::Definite
+    }
+}
+
+/// The same failure, of a type that cannot be stored.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("payment {0} not found")]
+pub(crate) struct OpaqueError(String);
+
+impl idemcheck::Classify for OpaqueError {
+    fn class(&self) -> idemcheck::ErrorClass {
+        idemcheck::ErrorClass::Definite
+    }
+}
+
+#[side_effect(key = [payment_id], verify = no_capture, max_retries = 0)]
+async fn capture(calls: &Mutex<u32>, payment_id: String) -> Result<String, PayError> {
+    *calls.lock().unwrap() += 1;
+    Err(PayError::NotFound(payment_id))
+}
+
+async fn no_capture(_calls: &Mutex<u32>, _payment_id: &String) -> Result<Option<String>, PayError> {
+    Ok(None)
+}
+
+#[side_effect(key = [payment_id], verify = no_capture_opaque, max_retries = 0)]
+async fn capture_opaque(calls: &Mutex<u32>, payment_id: String) -> Result<String, OpaqueError> {
+    *calls.lock().unwrap() += 1;
+    Err(OpaqueError(payment_id))
+}
+
+async fn no_capture_opaque(
+    _calls: &Mutex<u32>,
+    _payment_id: &String,
+) -> Result<Option<String>, OpaqueError> {
+    Ok(None)
+}
+
+#[test]
+fn a_replayed_failure_keeps_the_error_type_when_it_can_be_stored() {
+    use idemcheck::{Failure, NotCompleted};
+    let clock = VirtualClock::new();
+    let ctx = ctx(&clock);
+    let calls = Mutex::new(0);
+    let first = clock
+        .block_on(capture::call(&ctx, &calls, "pay_404".into()))
+        .unwrap();
+    let again = clock
+        .block_on(capture::call(&ctx, &calls, "pay_404".into()))
+        .unwrap();
+    let not_found = PayError::NotFound("pay_404".into());
+    assert!(
+        matches!(&first, Outcome::NotCompleted(NotCompleted { reason: Failure::Tool(e), attempts: 1, .. }) if *e == not_found),
+        "{first:?}"
+    );
+    // Replayed, not run again, and of the tool's own error type.
+    assert!(
+        matches!(&again, Outcome::NotCompleted(NotCompleted { reason: Failure::Tool(e), attempts: 0, .. }) if *e == not_found),
+        "{again:?}"
+    );
+    assert_eq!(*calls.lock().unwrap(), 1);
+
+    // An error type that cannot be stored is replayed as its text.
+    let again = {
+        clock
+            .block_on(capture_opaque::call(&ctx, &calls, "pay_405".into()))
+            .unwrap();
+        clock
+            .block_on(capture_opaque::call(&ctx, &calls, "pay_405".into()))
+            .unwrap()
+    };
+    assert!(
+        matches!(&again, Outcome::NotCompleted(NotCompleted { reason: Failure::Replayed(s), attempts: 0, .. }) if s.message == "payment pay_405 not found" && s.value.is_none()),
+        "{again:?}"
+    );
+    assert_eq!(*calls.lock().unwrap(), 2);
+}
