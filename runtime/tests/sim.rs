@@ -435,11 +435,8 @@ fn saved_counterexample_replayed_against_the_wrapper_is_fixed() {
 }
 
 #[allow(clippy::type_complexity)]
-fn control_proof() -> Proof<
-    fn(&Net) -> SimBilling,
-    fn(u64, u32) -> ChargeArgs,
+fn control_proof() -> BillingProof<
     impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError>,
-    fn(&SimBilling, &ChargeArgs) -> usize,
 > {
     Proof {
         contract: billing::NAIVE_RETRY,
@@ -481,12 +478,17 @@ fn bless_counterexamples() {
 
 // ------------------------------------------------------------------ a lying postcondition
 
-/// The billing tool whose postcondition always says "done" (it fabricates success).
-fn lying_postcondition() -> Proof<
+/// A proof of the simulator's billing tool, with the call `FC`.
+type BillingProof<FC> = Proof<
     fn(&Net) -> SimBilling,
     fn(u64, u32) -> ChargeArgs,
-    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
+    FC,
     fn(&SimBilling, &ChargeArgs) -> usize,
+>;
+
+/// The billing tool whose postcondition always says "done" (it fabricates success).
+fn lying_postcondition() -> BillingProof<
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
 > {
     Proof {
         contract: Mutant::VerifyAlwaysDone.contract(),

@@ -334,9 +334,13 @@ fn a_replayed_failure_keeps_the_error_type_when_it_can_be_stored() {
 
     // An error type that cannot be stored is replayed as its text.
     let again = {
-        clock
+        let first = clock
             .block_on(capture_opaque::call(&ctx, &calls, "pay_405".into()))
             .unwrap();
+        assert!(
+            matches!(first, Outcome::NotCompleted(_)),
+            "the first call fails definitely: {first:?}"
+        );
         clock
             .block_on(capture_opaque::call(&ctx, &calls, "pay_405".into()))
             .unwrap()
