@@ -1046,3 +1046,25 @@ fn packages_without_tool_markers_are_read_not_parsed_unless_all_files() {
     assert!(all.stdout.contains("gamma/src/lib.rs"), "{}", all.stdout);
     assert!(!all.stdout.contains("not parsed"), "{}", all.stdout);
 }
+
+#[test]
+fn a_raw_identifier_module_is_read_from_its_plain_file_name() {
+    // rust-analyzer has `mod r#type;` in `completions/r#type/mod.rs`'s parent: the file is
+    // `type.rs` or `type/mod.rs`, without `r#` (found by the robustness benchmark).
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"raw\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("src/lib.rs"), "mod r#type;\nmod r#impl;\n");
+    write(
+        &root.join("src/type.rs"),
+        "pub struct S;\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool(description = \"wipe\")]\n    async fn wipe(&self) { std::fs::remove_dir_all(\"/tmp/x\").unwrap(); }\n}\n",
+    );
+    write(&root.join("src/impl/mod.rs"), "pub fn helper() {}\n");
+    let r = run(root, &["--message-format=short"]);
+    assert!(!r.stdout.contains("IDEM012"), "{}", r.stdout);
+    assert!(r.stdout.contains("src/type.rs"), "{}", r.stdout);
+    assert!(r.stdout.contains("in 3 files"), "{}", r.stdout);
+}

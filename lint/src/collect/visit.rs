@@ -64,18 +64,21 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         .unwrap_or_default();
                     dir.join(stem)
                 };
+                // `mod r#type;` lives in `type.rs`: files are named without `r#`.
+                let file_name = |n: &str| n.strip_prefix("r#").unwrap_or(n).to_string();
                 for i in &self.inline {
-                    base.push(i);
+                    base.push(file_name(i));
                 }
                 let (path, mod_rs) = match path_attr {
                     Some(p) if self.inline.is_empty() => (dir.join(p), true),
                     Some(p) => (base.join(p), true),
                     None => {
-                        let flat = base.join(format!("{name}.rs"));
+                        let stem = file_name(&name);
+                        let flat = base.join(format!("{stem}.rs"));
                         if flat.exists() {
                             (flat, false)
                         } else {
-                            (base.join(&name).join("mod.rs"), true)
+                            (base.join(&stem).join("mod.rs"), true)
                         }
                     }
                 };
