@@ -38,12 +38,18 @@ fn pg_required() -> bool {
 
 /// The PostgreSQL URL, or `None` (with a clear message) when the cases are skipped.
 fn pg_url(test: &str) -> Option<String> {
-    match std::env::var("IDEMCHECK_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
+    pg_var(test, "IDEMCHECK_PG_URL")
+}
+
+/// The environment variable `name` that .ci/run exports for the PostgreSQL cases, or `None`
+/// (with a message on the real stderr) when they are skipped; a failure when required.
+fn pg_var(test: &str, name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(value) if !value.is_empty() => Some(value),
         _ => {
             assert!(
                 !pg_required(),
-                "{test}: IDEMCHECK_PG_URL is not set, but this run requires the PostgreSQL cases \
+                "{test}: {name} is not set, but this run requires the PostgreSQL cases \
                  (CI or IDEMCHECK_REQUIRE_PG=1); .ci/run starts a throwaway server and sets it"
             );
             // Straight to the process's stderr: libtest captures `eprintln!`, and a skip must show.
@@ -51,13 +57,40 @@ fn pg_url(test: &str) -> Option<String> {
                 use std::io::Write as _;
                 let _ = writeln!(
                     std::io::stderr(),
-                    "SKIPPED {test}: the PostgreSQL cases did not run — set IDEMCHECK_PG_URL \
-                 (e.g. postgres://postgres@127.0.0.1:5432/postgres) to run them"
+                    "SKIPPED {test}: the PostgreSQL cases did not run — set {name} \
+                 (.ci/run shows how: e.g. IDEMCHECK_PG_URL=postgres://postgres@127.0.0.1:5432/postgres) to run them"
                 );
             }
             None
         }
     }
+}
+
+/// What the TLS cases need from .ci/run: the URL of the role that may connect over TLS only
+/// (with its password), the CA that signed the server's certificate, a CA that did not.
+struct PgTls {
+    url: String,
+    password: String,
+    ca: String,
+    other_ca: String,
+}
+
+fn pg_tls(test: &str) -> Option<PgTls> {
+    let url = pg_var(test, "IDEMCHECK_PG_TLS_URL")?;
+    let ca = pg_var(test, "IDEMCHECK_PG_TLS_CA")?;
+    let other_ca = pg_var(test, "IDEMCHECK_PG_TLS_OTHER_CA")?;
+    let password = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split_once('@'))
+        .and_then(|(user, _)| user.split_once(':'))
+        .map(|(_, password)| password.to_string())
+        .expect("IDEMCHECK_PG_TLS_URL holds user:password@");
+    Some(PgTls {
+        url,
+        password,
+        ca,
+        other_ca,
+    })
 }
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -801,4 +834,212 @@ async fn sqlite_ledger_files_are_private() {
         panic!("opened a file in a missing directory")
     };
     assert!(e.to_string().contains("cannot create"), "{e}");
+}
+
+// ------------------------------------------------------------------------------------ TLS
+
+/// `url` with query parameters added.
+fn with_params(url: &str, params: &[(&str, &str)]) -> String {
+    let query: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.replace('%', "%25").replace(' ', "%20")))
+        .collect();
+    format!("{url}?{}", query.join("&"))
+}
+
+/// Whether a connection of `user` is open over TLS right now (asked as the superuser).
+async fn tls_sessions_of(url: &str, user: &str) -> i64 {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let task = tokio::spawn(conn);
+    let n = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid)
+             WHERE usename = $1 AND ssl",
+            &[&user],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    drop(client);
+    let _ = task.await;
+    n
+}
+
+/// The store over TLS: `sslmode=require` (encrypted, certificate not checked) and
+/// `verify-full` (CA from the URL's `sslrootcert` or from the options). The role of
+/// IDEMCHECK_PG_TLS_URL may only connect over TLS, with its password (.ci/run's pg_hba.conf):
+/// the same URL with `sslmode=disable` is refused, and the server lists the store's
+/// connections as TLS ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_works_over_tls_require_and_verify_full() {
+    let test = "postgres_works_over_tls_require_and_verify_full";
+    let (Some(tls), Some(admin)) = (pg_tls(test), pg_url(test)) else {
+        return;
+    };
+    let plain = PostgresLedger::connect(&with_params(&tls.url, &[("sslmode", "disable")])).await;
+    let Err(LedgerError::Unavailable(refused)) = &plain else {
+        panic!("the TLS-only role connected without TLS: {plain:?}")
+    };
+    assert!(refused.contains("no encryption"), "{refused}");
+    let mut schemas = Vec::new();
+    let verify_full_url = with_params(
+        &tls.url,
+        &[("sslmode", "verify-full"), ("sslrootcert", &tls.ca)],
+    );
+    let verify_full_option = with_params(&tls.url, &[("sslmode", "verify-full")]);
+    for (what, url, options) in [
+        (
+            "require",
+            with_params(&tls.url, &[("sslmode", "require")]),
+            PostgresOptions::default(),
+        ),
+        (
+            "verify-full, sslrootcert",
+            verify_full_url,
+            PostgresOptions::default(),
+        ),
+        (
+            "verify-full, tls_root_certificate",
+            verify_full_option,
+            PostgresOptions::default().tls_root_certificate(&tls.ca),
+        ),
+    ] {
+        let schema = unique("tls");
+        schemas.push(schema.clone());
+        let ledger = PostgresLedger::connect_with(&url, options.schema(schema))
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            tls_sessions_of(&admin, "idemcheck_tls").await > 0,
+            "{what}: no TLS session on the server"
+        );
+        let effects = Effects::default();
+        let ctx = Context::new(ledger, Scope::run("tls"));
+        let first = apply::call(&ctx, &effects, ApplyArgs { id: 7 }).await;
+        let again = apply::call(&ctx, &effects, ApplyArgs { id: 7 }).await;
+        assert_eq!(first, Outcome::Completed("effect-7".into()), "{what}");
+        assert_eq!(again, first, "{what}");
+        assert_eq!(effects.counts.lock().unwrap()[&7], 1, "{what}");
+    }
+    drop_schemas(&admin, &schemas).await;
+}
+
+/// `verify-full` refuses a server whose certificate another CA signed, or that is reached
+/// under a name its certificate does not carry — with an error that says so, and without
+/// the password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_verify_full_refuses_a_wrong_ca_or_host_name() {
+    let Some(tls) = pg_tls("postgres_verify_full_refuses_a_wrong_ca_or_host_name") else {
+        return;
+    };
+    let options = || PostgresOptions::default().connect_timeout(Duration::from_secs(5));
+    let wrong_ca = with_params(
+        &tls.url,
+        &[("sslmode", "verify-full"), ("sslrootcert", &tls.other_ca)],
+    );
+    // The certificate names 127.0.0.1 and localhost; connect to the same address as
+    // `wrong.example` (hostaddr) so that only the name is wrong.
+    let wrong_host = with_params(
+        &tls.url.replace("@127.0.0.1:", "@wrong.example:"),
+        &[
+            ("hostaddr", "127.0.0.1"),
+            ("sslmode", "verify-full"),
+            ("sslrootcert", &tls.ca),
+        ],
+    );
+    for (what, url, expected) in [
+        ("wrong CA", wrong_ca, "UnknownIssuer"),
+        ("wrong host name", wrong_host, "not valid for name"),
+    ] {
+        let out = PostgresLedger::connect_with(&url, options()).await;
+        let Err(e) = &out else {
+            panic!("{what}: connected: {out:?}")
+        };
+        let text = format!("{e} / {e:?}");
+        assert!(matches!(e, LedgerError::Unavailable(_)), "{what}: {text}");
+        assert!(text.contains("certificate"), "{what}: {text}");
+        assert!(text.contains(expected), "{what}: {text}");
+        assert!(
+            !text.contains(&tls.password),
+            "{what}: the password leaked: {text}"
+        );
+    }
+    // A CA file that is not there, or holds no certificate: a clear error naming it.
+    let missing = with_params(
+        &tls.url,
+        &[
+            ("sslmode", "verify-full"),
+            ("sslrootcert", "/no/such/ca.pem"),
+        ],
+    );
+    let e = PostgresLedger::connect(&missing).await.unwrap_err();
+    assert!(e.to_string().contains("/no/such/ca.pem"), "{e}");
+    assert!(!e.to_string().contains(&tls.password), "{e}");
+}
+
+/// The password of the connection string appears in no error and no `Debug` of the store:
+/// a refused password (over TLS), an unreachable server, a server that is not PostgreSQL,
+/// a bad parameter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_errors_never_show_the_password() {
+    const WRONG: &str = "Wr0ng-passw0rd-4c1d";
+    let check = |what: &str, out: &Result<PostgresLedger, LedgerError>, secret: &str| {
+        let Err(e) = out else {
+            panic!("{what}: connected: {out:?}")
+        };
+        let text = format!("{e} / {e:?} / {out:?}");
+        assert!(
+            !text.contains(secret),
+            "{what}: the password leaked: {text}"
+        );
+        assert!(matches!(e, LedgerError::Unavailable(_)), "{what}: {text}");
+        text
+    };
+    let options = || PostgresOptions::default().connect_timeout(Duration::from_secs(2));
+    // Nothing listens on port 1.
+    let down = format!("postgres://idemcheck_tls:{WRONG}@127.0.0.1:1/postgres?sslmode=require");
+    let out = PostgresLedger::connect_with(&down, options()).await;
+    check("unreachable", &out, WRONG);
+    let kv = format!("host=127.0.0.1 port=1 user=u password='{WRONG}' sslmode=verify-full");
+    let out = PostgresLedger::connect_with(&kv, options()).await;
+    let text = check("verify-full without a CA", &out, WRONG);
+    assert!(text.contains("sslrootcert"), "{text}");
+    let bad = format!("postgres://u:{WRONG}@127.0.0.1:1/postgres?sslmode=sometimes");
+    let out = PostgresLedger::connect_with(&bad, options()).await;
+    let text = check("bad sslmode", &out, WRONG);
+    assert!(text.contains("unknown sslmode"), "{text}");
+    // A listening socket that is not PostgreSQL: the TLS request gets no answer it knows.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let silent = std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            use std::io::Write as _;
+            let _ = stream.write_all(b"HTTP/1.0 400 Bad Request\r\n\r\n");
+        }
+    });
+    let not_pg = format!("postgres://u:{WRONG}@127.0.0.1:{port}/postgres?sslmode=require");
+    let out = PostgresLedger::connect_with(&not_pg, options()).await;
+    check("not PostgreSQL", &out, WRONG);
+    silent.join().unwrap();
+    // A refused password, over TLS, on the real server.
+    let Some(tls) = pg_tls("postgres_errors_never_show_the_password") else {
+        return;
+    };
+    let wrong = with_params(
+        &tls.url
+            .replace(&format!(":{}@", tls.password), &format!(":{WRONG}@")),
+        &[("sslmode", "verify-full"), ("sslrootcert", &tls.ca)],
+    );
+    let out = PostgresLedger::connect_with(&wrong, options()).await;
+    let text = check("wrong password", &out, WRONG);
+    assert!(text.contains("password authentication failed"), "{text}");
+    assert!(!text.contains(&tls.password), "{text}");
+    // And the store that did connect says nothing of it either.
+    let ledger = PostgresLedger::connect(&with_params(&tls.url, &[("sslmode", "require")]))
+        .await
+        .unwrap();
+    let debug = format!("{ledger:?}");
+    assert!(!debug.contains(&tls.password), "{debug}");
 }

@@ -14,6 +14,10 @@ impl PostgresLedger {
     }
 
     /// Connect to `url` and create or check the schema of `options`.
+    ///
+    /// `sslmode` (`disable`, `prefer`, `require`, `verify-full`) and `sslrootcert` in `url`
+    /// choose TLS (see the module documentation). No error contains `url`, and the password
+    /// it holds is redacted from every error.
     pub async fn connect_with(
         url: &str,
         options: PostgresOptions,
@@ -24,9 +28,31 @@ impl PostgresLedger {
                 options.schema
             )));
         }
-        let mut config: tokio_postgres::Config = url
+        let (rest, params) = tls::split_tls_params(url)
+            .map_err(|e| unavailable(format!("bad connection string: {e}")))?;
+        let mut config: tokio_postgres::Config = rest
             .parse()
             .map_err(|e| unavailable(format!("bad connection string: {e}")))?;
+        let password = config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned());
+        let mode = params.mode.unwrap_or(tls::SslMode::Disable);
+        config.ssl_mode(mode.for_tokio_postgres());
+        let root = params
+            .root_cert
+            .as_deref()
+            .or(options.tls_root_certificate.as_deref());
+        let tls = tls::MakeRustls(tls::client_config(mode, root).map_err(unavailable)?);
+        PostgresLedger::connect_config(config, tls, options)
+            .await
+            .map_err(|e| redact_password(e, password.as_deref()))
+    }
+
+    async fn connect_config(
+        mut config: tokio_postgres::Config,
+        tls: tls::MakeRustls,
+        options: PostgresOptions,
+    ) -> Result<PostgresLedger, LedgerError> {
         config.connect_timeout(options.connect_timeout);
         if config.get_application_name().is_none() {
             config.application_name("idemcheck");
@@ -34,7 +60,7 @@ impl PostgresLedger {
         let build_sized = |config: tokio_postgres::Config, size: usize| {
             let manager = Manager::from_config(
                 config,
-                NoTls,
+                tls.clone(),
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
                 },
