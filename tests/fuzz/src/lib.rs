@@ -9,6 +9,9 @@
 //! the simulator's SplitMix64, so a run is a function of its seed and budget. A target
 //! passes when no input makes it panic; errors are the expected answer to bad input.
 //!
+//! The ledger target rewrites a real SQLite ledger's row with the input's fields and reads it
+//! back through the store and the executor.
+//!
 //! - `cargo test -p idemcheck-fuzz`: every target for a short budget (CI);
 //! - `cargo run --release -p idemcheck-fuzz -- all 600`: every target for ten minutes,
 //!   printing executions per second and saving any crashing input under `crashes/`.
@@ -36,17 +39,22 @@ pub enum Target {
     Counterexample,
     /// Whole Rust source files through the lint's per-file analysis and rules.
     Source,
+    /// A ledger record read back from a real SQLite file after its row was rewritten with
+    /// the input's fields (any state, fingerprint, result, token, lease): loaded, and a
+    /// guarded call made on it.
+    LedgerRecord,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::Grammar,
         Target::AllowComment,
         Target::Config,
         Target::Baseline,
         Target::Counterexample,
         Target::Source,
+        Target::LedgerRecord,
     ];
 
     /// Its name (and its seed directory's).
@@ -58,6 +66,7 @@ impl Target {
             Target::Baseline => "baseline",
             Target::Counterexample => "counterexample",
             Target::Source => "source",
+            Target::LedgerRecord => "ledger_record",
         }
     }
 
@@ -195,7 +204,7 @@ impl Target {
                 }
             }
             Target::Config => CONFIG,
-            Target::Baseline | Target::Counterexample => JSON,
+            Target::Baseline | Target::Counterexample | Target::LedgerRecord => JSON,
             Target::Source => SOURCE,
         }
     }
@@ -220,6 +229,7 @@ impl Target {
                 }
             }
             Target::Counterexample => counterexample(&text),
+            Target::LedgerRecord => ledger::record(&text),
             Target::Source => {
                 let a = cargo_idemcheck::analysis::analyze_sources(
                     &[("src/lib.rs", &text)],
@@ -230,6 +240,8 @@ impl Target {
         }
     }
 }
+
+mod ledger;
 
 fn grammar(text: &str) {
     use idemcheck_spec::attr::SideEffectAttr;

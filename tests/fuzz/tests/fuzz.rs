@@ -50,6 +50,13 @@ fn source() {
 }
 
 #[test]
+fn ledger_record() {
+    // A real SQLite file per input: fewer inputs than the in-memory targets.
+    let out = fuzz(Target::LedgerRecord, Budget::Execs(200), 7);
+    assert!(out.crashes.is_empty(), "{:?}", out.crashes.first());
+}
+
+#[test]
 fn every_target_has_a_seed_corpus() {
     for t in Target::ALL {
         assert!(!seeds(t).is_empty(), "{}", t.name());
