@@ -1043,3 +1043,143 @@ async fn postgres_errors_never_show_the_password() {
     let debug = format!("{ledger:?}");
     assert!(!debug.contains(&tls.password), "{debug}");
 }
+
+// ------------------------------------------------------------------ a store that cannot write
+
+#[derive(Clone, Serialize, Deserialize)]
+struct BigArgs {
+    id: u32,
+}
+
+/// A tool whose result (256 KiB) needs many new pages of the ledger file.
+#[side_effect(key = [id], verify = find_big, max_retries = 0)]
+async fn write_big(effects: &Effects, args: BigArgs) -> Result<String, String> {
+    *effects.counts.lock().unwrap().entry(args.id).or_default() += 1;
+    Ok("x".repeat(256 * 1024))
+}
+
+async fn find_big(effects: &Effects, args: &BigArgs) -> Result<Option<String>, String> {
+    let done = effects
+        .counts
+        .lock()
+        .unwrap()
+        .get(&args.id)
+        .is_some_and(|n| *n > 0);
+    Ok(done.then(|| "x".repeat(256 * 1024)))
+}
+
+/// A ledger file that cannot grow (`SqliteOptions::max_size`: SQLite's `max_page_count`, the
+/// same SQLITE_FULL a full disk gives) fails closed at the claim: a clear error, nothing
+/// executed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_full_at_claim_fails_closed() {
+    let dir = TempDir::new("idemcheck-full-claim");
+    let path = dir.file("ledger.sqlite3");
+    let ledger = SqliteLedger::open_with(
+        &path,
+        SqliteOptions::default()
+            .synchronous(Synchronous::Normal)
+            .max_size(64 * 1024),
+    )
+    .unwrap();
+    // Fill it with claims until SQLite refuses one.
+    let fp = Fingerprint::from_stored("f".repeat(64));
+    let mut claimed = 0u32;
+    let full = loop {
+        let key = Key::from_stored(format!("{claimed:064}"));
+        match ledger.begin(&test_claim(&key, &fp, "filler")).await {
+            Ok(Begin::Claimed { .. }) => claimed += 1,
+            Ok(other) => panic!("claim {claimed}: {other:?}"),
+            Err(e) => break e,
+        }
+        assert!(claimed < 100_000, "the file never filled up");
+    };
+    assert!(claimed > 10, "filled after {claimed} claims only");
+    assert!(
+        matches!(&full, LedgerError::Unavailable(m) if m.contains("the ledger file is full")),
+        "{full:?}"
+    );
+    // The refused claim left nothing behind, and what was written before is intact.
+    let refused = Key::from_stored(format!("{claimed:064}"));
+    assert!(ledger.load(&refused).await.unwrap().is_none());
+    assert_eq!(ledger.pending().await.unwrap().len(), claimed as usize);
+    // A guarded call on the full file: not executed, and the answer says why.
+    let effects = Effects::default();
+    let ctx = Context::new(ledger, Scope::run("full"));
+    let out = apply::call(&ctx, &effects, ApplyArgs { id: 1 }).await;
+    let Outcome::NotCompleted(NotCompleted {
+        reason: Failure::Ledger(LedgerError::Unavailable(m)),
+        attempts: 0,
+        ..
+    }) = &out
+    else {
+        panic!("{out:?}")
+    };
+    assert!(m.contains("the ledger file is full"), "{m}");
+    assert!(
+        effects.counts.lock().unwrap().is_empty(),
+        "executed without a claim"
+    );
+}
+
+/// The file fills up between the claim and the commit: the effect happened, so the caller is
+/// told so (the result), the record stays DECLARED (not a false COMMITTED), and no later call
+/// executes again — on the full file, nor after a restart with room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_full_at_commit_answers_honestly_and_never_executes_again() {
+    let dir = TempDir::new("idemcheck-full-commit");
+    let path = dir.file("ledger.sqlite3");
+    let small = || {
+        SqliteOptions::default()
+            .synchronous(Synchronous::Normal)
+            .max_size(64 * 1024)
+    };
+    let ledger = SqliteLedger::open_with(&path, small()).unwrap();
+    let effects = Effects::default();
+    let ctx =
+        Context::new(ledger.clone(), Scope::run("full")).with_max_wait(Duration::from_millis(300));
+    let first = write_big::call(&ctx, &effects, BigArgs { id: 5 }).await;
+    assert_eq!(
+        first,
+        Outcome::Completed("x".repeat(256 * 1024)),
+        "the effect happened"
+    );
+    assert_eq!(effects.counts.lock().unwrap()[&5], 1);
+    let pending = ledger.pending().await.unwrap();
+    assert_eq!(pending.len(), 1, "the claim stays, unresolved");
+    assert_eq!(pending[0].state, RecordState::Declared);
+    // Again, the file still full: never a second execution.
+    let again = write_big::call(&ctx, &effects, BigArgs { id: 5 }).await;
+    assert_eq!(
+        effects.counts.lock().unwrap()[&5],
+        1,
+        "executed again: {again:?}"
+    );
+    // The postcondition finds the effect: completed, still without a second execution.
+    assert!(
+        matches!(&again, Outcome::Completed(r) if r.len() == 256 * 1024),
+        "{again:?}"
+    );
+    assert_eq!(
+        ledger.pending().await.unwrap().len(),
+        1,
+        "still full: still DECLARED"
+    );
+    drop((ctx, ledger));
+    // A restart with room: the postcondition finds the effect; still one execution.
+    let ledger = SqliteLedger::open(&path).unwrap();
+    let ctx =
+        Context::new(ledger.clone(), Scope::run("full")).with_max_wait(Duration::from_millis(300));
+    let later = write_big::call(&ctx, &effects, BigArgs { id: 5 }).await;
+    assert_eq!(
+        effects.counts.lock().unwrap()[&5],
+        1,
+        "executed again: {later:?}"
+    );
+    assert!(
+        matches!(&later, Outcome::Completed(r) if r.len() == 256 * 1024),
+        "{later:?}"
+    );
+    // With room, the adopted result is recorded at last.
+    assert!(ledger.pending().await.unwrap().is_empty(), "settled");
+}

@@ -18,6 +18,11 @@
 //!   transaction (`BEGIN IMMEDIATE` … `COMMIT`, one fsync), each with the meaning it would
 //!   have alone; nobody is answered before the commit that holds their write is durable.
 //!   Other processes wait for the file's write lock up to the busy timeout.
+//! - **A file that cannot be written** (a full disk, a read-only file, or
+//!   [`SqliteOptions::max_size`] reached) fails closed: the call's write is not applied and
+//!   it gets [`LedgerError::Unavailable`] naming the cause. A claim that cannot be written
+//!   executes nothing; a result that cannot be written after the effect leaves the record
+//!   DECLARED (the caller still gets the result), and the next call asks the postcondition.
 //! - **Clock.** Leases and expiry use the handle's [`Clock`] (by default the system
 //!   clock): processes sharing a file share the machine's clock.
 //!
@@ -102,6 +107,7 @@ pub struct SqliteOptions {
     synchronous: Synchronous,
     busy_timeout: Duration,
     max_batch: usize,
+    max_size: Option<u64>,
     clock: Option<Arc<dyn Clock>>,
 }
 
@@ -111,6 +117,7 @@ impl std::fmt::Debug for SqliteOptions {
             .field("synchronous", &self.synchronous)
             .field("busy_timeout", &self.busy_timeout)
             .field("max_batch", &self.max_batch)
+            .field("max_size", &self.max_size)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish()
     }
@@ -122,6 +129,7 @@ impl Default for SqliteOptions {
             synchronous: Synchronous::Full,
             busy_timeout: Duration::from_secs(10),
             max_batch: 128,
+            max_size: None,
             clock: None,
         }
     }
@@ -144,6 +152,18 @@ impl SqliteOptions {
     /// The most calls applied in one transaction (default 128; 1 disables group commit).
     pub fn max_batch(mut self, max_batch: usize) -> Self {
         self.max_batch = max_batch.max(1);
+        self
+    }
+
+    /// The most bytes the ledger file may hold (SQLite's `max_page_count`, rounded down to
+    /// whole pages; default: no limit but SQLite's own and the disk's). A write that would
+    /// grow the file past it fails as a full disk does — with [`LedgerError::Unavailable`]
+    /// saying the file is full — and the call fails closed: a claim that cannot be written
+    /// executes nothing, a result that cannot be written leaves the record DECLARED (the
+    /// caller still gets the result; the next call asks the postcondition instead of
+    /// executing). SQLite never lowers the limit below the file's current size.
+    pub fn max_size(mut self, bytes: u64) -> Self {
+        self.max_size = Some(bytes);
         self
     }
 
@@ -236,6 +256,23 @@ fn unavailable(e: impl std::fmt::Display) -> LedgerError {
     LedgerError::Unavailable(format!("sqlite: {e}"))
 }
 
+/// A SQLite error, with what it means for the ledger when the file cannot be written.
+fn db_error(e: rusqlite::Error) -> LedgerError {
+    let code = match &e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        _ => None,
+    };
+    match code {
+        Some(rusqlite::ErrorCode::DiskFull) => unavailable(format!(
+            "the ledger file is full (the disk, or SqliteOptions::max_size): nothing was written ({e})"
+        )),
+        Some(rusqlite::ErrorCode::ReadOnly) => unavailable(format!(
+            "the ledger file is read-only: nothing was written ({e})"
+        )),
+        _ => unavailable(e),
+    }
+}
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS idemcheck_records (
     key         TEXT PRIMARY KEY NOT NULL,
@@ -309,10 +346,10 @@ fn load_record(conn: &Connection, key: &str) -> Result<Option<Record>, LedgerErr
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM idemcheck_records WHERE key = ?1"
         ))
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     stmt.query_row(params![key], record_from_row)
         .optional()
-        .map_err(unavailable)?
+        .map_err(db_error)?
         .transpose()
 }
 
@@ -358,7 +395,7 @@ fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, Ledger
                AND idemcheck_records.expires_at <= excluded.created_at
              RETURNING token"
         ))
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     let claimed: Option<i64> = stmt
         .query_row(
             params![
@@ -373,7 +410,7 @@ fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, Ledger
             |row| row.get(0),
         )
         .optional()
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     if let Some(token) = claimed {
         return Ok(Begin::Claimed {
             token: unsigned(token),
@@ -403,7 +440,7 @@ fn take_over_in(
                AND lease_until <= ?5
              RETURNING token"
         ))
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     let token: Option<i64> = stmt
         .query_row(
             params![
@@ -416,7 +453,7 @@ fn take_over_in(
             |row| row.get(0),
         )
         .optional()
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     Ok(token.map(unsigned))
 }
 
@@ -433,10 +470,10 @@ fn resolve_in(
             "UPDATE idemcheck_records SET state = ?3, resolution = ?4, updated_at = ?5
              WHERE key = ?1 AND token = ?2 AND state IN ('declared', 'unknown')",
         )
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     match stmt
         .execute(params![key, signed(token), state, text, now])
-        .map_err(unavailable)?
+        .map_err(db_error)?
     {
         1 => Ok(()),
         _ => Err(fenced(key, token)),
@@ -448,10 +485,10 @@ fn release_in(conn: &Connection, key: &str, token: Token) -> Result<(), LedgerEr
         .prepare_cached(
             "DELETE FROM idemcheck_records WHERE key = ?1 AND token = ?2 AND state = 'declared'",
         )
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     match stmt
         .execute(params![key, signed(token)])
-        .map_err(unavailable)?
+        .map_err(db_error)?
     {
         1 => Ok(()),
         _ => Err(fenced(key, token)),
@@ -464,8 +501,8 @@ fn prune_in(conn: &Connection, now: i64) -> Result<u64, LedgerError> {
             "DELETE FROM idemcheck_records
              WHERE state IN ('committed', 'failed') AND expires_at <= ?1",
         )
-        .map_err(unavailable)?;
-    let n = stmt.execute(params![now]).map_err(unavailable)?;
+        .map_err(db_error)?;
+    let n = stmt.execute(params![now]).map_err(db_error)?;
     Ok(n as u64)
 }
 
@@ -475,12 +512,12 @@ fn pending_in(conn: &Connection) -> Result<Vec<Record>, LedgerError> {
             "SELECT {COLUMNS} FROM idemcheck_records
              WHERE state IN ('declared', 'unknown') ORDER BY created_at, key"
         ))
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     let rows = stmt
         .query_map([], record_from_row)
-        .map_err(unavailable)?
+        .map_err(db_error)?
         .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     rows.into_iter().collect()
 }
 
@@ -504,7 +541,7 @@ fn decide_in(
             )
             .and_then(|mut s| s.execute(params![key])),
     }
-    .map_err(unavailable)?;
+    .map_err(db_error)?;
     match n {
         1 => Ok(()),
         _ => Err(LedgerError::NotFound(Key::from_stored(key))),
@@ -512,8 +549,7 @@ fn decide_in(
 }
 
 fn configure(conn: &Connection, options: &SqliteOptions) -> Result<(), LedgerError> {
-    conn.busy_timeout(options.busy_timeout)
-        .map_err(unavailable)?;
+    conn.busy_timeout(options.busy_timeout).map_err(db_error)?;
     // Switching to WAL takes an exclusive lock, and SQLite answers "database is locked"
     // at once (without its busy handler) while another process opening the same new file
     // holds it: retry within the busy timeout.
@@ -543,28 +579,38 @@ fn configure(conn: &Connection, options: &SqliteOptions) -> Result<(), LedgerErr
         "PRAGMA synchronous = {};",
         options.synchronous.pragma()
     ))
-    .map_err(unavailable)?;
+    .map_err(db_error)?;
+    if let Some(bytes) = options.max_size {
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(db_error)?;
+        let pages = (bytes / page_size.max(1) as u64).max(1);
+        conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map_err(db_error)?;
+    }
     Ok(())
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), LedgerError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(unavailable)?;
-    tx.execute_batch(SCHEMA).map_err(unavailable)?;
+        .map_err(db_error)?;
+    tx.execute_batch(SCHEMA).map_err(db_error)?;
     let version: i64 = tx
         .query_row(
             "SELECT value FROM idemcheck_meta WHERE name = 'schema_version'",
             [],
             |r| r.get(0),
         )
-        .map_err(unavailable)?;
+        .map_err(db_error)?;
     if version > SCHEMA_VERSION {
         return Err(LedgerError::Corrupt(format!(
             "the ledger file has schema version {version}; this idemcheck writes version {SCHEMA_VERSION}"
         )));
     }
-    tx.commit().map_err(unavailable)
+    tx.commit().map_err(db_error)
 }
 
 /// The writer thread: take every queued job, apply them in one transaction, commit, answer.
@@ -579,7 +625,7 @@ fn writer(conn: Connection, jobs: mpsc::Receiver<Job>, clock: Arc<dyn Clock>, ma
             }
         }
         if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
-            let e = unavailable(e);
+            let e = db_error(e);
             // Nothing runs outside a transaction: answer without running.
             for job in batch.drain(..) {
                 job.fail(e.clone());
@@ -607,7 +653,12 @@ fn writer(conn: Connection, jobs: mpsc::Receiver<Job>, clock: Arc<dyn Clock>, ma
                 Ok(()) => None,
                 Err(e) => {
                     let _ = conn.execute_batch("ROLLBACK");
-                    Some(unavailable(format!("commit failed: {e}")))
+                    Some(match db_error(e) {
+                        LedgerError::Unavailable(text) => {
+                            LedgerError::Unavailable(format!("commit failed: {text}"))
+                        }
+                        other => other,
+                    })
                 }
             },
         };
@@ -636,7 +687,7 @@ impl SqliteLedger {
     ) -> Result<SqliteLedger, LedgerError> {
         let path = path.as_ref().to_path_buf();
         create_private(&path)?;
-        let mut conn = Connection::open(&path).map_err(unavailable)?;
+        let mut conn = Connection::open(&path).map_err(db_error)?;
         configure(&conn, &options)?;
         migrate(&mut conn)?;
         let clock: Arc<dyn Clock> = match options.clock.clone() {
