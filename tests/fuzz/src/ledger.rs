@@ -1,11 +1,13 @@
-//! The `ledger_record` target: a SQLite ledger file holding one real record (made by a guarded
-//! call), its row rewritten with the input's fields, then read back by the store and a second
-//! guarded call. Any answer is fine; a panic is a finding.
+//! The ledger targets: a ledger (a SQLite file, or a schema of the PostgreSQL server named by
+//! `IDEMCHECK_PG_URL`) holding one real record made by a guarded call, its row rewritten with
+//! the input's fields, then read back by the store and more guarded calls. Any answer is
+//! fine; a panic is a finding.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use idemcheck::ledger::{PostgresLedger, PostgresOptions};
 use idemcheck::{Context, Scope, SqliteLedger, side_effect};
 use serde::{Deserialize, Serialize};
 
@@ -91,4 +93,135 @@ pub(crate) fn record(text: &str) {
     });
     drop(runtime);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The server and schema of the PostgreSQL target, opened once per process.
+struct Pg {
+    runtime: tokio::runtime::Runtime,
+    ledger: PostgresLedger,
+    client: tokio_postgres::Client,
+    schema: String,
+}
+
+static PG: OnceLock<Option<Pg>> = OnceLock::new();
+
+fn pg() -> Option<&'static Pg> {
+    PG.get_or_init(|| {
+        let url = std::env::var("IDEMCHECK_PG_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        let schema = format!("idemcheck_fuzz_{}", std::process::id());
+        let (ledger, client) = runtime.block_on(async {
+            let ledger =
+                PostgresLedger::connect_with(&url, PostgresOptions::default().schema(&schema))
+                    .await
+                    .ok()?;
+            let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .ok()?;
+            tokio::spawn(conn);
+            Some((ledger, client))
+        })?;
+        Some(Pg {
+            runtime,
+            ledger,
+            client,
+            schema,
+        })
+    })
+    .as_ref()
+}
+
+/// Whether the PostgreSQL target can run here (`IDEMCHECK_PG_URL` names a reachable server).
+pub fn postgres_available() -> bool {
+    pg().is_some()
+}
+
+/// Drop the PostgreSQL target's schema.
+pub fn postgres_cleanup() {
+    if let Some(pg) = pg() {
+        let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE", pg.schema);
+        let _ = pg.runtime.block_on(pg.client.batch_execute(&sql));
+    }
+}
+
+/// A probe of the PostgreSQL target's plumbing: make a record through a guarded call, and
+/// return how many rows an update by its key changed (1 when the target really reaches the
+/// record it rewrites).
+pub fn postgres_probe() -> u64 {
+    let Some(pg) = pg() else {
+        return 0;
+    };
+    pg.runtime.block_on(async {
+        let ctx = Context::new(pg.ledger.clone(), Scope::run("fuzz-probe")).with_owner("probe");
+        let _ = apply::call(&ctx, &Effects::default(), Args { id: 1 }).await;
+        let sql = format!(
+            "UPDATE {}.records SET owner = 'probed' WHERE owner = 'probe'",
+            pg.schema
+        );
+        pg.client.execute(&sql, &[]).await.unwrap_or(0)
+    })
+}
+
+pub(crate) fn record_postgres(text: &str) {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(text)
+    else {
+        return;
+    };
+    let Some(pg) = pg() else {
+        return;
+    };
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    // Each input's record is the one its own owner made.
+    let owner = format!("fuzz-{n}");
+    pg.runtime.block_on(async {
+        let ctx = Context::new(pg.ledger.clone(), Scope::run(owner.clone()))
+            .with_owner(owner.clone())
+            .with_max_wait(Duration::from_millis(5));
+        let effects = Effects::default();
+        let _ = apply::call(&ctx, &effects, Args { id: 1 }).await;
+        // The owner column last: the others find the row by it.
+        let columns = COLUMNS
+            .iter()
+            .filter(|(c, _)| *c != "owner")
+            .chain(COLUMNS.iter().filter(|(c, _)| *c == "owner"));
+        let key = owner.as_str();
+        for (column, integer) in columns {
+            let Some(v) = fields.get(*column) else {
+                continue;
+            };
+            let sql = format!(
+                "UPDATE {}.records SET {column} = $1 WHERE owner = $2",
+                pg.schema
+            );
+            // Type or constraint errors leave the row as it was: that is the store's defence.
+            let _ = match (v, integer) {
+                (serde_json::Value::Null, true) => {
+                    pg.client.execute(&sql, &[&None::<i64>, &key]).await
+                }
+                (serde_json::Value::Null, false) => {
+                    pg.client.execute(&sql, &[&None::<String>, &key]).await
+                }
+                (v, true) => {
+                    let i = v.as_i64().unwrap_or(i64::MIN);
+                    pg.client.execute(&sql, &[&i, &key]).await
+                }
+                (serde_json::Value::String(s), false) => {
+                    pg.client.execute(&sql, &[&s.as_str(), &key]).await
+                }
+                (v, false) => {
+                    let s = v.to_string();
+                    pg.client.execute(&sql, &[&s.as_str(), &key]).await
+                }
+            };
+        }
+        if fields.get("effect_exists") == Some(&serde_json::Value::Bool(false)) {
+            *effects.0.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+        }
+        let _ = apply::call(&ctx, &effects, Args { id: 1 }).await;
+    });
 }

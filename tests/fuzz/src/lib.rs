@@ -43,11 +43,14 @@ pub enum Target {
     /// the input's fields (any state, fingerprint, result, token, lease): loaded, and a
     /// guarded call made on it.
     LedgerRecord,
+    /// The same on the PostgreSQL server named by `IDEMCHECK_PG_URL` (a schema of its own);
+    /// without one the target has nothing to run (see [`postgres_available`]).
+    LedgerRecordPostgres,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Grammar,
         Target::AllowComment,
         Target::Config,
@@ -55,6 +58,7 @@ impl Target {
         Target::Counterexample,
         Target::Source,
         Target::LedgerRecord,
+        Target::LedgerRecordPostgres,
     ];
 
     /// Its name (and its seed directory's).
@@ -67,6 +71,7 @@ impl Target {
             Target::Counterexample => "counterexample",
             Target::Source => "source",
             Target::LedgerRecord => "ledger_record",
+            Target::LedgerRecordPostgres => "ledger_record_postgres",
         }
     }
 
@@ -204,7 +209,10 @@ impl Target {
                 }
             }
             Target::Config => CONFIG,
-            Target::Baseline | Target::Counterexample | Target::LedgerRecord => JSON,
+            Target::Baseline
+            | Target::Counterexample
+            | Target::LedgerRecord
+            | Target::LedgerRecordPostgres => JSON,
             Target::Source => SOURCE,
         }
     }
@@ -230,6 +238,7 @@ impl Target {
             }
             Target::Counterexample => counterexample(&text),
             Target::LedgerRecord => ledger::record(&text),
+            Target::LedgerRecordPostgres => ledger::record_postgres(&text),
             Target::Source => {
                 let a = cargo_idemcheck::analysis::analyze_sources(
                     &[("src/lib.rs", &text)],
@@ -242,6 +251,8 @@ impl Target {
 }
 
 mod ledger;
+
+pub use ledger::{postgres_available, postgres_cleanup, postgres_probe};
 
 fn grammar(text: &str) {
     use idemcheck_spec::attr::SideEffectAttr;
@@ -312,7 +323,12 @@ pub struct Outcome {
 
 /// The seed corpus of `target`, sorted by file name.
 pub fn seeds(target: Target) -> Vec<Vec<u8>> {
-    let dir = seeds_dir().join(target.name());
+    // Both ledger targets start from the same records.
+    let name = match target {
+        Target::LedgerRecordPostgres => Target::LedgerRecord.name(),
+        t => t.name(),
+    };
+    let dir = seeds_dir().join(name);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("seed corpus {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -57,6 +57,31 @@ fn ledger_record() {
 }
 
 #[test]
+fn ledger_record_postgres() {
+    let required = ["CI", "IDEMCHECK_REQUIRE_PG"].iter().any(|v| {
+        std::env::var(v)
+            .is_ok_and(|x| !x.is_empty() && x != "0" && !x.eq_ignore_ascii_case("false"))
+    });
+    if !idemcheck_fuzz::postgres_available() {
+        assert!(
+            !required,
+            "ledger_record_postgres: no PostgreSQL server (IDEMCHECK_PG_URL), but this run requires one"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED ledger_record_postgres: set IDEMCHECK_PG_URL (.ci/run does) to fuzz PostgreSQL records"
+        );
+        return;
+    }
+    // The target really rewrites the record it made (not a silent no-op).
+    assert_eq!(idemcheck_fuzz::postgres_probe(), 1);
+    let out = fuzz(Target::LedgerRecordPostgres, Budget::Execs(100), 7);
+    idemcheck_fuzz::postgres_cleanup();
+    assert!(out.crashes.is_empty(), "{:?}", out.crashes.first());
+}
+
+#[test]
 fn every_target_has_a_seed_corpus() {
     for t in Target::ALL {
         assert!(!seeds(t).is_empty(), "{}", t.name());
