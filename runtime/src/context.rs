@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::key::{Key, Scope};
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Resolution, StoredFailure};
 
 /// How long a call waits, by default, for another owner's lease on the same operation to
 /// run out before answering [`crate::Outcome::Unknown`].
@@ -24,7 +24,11 @@ pub struct Context {
     owner: Arc<str>,
     max_wait: Duration,
     escalations: Escalations,
+    redaction: Option<Redaction>,
 }
+
+/// A user's redaction of the error texts a [`Context`] writes to its ledger.
+type Redaction = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
 /// How a guarded method whose success type is a tool result the model reads (rmcp's
 /// `CallToolResult`) answers an outcome that is not completed: a divergent payload, a replayed
@@ -49,6 +53,7 @@ impl std::fmt::Debug for Context {
             .field("owner", &self.owner)
             .field("max_wait", &self.max_wait)
             .field("escalations", &self.escalations)
+            .field("redaction", &self.redaction.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }
 }
@@ -82,6 +87,7 @@ impl Context {
             owner: default_owner(),
             max_wait: DEFAULT_MAX_WAIT,
             escalations: Escalations::default(),
+            redaction: None,
         }
     }
 
@@ -120,6 +126,45 @@ impl Context {
     pub fn with_escalations(mut self, escalations: Escalations) -> Context {
         self.escalations = escalations;
         self
+    }
+
+    /// Pass every error text this context writes to its ledger through `redact` first: the
+    /// message of a definite failure ([`StoredFailure::message`]), every string value of its
+    /// stored error value ([`StoredFailure::value`]; member names are kept, so the value still
+    /// reads back as the tool's error type unless `redact` changes an enum tag), and the note
+    /// of an Unknown. Results (`Committed`) are not passed through it — mark secret parts of
+    /// a result [`Secret`](crate::ledger::Secret). The caller that saw the failure still gets
+    /// the error unredacted; later calls replay the redacted text. Default: none (stored as
+    /// is).
+    ///
+    /// [`StoredFailure::message`]: crate::ledger::StoredFailure::message
+    /// [`StoredFailure::value`]: crate::ledger::StoredFailure::value
+    pub fn with_redaction(
+        mut self,
+        redact: impl Fn(&str) -> String + Send + Sync + 'static,
+    ) -> Context {
+        self.redaction = Some(Arc::new(redact));
+        self
+    }
+
+    /// `resolution` as the ledger must store it: its error texts through the redaction hook
+    /// ([`Context::with_redaction`]); unchanged without one, and for results.
+    pub(crate) fn redacted(&self, resolution: Resolution) -> Resolution {
+        let Some(redact) = &self.redaction else {
+            return resolution;
+        };
+        match resolution {
+            Resolution::Failed { error } => Resolution::Failed {
+                error: StoredFailure {
+                    message: redact(&error.message),
+                    value: error.value.map(|v| redact_strings(v, &**redact)),
+                },
+            },
+            Resolution::Unknown { note } => Resolution::Unknown {
+                note: redact(&note),
+            },
+            committed @ Resolution::Committed { .. } => committed,
+        }
     }
 
     /// How non-completed outcomes of tool-result methods are answered.
@@ -245,4 +290,27 @@ pub(crate) async fn with_current_key<F: std::future::Future>(key: &Key, fut: F) 
         fut.as_mut().poll(cx)
     })
     .await
+}
+
+/// Every string value in `value` through `redact` (member names kept).
+fn redact_strings(
+    value: serde_json::Value,
+    redact: &(dyn Fn(&str) -> String + Send + Sync),
+) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Value::String(redact(&text)),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| redact_strings(v, redact))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, redact_strings(v, redact)))
+                .collect(),
+        ),
+        other => other,
+    }
 }

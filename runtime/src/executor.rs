@@ -373,6 +373,7 @@ impl Call<'_> {
                 note: format!("completed, but the result cannot be stored: {e}"),
             },
         };
+        let resolution = self.ctx.redacted(resolution);
         if let Err(e) = self
             .ctx
             .ledger()
@@ -388,6 +389,7 @@ impl Call<'_> {
     }
 
     async fn resolve_with(&self, token: Token, resolution: Resolution) {
+        let resolution = self.ctx.redacted(resolution);
         if let Err(e) = self
             .ctx
             .ledger()

@@ -1183,3 +1183,120 @@ async fn sqlite_full_at_commit_answers_honestly_and_never_executes_again() {
     // With room, the adopted result is recorded at last.
     assert!(ledger.pending().await.unwrap().is_empty(), "settled");
 }
+
+// ------------------------------------------------------------------------------ redaction
+
+const ERROR_SECRET: &str = "tok_4242_s3cr3t_card_token";
+
+/// A definite failure whose error carries a secret, of a type the ledger stores as a value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+enum ChargeError {
+    #[error("card {0} declined")]
+    Declined(String),
+}
+
+impl idemcheck::Classify for ChargeError {
+    fn class(&self) -> idemcheck::ErrorClass {
+        idemcheck::ErrorClass::Definite
+    }
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct ChargeArgs {
+    id: u32,
+}
+
+#[side_effect(key = [id], verify = find_charge, max_retries = 0)]
+async fn charge(effects: &Effects, args: ChargeArgs) -> Result<String, ChargeError> {
+    *effects.counts.lock().unwrap().entry(args.id).or_default() += 1;
+    Err(ChargeError::Declined(ERROR_SECRET.to_string()))
+}
+
+async fn find_charge(
+    _effects: &Effects,
+    _args: &ChargeArgs,
+) -> Result<Option<String>, ChargeError> {
+    Ok(None)
+}
+
+/// A transient failure, then a postcondition that cannot tell: an Unknown whose note holds
+/// both error texts, each with the secret.
+#[side_effect(key = [id], verify = cannot_tell, max_retries = 0)]
+async fn charge_lost(effects: &Effects, args: ChargeArgs) -> Result<String, String> {
+    *effects.counts.lock().unwrap().entry(args.id).or_default() += 1;
+    Err(format!("gateway timeout for {ERROR_SECRET}"))
+}
+
+async fn cannot_tell(_effects: &Effects, _args: &ChargeArgs) -> Result<Option<String>, String> {
+    Err(format!("search failed for {ERROR_SECRET}"))
+}
+
+/// Every byte of the files in `dir`, as text.
+fn files_text(dir: &std::path::Path) -> String {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        if let Ok(bytes) = std::fs::read(entry.unwrap().path()) {
+            text.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+    text
+}
+
+/// Error texts pass through `Context::with_redaction` before they reach the ledger: the
+/// message and the stored value of a definite failure, and the note of an Unknown. Without
+/// the hook the secret is on disk (so the check below can fail); with it, it is not, and the
+/// replay still gives back the tool's error type, redacted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_keeps_no_redacted_error_text_on_disk() {
+    for redacting in [false, true] {
+        let dir = TempDir::new("idemcheck-redact");
+        let ledger = SqliteLedger::open(dir.file("ledger.sqlite3")).unwrap();
+        let mut ctx = Context::new(ledger.clone(), Scope::run("redact"))
+            .with_max_wait(Duration::from_millis(200));
+        if redacting {
+            ctx = ctx.with_redaction(|text| text.replace(ERROR_SECRET, "[redacted]"));
+        }
+        let effects = Effects::default();
+        let first = charge::call(&ctx, &effects, ChargeArgs { id: 1 }).await;
+        // The caller that saw the failure gets it whole.
+        assert!(format!("{first:?}").contains(ERROR_SECRET), "{first:?}");
+        let replay = charge::call(&ctx, &effects, ChargeArgs { id: 1 }).await;
+        assert_eq!(
+            effects.counts.lock().unwrap()[&1],
+            1,
+            "replayed, not executed"
+        );
+        let Outcome::NotCompleted(NotCompleted {
+            reason: Failure::Tool(ChargeError::Declined(card)),
+            ..
+        }) = &replay
+        else {
+            panic!("{replay:?}")
+        };
+        let lost = charge_lost::call(&ctx, &effects, ChargeArgs { id: 2 }).await;
+        assert!(matches!(lost, Outcome::Unknown(_)), "{lost:?}");
+        let on_disk = files_text(&dir.0);
+        if redacting {
+            assert_eq!(card, "[redacted]", "the stored value is redacted");
+            assert!(
+                !on_disk.contains(ERROR_SECRET),
+                "an error text reached the file in clear"
+            );
+            assert!(
+                on_disk.contains("card [redacted] declined"),
+                "the message is stored, redacted"
+            );
+            assert!(
+                on_disk.contains("gateway timeout for [redacted]"),
+                "the note is stored, redacted"
+            );
+        } else {
+            assert_eq!(card, ERROR_SECRET);
+            assert!(
+                on_disk.contains(ERROR_SECRET),
+                "without a hook the text is stored as is"
+            );
+        }
+        drop(ledger);
+    }
+}

@@ -15,6 +15,14 @@
 //! across the whole store, so a record that was released and declared again never accepts
 //! a stale owner's write.
 //!
+//! **Stored in clear** by every store: the key and the fingerprint (SHA-256 hex digests, not
+//! the inputs), the tool's public name, the owner name, the token, the state and its
+//! timestamps, and the [`Resolution`]: a committed result as returned (parts marked
+//! [`Secret`] as their digest, see [`seal`]), a definite failure's message and optional
+//! error value ([`StoredFailure`]), an Unknown's note. The executor passes the error texts
+//! (message, every string of the error value, note) through the context's redaction hook
+//! (`Context::with_redaction`) before it calls `resolve`; a store writes what it is given.
+//!
 //! Stores: [`MemoryLedger`] here; SQLite and PostgreSQL behind features. They all pass one
 //! conformance suite.
 
