@@ -3,7 +3,8 @@
 //! `idemcheck.toml`, baseline files, saved counterexamples (parsed, printed and replayed
 //! through the simulator), and whole source files through the lint's per-file analysis.
 //!
-//! Each target starts from its committed seed corpus (`seeds/<target>/`) and feeds the
+//! Each target starts from its seed corpus ([`seeds`]: hand-written seeds in `seeds/<target>/`
+//! and the inputs of that kind the repository already keeps) and feeds the
 //! target mutants of it: bytes flipped, ranges deleted or repeated, tokens of the target's
 //! dictionary inserted, seeds spliced, numbers replaced by extreme ones. The generator is
 //! the simulator's SplitMix64, so a run is a function of its seed and budget. A target
@@ -321,24 +322,65 @@ pub struct Outcome {
     pub crashes: Vec<(Vec<u8>, String)>,
 }
 
-/// The seed corpus of `target`, sorted by file name.
+/// The seed corpus of `target`: the hand-written seeds in `seeds/<target>/`, then the
+/// inputs of that kind the repository already keeps (the lint's fixtures and the example's
+/// sources, the saved counterexamples, the dogfood baseline), read where they are rather than
+/// copied, so the corpus grows with the test suite.
 pub fn seeds(target: Target) -> Vec<Vec<u8>> {
-    // Both ledger targets start from the same records.
-    let name = match target {
-        Target::LedgerRecordPostgres => Target::LedgerRecord.name(),
-        t => t.name(),
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let (own, elsewhere): (Option<&str>, Vec<(PathBuf, &str)>) = match target {
+        Target::Source => (
+            None,
+            vec![
+                (repo.join("lint/tests/fixtures"), "rs"),
+                (repo.join("examples/agent-tools/src"), "rs"),
+            ],
+        ),
+        Target::Counterexample => (
+            None,
+            vec![(repo.join("runtime/tests/counterexamples"), "json")],
+        ),
+        Target::Baseline => (
+            Some("baseline"),
+            vec![(repo.join("idemcheck-baseline.json"), "json")],
+        ),
+        // Both ledger targets start from the same records.
+        Target::LedgerRecordPostgres => (Some(Target::LedgerRecord.name()), Vec::new()),
+        t => (Some(t.name()), Vec::new()),
     };
-    let dir = seeds_dir().join(name);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("seed corpus {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    if let Some(name) = own {
+        paths.extend(files_under(&seeds_dir().join(name), None));
+    }
+    for (place, ext) in elsewhere {
+        paths.extend(files_under(&place, Some(ext)));
+    }
     paths
         .iter()
         .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
         .collect()
+}
+
+/// `path` itself if it is a file, else the files below it (with extension `ext`), sorted.
+fn files_under(path: &Path, ext: Option<&str>) -> Vec<PathBuf> {
+    if path.is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("seed corpus {}: {e}", dir.display()));
+        for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if ext.is_none_or(|x| p.extension().is_some_and(|e| e == x)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Where the seed corpora are.

@@ -1,2 +1,0 @@
-//! Excluded by configuration: not parsed, even though it does not parse.
-fn broken( {
