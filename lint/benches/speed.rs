@@ -254,7 +254,7 @@ fn child(mode: &str, dir: &Path) {
             };
             let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
             let t0 = Instant::now();
-            let (files, pre) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
+            let (files, _) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
             let json = cargo_idemcheck::report::json::render(&a);
             let ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -264,7 +264,6 @@ fn child(mode: &str, dir: &Path) {
                     files.iter().map(|f| f.path.display().to_string()).collect();
                 std::fs::write(real_list(dir), list.join("\n")).expect("file list");
             }
-            let _ = pre;
             let lines: usize = files
                 .iter()
                 .map(|f| std::fs::read_to_string(&f.path).map_or(0, |t| t.lines().count()))

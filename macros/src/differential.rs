@@ -88,23 +88,12 @@ impl Sites {
             .map(|a| a.pound_token.span.start().line as u32)
             .min()
             .unwrap_or(0);
-        let body_opens = sig.span_end_line();
+        let body_opens = syn::spanned::Spanned::span(sig).end().line as u32;
         self.0.push(Site {
             args,
             item: rebuild(rest),
             lines: (first, body_opens),
         });
-    }
-}
-
-trait SpanEnd {
-    fn span_end_line(&self) -> u32;
-}
-
-impl SpanEnd for syn::Signature {
-    fn span_end_line(&self) -> u32 {
-        use syn::spanned::Spanned;
-        self.span().end().line as u32
     }
 }
 
