@@ -17,6 +17,8 @@
 //! prefilter off. The cost: a file that no longer parses, in a package without marks, gets
 //! no `IDEM012` (the compiler reports it).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 
@@ -219,21 +221,24 @@ pub fn select(plan: &Plan) -> Prefiltered {
         })
         .collect();
     let marks: Vec<Option<Marks>> = configs.iter().map(|c| c.map(Marks::new)).collect();
-    let mut marked = vec![false; plan.packages.len()];
-    let hits: Vec<usize> = files
-        .par_iter()
-        .filter(|(pi, path)| {
-            let Some(m) = &marks[*pi] else {
-                return false;
-            };
-            // An unreadable file is parsed (and reported) like any other.
-            std::fs::read(path).map_or(true, |text| m.marked(&text))
-        })
-        .map(|(pi, _)| *pi)
+    // Once a file marks its package, the package's other files need not be read here (they
+    // are read once more, to be parsed).
+    let found: Vec<AtomicBool> = (0..plan.packages.len())
+        .map(|_| AtomicBool::new(false))
         .collect();
-    for pi in hits {
-        marked[pi] = true;
-    }
+    files.par_iter().for_each(|(pi, path)| {
+        let Some(m) = &marks[*pi] else {
+            return;
+        };
+        if found[*pi].load(Ordering::Relaxed) {
+            return;
+        }
+        // An unreadable file is parsed (and reported) like any other.
+        if std::fs::read(path).map_or(true, |text| m.marked(&text)) {
+            found[*pi].store(true, Ordering::Relaxed);
+        }
+    });
+    let mut marked: Vec<bool> = found.into_iter().map(AtomicBool::into_inner).collect();
     // What a marked package depends on is parsed too: its tools may call into it.
     let mut stack: Vec<usize> = (0..marked.len()).filter(|i| marked[*i]).collect();
     while let Some(pi) = stack.pop() {
