@@ -126,7 +126,8 @@ impl SimBilling {
     }
 }
 
-const fn write_contract(
+/// A write contract of the billing tool (30 s attempt timeout, 24 h key lifetime).
+pub(crate) const fn write_contract(
     name: &'static str,
     key: KeySpec,
     verify: Option<&'static str>,

@@ -10,13 +10,13 @@
 
 use std::fmt::{self, Display};
 
-use super::billing::{CREATE_CHARGE_NO_SERVER_KEY, Charge, ChargeArgs, SimBilling};
+use super::billing::{CREATE_CHARGE_NO_SERVER_KEY, Charge, ChargeArgs, SimBilling, write_contract};
 use super::fault::FaultClass;
 use super::harness::{Config, Env, Proof, Report};
 use super::net::SimError;
 use crate::clock::with_deadline;
 use crate::context::{Context, current_key};
-use crate::contract::{Contract, KeySpec, ToolKind};
+use crate::contract::{Contract, KeySpec};
 use crate::key::Material;
 use crate::outcome::{Failure, NotCompleted, Outcome};
 
@@ -57,6 +57,8 @@ pub enum Mutant {
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
 
+/// The billing tool's write contract under another name, with one retry, `find_charge` as
+/// its postcondition, and the mutant's attempt timeout.
 const fn contract(
     name: &'static str,
     key: KeySpec,
@@ -65,17 +67,9 @@ const fn contract(
     server_dedup: bool,
 ) -> Contract {
     Contract {
-        name,
         function: "idemcheck::sim::mutants",
-        kind: ToolKind::Write,
-        key,
-        verify: Some("find_charge"),
-        max_retries: Some(1),
         timeout_ms: Some(timeout_ms),
-        settle_ms,
-        ttl_hours: 24,
-        server_dedup,
-        suppressions: &[],
+        ..write_contract(name, key, Some("find_charge"), 1, settle_ms, server_dedup)
     }
 }
 
