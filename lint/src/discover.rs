@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use idemcheck_spec::config::{Config, ConfigError};
+use idemcheck_spec::config::{Config, ConfigError, Discovery};
 
 use crate::collect::FileJob;
 
@@ -174,8 +174,12 @@ pub fn walk_rs(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn load_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError> {
-    let config = read_config(sel, dir)?;
+fn load_config(
+    sel: &Selection,
+    discovery: &mut Discovery,
+    dir: &Path,
+) -> Result<Arc<Config>, DiscoverError> {
+    let config = read_config(sel, discovery, dir)?;
     crate::glob::Excludes::new(&config.exclude).map_err(|e| {
         let source = config
             .sources
@@ -186,7 +190,11 @@ fn load_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError
     Ok(config)
 }
 
-fn read_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError> {
+fn read_config(
+    sel: &Selection,
+    discovery: &mut Discovery,
+    dir: &Path,
+) -> Result<Arc<Config>, DiscoverError> {
     match &sel.config_path {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| {
@@ -196,7 +204,8 @@ fn read_config(sel: &Selection, dir: &Path) -> Result<Arc<Config>, DiscoverError
                 .map(Arc::new)
                 .map_err(DiscoverError::Config)
         }
-        None => Config::discover(dir)
+        None => discovery
+            .discover(dir)
             .map(Arc::new)
             .map_err(DiscoverError::Config),
     }
@@ -342,8 +351,9 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             .filter_map(|d| selected.iter().position(|q| q.name.as_str() == d.name))
             .collect();
     }
+    let mut discovery = Discovery::default();
     for (package, pkg) in selected.into_iter().enumerate() {
-        let config = load_config(sel, &manifest_dir(pkg))?;
+        let config = load_config(sel, &mut discovery, &manifest_dir(pkg))?;
         let mut targets: Vec<&cargo_metadata::Target> = pkg
             .targets
             .iter()
@@ -385,7 +395,7 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
 
 /// Paths outside any Cargo package: each file is a root of one crate.
 fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, DiscoverError> {
-    let config = load_config(sel, root)?;
+    let config = load_config(sel, &mut Discovery::default(), root)?;
     let mut roots = Vec::new();
     let mut follow = true;
     for p in paths {

@@ -168,7 +168,12 @@ pub fn select(plan: &Plan) -> Prefiltered {
         return all;
     }
     // Each package's files: those under its directory and not under another package's.
-    let dirs: Vec<&std::path::Path> = plan.packages.iter().map(|p| p.dir.as_path()).collect();
+    let dirs: std::collections::HashMap<&std::path::Path, usize> = plan
+        .packages
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| (p.dir.as_path(), pi))
+        .collect();
     let dirs = &dirs;
     let configs: Vec<Option<&Config>> = (0..plan.packages.len())
         .map(|pi| {
@@ -211,23 +216,35 @@ pub fn select(plan: &Plan) -> Prefiltered {
                 .into_iter()
                 .filter(move |f| {
                     // The deepest package directory holding the file owns it.
-                    dirs.iter()
-                        .enumerate()
-                        .filter(|(_, d)| f.starts_with(d))
-                        .max_by_key(|(_, d)| d.as_os_str().len())
-                        .is_some_and(|(owner, _)| owner == pi)
+                    f.ancestors().skip(1).find_map(|d| dirs.get(d)) == Some(&pi)
                 })
                 .map(move |f| (pi, f))
         })
         .collect();
-    let marks: Vec<Option<Marks>> = configs.iter().map(|c| c.map(Marks::new)).collect();
+    // One search per distinct set of configured marks (usually one for the workspace).
+    let mut searches: Vec<((&[String], &[String]), Marks)> = Vec::new();
+    let marks: Vec<Option<usize>> = configs
+        .iter()
+        .map(|c| {
+            c.map(|c| {
+                let key = (&c.tool_attributes[..], &c.tool_traits[..]);
+                searches
+                    .iter()
+                    .position(|(k, _)| *k == key)
+                    .unwrap_or_else(|| {
+                        searches.push((key, Marks::new(c)));
+                        searches.len() - 1
+                    })
+            })
+        })
+        .collect();
     // Once a file marks its package, the package's other files need not be read here (they
     // are read once more, to be parsed).
     let found: Vec<AtomicBool> = (0..plan.packages.len())
         .map(|_| AtomicBool::new(false))
         .collect();
     files.par_iter().for_each(|(pi, path)| {
-        let Some(m) = &marks[*pi] else {
+        let Some(m) = marks[*pi].map(|i| &searches[i].1) else {
             return;
         };
         if found[*pi].load(Ordering::Relaxed) {

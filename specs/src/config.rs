@@ -198,6 +198,11 @@ impl Config {
         text: &str,
         workspace: bool,
     ) -> Result<bool, ConfigError> {
+        // A manifest that never names the table cannot hold it: not parsed (a workspace
+        // root's manifest can be thousands of lines of `[[example]]` entries).
+        if !text.contains("idemcheck") {
+            return Ok(false);
+        }
         let manifest: Manifest = toml::from_str(text).map_err(|e| de_error(path, text, e))?;
         let section = if workspace {
             manifest.workspace
@@ -217,48 +222,10 @@ impl Config {
     /// `[workspace.metadata.idemcheck]` of the enclosing workspace, then an
     /// `idemcheck.toml` at the workspace root, then `[package.metadata.idemcheck]`, then an
     /// `idemcheck.toml` next to the package's `Cargo.toml`; later layers override earlier
-    /// ones.
+    /// ones. For many packages of one workspace, [`Discovery`] reads and parses the
+    /// workspace's files once.
     pub fn discover(dir: &Path) -> Result<Config, ConfigError> {
-        let read = |p: &Path| std::fs::read_to_string(p).ok();
-        // Find the chain of directories from `dir` up to the workspace root.
-        let mut chain = Vec::new();
-        let mut cur = Some(dir);
-        while let Some(d) = cur {
-            chain.push(d.to_path_buf());
-            if let Some(text) = read(&d.join("Cargo.toml"))
-                && text
-                    .lines()
-                    .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
-            {
-                break;
-            }
-            cur = d.parent();
-        }
-        let mut config = Config::default();
-        let root = chain.last().cloned();
-        let mut layers: Vec<(PathBuf, bool)> = Vec::new();
-        if let Some(root) = &root
-            && root.as_path() != dir
-        {
-            layers.push((root.clone(), true));
-        }
-        layers.push((dir.to_path_buf(), false));
-        for (d, is_root) in layers {
-            let manifest = d.join("Cargo.toml");
-            if let Some(text) = read(&manifest) {
-                if is_root || root.as_deref() == Some(d.as_path()) {
-                    config.layer_manifest(&manifest, &text, true)?;
-                }
-                if !is_root {
-                    config.layer_manifest(&manifest, &text, false)?;
-                }
-            }
-            let file = d.join("idemcheck.toml");
-            if let Some(text) = read(&file) {
-                config.layer_idemcheck_toml(&file, &text)?;
-            }
-        }
-        Ok(config)
+        Discovery::default().discover(dir)
     }
 
     /// The severity a rule reports at, or `None` when it is allowed (off).
@@ -268,6 +235,90 @@ impl Config {
             Some(Level::Report(s)) => Some(*s),
             None => Some(crate::rules::info(code).default_severity),
         }
+    }
+}
+
+/// Configuration discovery for the packages of a workspace ([`Config::discover`] for
+/// each): every manifest and `idemcheck.toml` is read once, and the workspace root's layers
+/// are parsed once, however many packages share them.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    texts: BTreeMap<PathBuf, Option<String>>,
+    roots: BTreeMap<PathBuf, Result<Config, ConfigError>>,
+}
+
+impl Discovery {
+    fn text(&mut self, path: PathBuf) -> Option<&str> {
+        self.texts
+            .entry(path)
+            .or_insert_with_key(|p| std::fs::read_to_string(p).ok())
+            .as_deref()
+    }
+
+    fn is_workspace_root(&mut self, dir: &Path) -> bool {
+        self.text(dir.join("Cargo.toml")).is_some_and(|text| {
+            text.lines()
+                .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
+        })
+    }
+
+    /// The configuration in force for the package whose manifest directory is `dir` (see
+    /// [`Config::discover`]).
+    pub fn discover(&mut self, dir: &Path) -> Result<Config, ConfigError> {
+        // The workspace root: the nearest directory, from `dir` up, whose manifest has a
+        // `[workspace]` table; `dir` itself when there is none.
+        let mut root = dir;
+        let mut cur = Some(dir);
+        while let Some(d) = cur {
+            root = d;
+            if self.is_workspace_root(d) {
+                break;
+            }
+            cur = d.parent();
+        }
+        if root == dir {
+            // A package that is its own workspace (or has none): both tables of its
+            // manifest, then its `idemcheck.toml`.
+            let config = self.manifest_layer(dir, Config::default(), true)?;
+            let config = self.manifest_layer(dir, config, false)?;
+            return self.toml_layer(dir, config);
+        }
+        let root = root.to_path_buf();
+        let base = match self.roots.get(&root) {
+            Some(base) => base.clone(),
+            None => {
+                let base = self
+                    .manifest_layer(&root, Config::default(), true)
+                    .and_then(|c| self.toml_layer(&root, c));
+                self.roots.insert(root, base.clone());
+                base
+            }
+        }?;
+        let config = self.manifest_layer(dir, base, false)?;
+        self.toml_layer(dir, config)
+    }
+
+    /// `config` with the workspace (or package) table of `dir`'s manifest applied.
+    fn manifest_layer(
+        &mut self,
+        dir: &Path,
+        mut config: Config,
+        workspace: bool,
+    ) -> Result<Config, ConfigError> {
+        let path = dir.join("Cargo.toml");
+        if let Some(text) = self.text(path.clone()) {
+            config.layer_manifest(&path, text, workspace)?;
+        }
+        Ok(config)
+    }
+
+    /// `config` with `dir`'s `idemcheck.toml` applied.
+    fn toml_layer(&mut self, dir: &Path, mut config: Config) -> Result<Config, ConfigError> {
+        let path = dir.join("idemcheck.toml");
+        if let Some(text) = self.text(path.clone()) {
+            config.layer_idemcheck_toml(&path, text)?;
+        }
+        Ok(config)
     }
 }
 
@@ -349,6 +400,54 @@ mod tests {
         .unwrap();
         let e = Config::discover(&pkg).unwrap_err();
         assert!(e.to_string().contains("unknown field `retries`"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn one_discovery_for_many_packages_layers_like_each_alone() {
+        let dir = std::env::temp_dir().join(format!("idemcheck-discovery-{}", std::process::id()));
+        let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
+        for d in [&a, &b, &c] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"a\", \"b\", \"c\"]\n[workspace.metadata.idemcheck]\nmax_retries = 3\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("idemcheck.toml"), "tool_traits = [\"Skill\"]\n").unwrap();
+        std::fs::write(
+            a.join("Cargo.toml"),
+            "[package]\nname = \"a\"\n[package.metadata.idemcheck]\nmax_retries = 2\n",
+        )
+        .unwrap();
+        // No table, and not even valid TOML: cargo reports that; the configuration has
+        // nothing to read in it.
+        std::fs::write(
+            b.join("Cargo.toml"),
+            "[package]\nname = \"b\"\nversion = \n",
+        )
+        .unwrap();
+        std::fs::write(c.join("Cargo.toml"), "[package]\nname = \"c\"\n").unwrap();
+        std::fs::write(c.join("idemcheck.toml"), "max_retries = 0\n").unwrap();
+        let mut discovery = Discovery::default();
+        for (pkg, retries) in [(&a, 2), (&b, 3), (&c, 0), (&a, 2)] {
+            let shared = discovery.discover(pkg).unwrap();
+            assert_eq!(shared, Config::discover(pkg).unwrap(), "{}", pkg.display());
+            assert_eq!(shared.max_retries, retries, "{}", pkg.display());
+            assert_eq!(shared.tool_traits, ["Skill"], "{}", pkg.display());
+        }
+        // The workspace root as a package of its own: both of its tables, then its file.
+        let root = discovery.discover(&dir).unwrap();
+        assert_eq!(root.max_retries, 3);
+        assert_eq!(root.sources.len(), 2);
+        // A broken root layer is every member's error.
+        std::fs::write(dir.join("idemcheck.toml"), "tool_trait = []\n").unwrap();
+        let mut discovery = Discovery::default();
+        for pkg in [&a, &c] {
+            let e = discovery.discover(pkg).unwrap_err();
+            assert!(e.to_string().contains("unknown field `tool_trait`"), "{e}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
