@@ -72,17 +72,27 @@ pub fn collect_prefiltered(
         .iter()
         .map(|c| crate::glob::Excludes::lossy(&c.config.exclude))
         .collect();
+    // Each crate's configuration fingerprint, under which the cache keeps its files' facts.
+    let config_fps: Vec<crate::cache::Hash> = match &plan.cache {
+        Some(_) => plan
+            .crates
+            .iter()
+            .map(|c| crate::cache::fingerprint(&[&*c.config]))
+            .collect(),
+        None => Vec::new(),
+    };
     type Shared<'s> = (
         &'s Mutex<HashSet<PathBuf>>,
         &'s Mutex<Vec<FileFacts>>,
         &'s [crate::glob::Excludes],
+        &'s [crate::cache::Hash],
         bool,
     );
     fn run<'s>(
         scope: &rayon::Scope<'s>,
         job: FileJob,
         plan: &'s Plan,
-        (seen, out, excludes, item_facts): Shared<'s>,
+        (seen, out, excludes, config_fps, item_facts): Shared<'s>,
     ) {
         let krate = &plan.crates[job.krate];
         let config: &Config = &krate.config;
@@ -96,11 +106,23 @@ pub fn collect_prefiltered(
         {
             return;
         }
-        let (facts, children) = crate::collect::collect_file_with(&job, config, item_facts);
+        let uncached = || crate::collect::collect_file_with(&job, config, item_facts);
+        let (facts, children) = match (&plan.cache, config_fps.get(job.krate)) {
+            (Some(cache), Some(fp)) => {
+                let key = crate::cache::collect_key(&job, fp, item_facts);
+                cache
+                    .collect(&job, &key, |text| {
+                        crate::collect::collect_source_with(&job, text, config, item_facts)
+                    })
+                    .unwrap_or_else(uncached)
+            }
+            _ => uncached(),
+        };
         out.lock().expect("no panics while locked").push(facts);
         if krate.follow_mods {
             for child in children {
-                scope.spawn(move |s| run(s, child, plan, (seen, out, excludes, item_facts)));
+                let shared = (seen, out, excludes, config_fps, item_facts);
+                scope.spawn(move |s| run(s, child, plan, shared));
             }
         }
     }
@@ -108,7 +130,7 @@ pub fn collect_prefiltered(
         for (krate, _) in plan.crates.iter().zip(&pre.parse).filter(|(_, p)| **p) {
             for root in &krate.roots {
                 let job = root.clone();
-                let shared = (&seen, &out, &excludes[..], item_facts);
+                let shared = (&seen, &out, &excludes[..], &config_fps[..], item_facts);
                 s.spawn(move |s| run(s, job, plan, shared));
             }
         }
@@ -270,6 +292,7 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
         only: None,
         packages: Vec::new(),
         prefilter: false,
+        cache: None,
     };
     let mut analysis = analyze_files(&plan, &files);
     analysis.sources = sources

@@ -154,6 +154,16 @@ pub fn discover_failed(e: &DiscoverError, err: &mut dyn Write) -> i32 {
     EXIT_FAILURE
 }
 
+/// Write what the run added to the incremental cache; a cache that cannot be written is a
+/// warning (the run's result stands).
+pub fn save_cache(plan: &crate::discover::Plan, err: &mut dyn Write) {
+    if let Some(cache) = &plan.cache
+        && let Err(e) = cache.save()
+    {
+        let _ = writeln!(err, "warning: idemcheck cache not saved: {e}");
+    }
+}
+
 /// The whole process, for a binary's `main`: the process's arguments, standard output and
 /// error, and [`EXIT_FAILURE`] if anything panics (the panic message is on stderr already).
 pub fn run_process() -> ! {
@@ -253,6 +263,7 @@ fn check(parsed: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    save_cache(&plan, err);
     let text = crate::report::render(&analysis, parsed.message_format, color);
     if out
         .write_all(text.as_bytes())

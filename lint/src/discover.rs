@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use idemcheck_spec::config::{Config, ConfigError, Discovery};
 
+use crate::cache::Cache;
 use crate::collect::FileJob;
 
 /// What the user selected.
@@ -24,6 +25,9 @@ pub struct Selection {
     pub config_path: Option<PathBuf>,
     /// `--all-files`: no lexical prefilter.
     pub all_files: bool,
+    /// Use the incremental cache ([`crate::cache`]; the command line's default, off with
+    /// `--no-cache`).
+    pub cache: bool,
 }
 
 /// The package selection every subcommand takes (`check`, `docs`, `suggest`).
@@ -45,6 +49,9 @@ pub struct SelectArgs {
     /// they are read, not parsed: they cannot define a tool nor hold code one reaches).
     #[arg(long)]
     pub all_files: bool,
+    /// Neither read nor write the incremental cache (`target/idemcheck/`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl SelectArgs {
@@ -57,6 +64,7 @@ impl SelectArgs {
             paths,
             config_path: self.config.clone(),
             all_files: self.all_files,
+            cache: !self.no_cache,
         }
     }
 }
@@ -102,6 +110,8 @@ pub struct Plan {
     /// Skip the crates of packages in which no file holds a tool marker (and that no such
     /// package depends on) without parsing them.
     pub prefilter: bool,
+    /// The incremental cache ([`crate::cache`]), unless `--no-cache`.
+    pub cache: Option<Arc<Cache>>,
 }
 
 /// Why no plan could be made (exit code 2).
@@ -224,7 +234,10 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         }
         cmd.manifest_path(m);
     }
-    let metadata = cmd.exec();
+    let (metadata, cache) = match sel.cache {
+        true => cached_metadata(sel, &cmd),
+        false => (cmd.exec(), None),
+    };
     let paths: Vec<PathBuf> = sel.paths.iter().map(|p| absolute(p)).collect();
     for (given, abs) in sel.paths.iter().zip(&paths) {
         if !abs.exists() {
@@ -390,7 +403,131 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         only,
         packages,
         prefilter: !sel.all_files,
+        cache: cache.map(Arc::new),
     })
+}
+
+/// The manifest cargo starts from: `--manifest-path`, else the nearest `Cargo.toml` from
+/// the current directory up.
+fn start_manifest(sel: &Selection) -> Option<PathBuf> {
+    if let Some(m) = &sel.manifest_path {
+        return Some(absolute(m));
+    }
+    let cwd = absolute(Path::new("."));
+    cwd.ancestors()
+        .map(|d| d.join("Cargo.toml"))
+        .find(|m| m.is_file())
+}
+
+/// Where cargo will put the target directory, guessed without running it:
+/// `CARGO_TARGET_DIR`, else `target` in the workspace root (the nearest directory from the
+/// starting manifest up whose manifest declares `[workspace]`). Checked against what
+/// `cargo metadata` says before anything is kept there.
+fn guess_target_dir(manifest: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return absolute(Path::new(&dir));
+    }
+    let package = manifest.parent().unwrap_or(Path::new("."));
+    let root = package
+        .ancestors()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .is_ok_and(|t| idemcheck_spec::config::declares_workspace(&t))
+        })
+        .unwrap_or(package);
+    root.join("target")
+}
+
+/// `cargo metadata`, from the cache ([`crate::cache`]) when nothing it was derived from
+/// changed; with the cache of the run.
+fn cached_metadata(
+    sel: &Selection,
+    cmd: &cargo_metadata::MetadataCommand,
+) -> (
+    Result<cargo_metadata::Metadata, cargo_metadata::Error>,
+    Option<Cache>,
+) {
+    let Some(manifest) = start_manifest(sel) else {
+        return (cmd.exec(), None);
+    };
+    let guess = guess_target_dir(&manifest);
+    let invocation = format!(
+        "{}|{:?}|{:?}",
+        manifest.display(),
+        std::env::var_os("CARGO_TARGET_DIR"),
+        std::env::var_os("CARGO_BUILD_TARGET_DIR"),
+    );
+    let cache = Cache::open(&guess);
+    if cache.is_some() {
+        // Made now, before cargo's output is stamped (see `crate::cache`); a failure shows
+        // when the cache is saved.
+        let _ = crate::cache::make_dir(&guess.join("idemcheck"));
+    }
+    if let Some(m) = cache
+        .as_ref()
+        .and_then(|c| c.metadata(&invocation))
+        .and_then(|json| cargo_metadata::MetadataCommand::parse(json).ok())
+    {
+        return (Ok(m), cache);
+    }
+    let output = match cmd.cargo_command().output() {
+        Ok(o) => o,
+        Err(e) => return (Err(e.into()), cache),
+    };
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        return (Err(cargo_metadata::Error::CargoMetadata { stderr }), cache);
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let Some(json) = stdout.lines().find(|l| l.starts_with('{')) else {
+        return (Err(cargo_metadata::Error::NoJson), cache);
+    };
+    let metadata = match cargo_metadata::MetadataCommand::parse(json) {
+        Ok(m) => m,
+        Err(e) => return (Err(e), cache),
+    };
+    let target = absolute(metadata.target_directory.as_std_path());
+    if target != absolute(&guess) {
+        // Configured elsewhere (`build.target-dir`): the files' cache lives there, and the
+        // metadata is not kept (the next run could not find it without running cargo).
+        return (Ok(metadata), Cache::open(&target));
+    }
+    if let Some(c) = &cache {
+        c.store_metadata(invocation, json.to_string(), metadata_sources(&metadata));
+    }
+    (Ok(metadata), cache)
+}
+
+/// The files and directories `cargo metadata --no-deps` derives its output from (see
+/// [`crate::cache`]).
+fn metadata_sources(metadata: &cargo_metadata::Metadata) -> Vec<PathBuf> {
+    let root = metadata.workspace_root.as_std_path();
+    let mut out = vec![
+        root.to_path_buf(),
+        root.join("Cargo.toml"),
+        root.join(".cargo/config.toml"),
+        root.join(".cargo/config"),
+    ];
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        out.push(home.join("config.toml"));
+        out.push(home.join("config"));
+    }
+    for p in metadata.workspace_packages() {
+        let manifest = p.manifest_path.as_std_path();
+        out.push(manifest.to_path_buf());
+        if let Some(dir) = manifest.parent() {
+            out.extend(dir.parent().map(Path::to_path_buf));
+            out.push(dir.to_path_buf());
+            out.push(dir.join("src"));
+            out.push(dir.join("src/bin"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Paths outside any Cargo package: each file is a root of one crate.
@@ -429,6 +566,7 @@ fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, D
         only: None,
         packages: Vec::new(),
         prefilter: false,
+        cache: None,
     })
 }
 

@@ -7,10 +7,13 @@
 //! line/column ranges.
 
 use idemcheck_spec::{RuleCode, Severity};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// A 1-based source range; columns count characters, the end column is exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 pub struct Loc {
     /// First line.
     pub line: u32,
@@ -53,7 +56,7 @@ impl Loc {
 }
 
 /// What kind of write a piece of evidence shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum EvidenceKind {
     /// HTTP POST/PUT/PATCH/DELETE.
     Http,
@@ -73,7 +76,7 @@ pub enum EvidenceKind {
 }
 
 /// One place in a function body that performs a write.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The kind of write.
     pub kind: EvidenceKind,
@@ -93,7 +96,7 @@ pub struct Evidence {
 }
 
 /// Through what a write is made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Via {
     /// A path rooted in an external crate (`sqlx::query`, `reqwest::Client::new()`): the crate.
     Crate(String),
@@ -103,7 +106,7 @@ pub enum Via {
 
 /// The target of a call, as written, with `use` items and `crate::`/`self::`/`super::`
 /// already resolved.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CallTarget {
     /// A path call `f(..)`, `a::b::f(..)`. `absolute` when the path starts at the crate root
     /// (segments then are module path + name).
@@ -133,7 +136,7 @@ pub enum CallTarget {
 }
 
 /// One call in a function body.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     /// What is called.
     pub target: CallTarget,
@@ -143,7 +146,7 @@ pub struct Call {
 }
 
 /// A random, clock or per-attempt value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unstable {
     /// What it is, e.g. "`Uuid::new_v4()`".
     pub what: String,
@@ -157,7 +160,7 @@ pub struct Unstable {
 pub use idemcheck_spec::rules::idem008_unguarded_retry::RetryShape;
 
 /// A retry loop or combinator and what it retries.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetryLoop {
     /// Loop or combinator.
     pub shape: RetryShape,
@@ -172,7 +175,7 @@ pub struct RetryLoop {
 }
 
 /// A use of a model-supplied key field (`args.idempotency_key`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelKeyUse {
     /// The field name.
     pub field: String,
@@ -183,7 +186,7 @@ pub struct ModelKeyUse {
 }
 
 /// A function or method with a body.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct FnFacts {
     /// Its name.
     pub name: String,
@@ -212,7 +215,7 @@ pub struct FnFacts {
 }
 
 /// Which framework style a tool is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ToolStyle {
     /// `#[side_effect(...)]` (possibly stacked on a framework attribute).
     SideEffect,
@@ -261,7 +264,7 @@ impl ToolStyle {
 }
 
 /// A finding located in a file, before it is attached to a report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocFinding {
     /// The rule.
     pub code: RuleCode,
@@ -278,7 +281,7 @@ pub struct LocFinding {
 }
 
 /// An `allow(...)` entry of a `#[side_effect]` attribute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttrAllow {
     /// The rule it names.
     pub code: RuleCode,
@@ -291,7 +294,7 @@ pub struct AttrAllow {
 }
 
 /// A `// idemcheck: allow(...)` comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommentAllow {
     /// The rules it names.
     pub codes: Vec<RuleCode>,
@@ -302,7 +305,7 @@ pub struct CommentAllow {
 }
 
 /// Where the body of a tool is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ToolBody {
     /// A function of this file (index into [`FileFacts::fns`]).
     Local(usize),
@@ -313,7 +316,7 @@ pub enum ToolBody {
 }
 
 /// A tool definition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolFacts {
     /// Style.
     pub style: ToolStyle,
@@ -369,7 +372,7 @@ pub struct ToolFacts {
 }
 
 /// MCP hints as declared (`None`: not declared).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DeclaredHints {
     /// `read_only_hint`.
     pub read_only: Option<bool>,
@@ -384,7 +387,7 @@ pub struct DeclaredHints {
 }
 
 /// An input parameter of a tool.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamFacts {
     /// The binding (`args`, `to`).
     pub name: String,
@@ -395,7 +398,7 @@ pub struct ParamFacts {
 }
 
 /// A struct with named fields (argument structs are looked up among them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StructFacts {
     /// Its name.
     pub name: String,
@@ -410,7 +413,7 @@ pub struct StructFacts {
 }
 
 /// A named field of a struct.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldFacts {
     /// The Rust name.
     pub name: String,
@@ -433,7 +436,7 @@ pub struct FieldFacts {
 }
 
 /// Everything the per-file pass extracts from one file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FileFacts {
     /// Absolute path.
     pub path: PathBuf,
@@ -462,7 +465,7 @@ pub struct FileFacts {
 /// Item-level facts of a file, recorded during the one parse (`collect/items.rs`): what
 /// `--new-from-rev` ([`crate::changed`]) and `cargo idemcheck suggest` need, so that neither
 /// parses a file again.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemFacts {
     /// 1-based inclusive line ranges of the items a finding can belong to: functions and
     /// methods (with their attributes), structs, enums, impl and trait blocks, associated
@@ -483,7 +486,7 @@ pub struct ItemFacts {
 }
 
 /// A struct or enum.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeFacts {
     /// Its name.
     pub name: String,
@@ -498,7 +501,7 @@ pub struct TypeFacts {
 
 /// A tool function as `cargo idemcheck suggest` sees it: its signature as text and where
 /// its lines are.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolFnFacts {
     /// Line of its name (the tool's `loc`).
     pub line: u32,
@@ -534,7 +537,7 @@ pub struct ToolFnFacts {
 }
 
 /// A parameter of a tool function.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SigParam {
     /// Receiver, service or input (`idemcheck_spec::signature::classify`).
     pub role: idemcheck_spec::signature::ParamRole,
@@ -549,7 +552,7 @@ pub struct SigParam {
 }
 
 /// A tool function's `Result` types.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SigResult {
     /// The success type, as written.
     pub ok: String,

@@ -29,6 +29,7 @@
 pub mod adopt;
 pub mod analysis;
 pub mod baseline;
+pub mod cache;
 pub mod changed;
 pub mod cli;
 pub mod collect;

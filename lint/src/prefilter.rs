@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 
+use crate::cache::{Hash, fingerprint};
 use crate::discover::Plan;
 use idemcheck_spec::config::Config;
 
@@ -222,17 +223,29 @@ pub fn select(plan: &Plan) -> Prefiltered {
         })
         .collect();
     // One search per distinct set of configured marks (usually one for the workspace).
-    let mut searches: Vec<((&[String], &[String]), Marks)> = Vec::new();
+    // Each under the fingerprint of its configured marks (the cache keeps verdicts by it).
+    struct Search<'c> {
+        attrs: &'c [String],
+        traits: &'c [String],
+        fingerprint: Hash,
+        marks: Marks,
+    }
+    let mut searches: Vec<Search> = Vec::new();
     let marks: Vec<Option<usize>> = configs
         .iter()
         .map(|c| {
             c.map(|c| {
-                let key = (&c.tool_attributes[..], &c.tool_traits[..]);
+                let (attrs, traits) = (&c.tool_attributes[..], &c.tool_traits[..]);
                 searches
                     .iter()
-                    .position(|(k, _)| *k == key)
+                    .position(|s| (s.attrs, s.traits) == (attrs, traits))
                     .unwrap_or_else(|| {
-                        searches.push((key, Marks::new(c)));
+                        searches.push(Search {
+                            attrs,
+                            traits,
+                            fingerprint: fingerprint(&[&attrs, &traits]),
+                            marks: Marks::new(c),
+                        });
                         searches.len() - 1
                     })
             })
@@ -244,14 +257,20 @@ pub fn select(plan: &Plan) -> Prefiltered {
         .map(|_| AtomicBool::new(false))
         .collect();
     files.par_iter().for_each(|(pi, path)| {
-        let Some(m) = marks[*pi].map(|i| &searches[i].1) else {
+        let Some(i) = marks[*pi] else {
             return;
         };
+        let search = &searches[i];
+        let m = &search.marks;
         if found[*pi].load(Ordering::Relaxed) {
             return;
         }
         // An unreadable file is parsed (and reported) like any other.
-        if std::fs::read(path).map_or(true, |text| m.marked(&text)) {
+        let marked = match &plan.cache {
+            Some(cache) => cache.marked(path, &search.fingerprint, |text| m.marked(text)),
+            None => std::fs::read(path).map_or(true, |text| m.marked(&text)),
+        };
+        if marked {
             found[*pi].store(true, Ordering::Relaxed);
         }
     });

@@ -21,6 +21,11 @@ fn manifest(name: &str) -> PathBuf {
 fn bin() -> Command {
     let mut c = Command::cargo_bin("cargo-idemcheck").expect("binary built");
     c.env("NO_COLOR", "1");
+    // The incremental cache goes to the target directory: not into the fixtures' trees.
+    c.env(
+        "CARGO_TARGET_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-target"),
+    );
     c
 }
 
@@ -737,5 +742,232 @@ fn a_tool_delegating_to_a_guarded_function_is_guarded() {
         String::from_utf8_lossy(&out.stderr).contains("--fix could not guard 2 tools"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Set the modification time of every file and directory under `root` (but `target`) to
+/// `secs` seconds ago: the cache trusts only stats older than its run by two seconds, and
+/// each step of a test needs times of its own (as real edits have).
+fn age(root: &Path, secs: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let e = e.unwrap().path();
+                if e.file_name().is_some_and(|n| n != "target") {
+                    stack.push(e);
+                }
+            }
+        }
+        std::fs::File::open(&p).unwrap().set_modified(when).unwrap();
+    }
+}
+
+/// One cached run as `check` makes it: plan, collect, analyze, save. Returns the findings
+/// (short format), the run's use of the cache and the cache file.
+fn cached_run(root: &Path) -> (String, cargo_idemcheck::cache::Use, PathBuf) {
+    let sel = Selection {
+        manifest_path: Some(root.join("Cargo.toml")),
+        workspace: true,
+        cache: true,
+        ..Selection::default()
+    };
+    let plan = plan(&sel).expect("plan");
+    let (files, _) = analysis::collect_prefiltered(&plan, false);
+    let a = analysis::analyze_files(&plan, &files);
+    let mut warnings = Vec::new();
+    cargo_idemcheck::cli::save_cache(&plan, &mut warnings);
+    assert!(
+        warnings.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&warnings)
+    );
+    let cache = plan.cache.as_ref().expect("a cache");
+    (
+        report::render(&a, report::Format::Short, false),
+        cache.usage(),
+        cache.path().to_path_buf(),
+    )
+}
+
+/// The incremental cache: a second run reads no file; an edited file is parsed again and
+/// its findings change; a file rewritten with the same content is hashed, not parsed; a
+/// changed configuration invalidates every file; a corrupt cache is ignored and replaced.
+#[test]
+fn the_cache_reads_only_what_changed() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    age(root, 600);
+    let (cold, used, path) = cached_run(root);
+    assert!(
+        cold.contains("alpha/src/lib.rs:5:14: error[IDEM001]"),
+        "{cold}"
+    );
+    // Cold: each file is read by the prefilter, the marked ones once more to be parsed.
+    assert_eq!((used.reused, used.collected), (0, 2));
+    assert!(used.read >= 2, "{used:?}");
+    assert!(path.starts_with(root.join("target")), "{}", path.display());
+    let (warm, used, _) = cached_run(root);
+    assert_eq!(warm, cold);
+    assert_eq!(
+        (used.reused, used.collected, used.read),
+        (2, 0, 0),
+        "{used:?}"
+    );
+    // An edit: alpha's tool now only reads.
+    let lib = root.join("alpha/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let read_only = text
+        .replace("charge", "status")
+        .replace("self.http.post(", "self.http.get(");
+    std::fs::write(&lib, read_only).unwrap();
+    age(root, 500);
+    let (edited, used, _) = cached_run(root);
+    assert!(!edited.contains("IDEM001"), "{edited}");
+    assert_eq!((used.reused, used.collected), (1, 1), "{used:?}");
+    assert!(used.read >= 2, "every stat changed: {used:?}");
+    // Same content, new times (a checkout): hashed again, not parsed.
+    age(root, 400);
+    let (same, used, _) = cached_run(root);
+    assert_eq!(same, edited);
+    assert_eq!((used.reused, used.collected), (2, 0), "{used:?}");
+    assert!(used.read >= 2, "every stat changed: {used:?}");
+    // The configuration is part of every file's key.
+    write(
+        &root.join("idemcheck.toml"),
+        "[rules]\nunparsable_file = \"allow\"\n",
+    );
+    age(root, 300);
+    let (_, used, _) = cached_run(root);
+    assert_eq!((used.reused, used.collected), (0, 2));
+    // A corrupt cache is a cold one, and is replaced.
+    std::fs::write(&path, b"not a cache").unwrap();
+    let (again, used, _) = cached_run(root);
+    assert_eq!(again, same);
+    assert_eq!((used.reused, used.collected), (0, 2));
+    let (_, used, _) = cached_run(root);
+    assert_eq!(
+        (used.reused, used.collected, used.read),
+        (2, 0, 0),
+        "{used:?}"
+    );
+}
+
+/// The output of `cargo metadata` is kept, and redone when what it derives from changes: a
+/// new member in the root manifest, a binary added under `src/bin/` (auto-discovered, no
+/// manifest changes). The edits keep their real times, as an editor's do.
+#[test]
+fn cached_metadata_sees_new_members_and_targets() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    age(root, 600);
+    let (s, used, _) = cached_run(root);
+    assert!(s.contains("2 tools (1 write)"), "{s}");
+    assert!(!used.metadata);
+    let (s, used, _) = cached_run(root);
+    assert!(s.contains("2 tools (1 write)"), "{s}");
+    assert!(used.metadata, "a second run runs no cargo");
+    write(
+        &root.join("gamma/Cargo.toml"),
+        "[package]\nname = \"gamma\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &root.join("gamma/src/lib.rs"),
+        "pub struct G { http: reqwest::Client }\n#[rmcp::tool_router]\nimpl G {\n    #[rmcp::tool(description = \"refund\")]\n    async fn refund(&self) { self.http.post(\"u\").send().await; }\n}\n",
+    );
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"alpha\", \"beta\", \"gamma\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    let (s, used, _) = cached_run(root);
+    assert!(!used.metadata);
+    assert!(s.contains("gamma/src/lib.rs:5:14: error[IDEM001]"), "{s}");
+    assert!(s.contains("3 tools (2 write)"), "{s}");
+    let (_, used, _) = cached_run(root);
+    assert!(used.metadata);
+    write(
+        &root.join("beta/src/bin/wipe.rs"),
+        "struct W;\n#[rmcp::tool_router]\nimpl W {\n    #[rmcp::tool(description = \"wipe\")]\n    async fn wipe(&self) { std::fs::remove_dir_all(\"/srv/x\").unwrap(); }\n}\nfn main() {}\n",
+    );
+    let (s, used, _) = cached_run(root);
+    assert!(!used.metadata);
+    assert!(
+        s.contains("beta/src/bin/wipe.rs:5:14: error[IDEM001]"),
+        "{s}"
+    );
+    assert!(s.contains("4 tools (3 write)"), "{s}");
+}
+
+/// A file changed within the clock tick of its hashing keeps its time; the cache does not
+/// trust the stat of a file younger than its run by two seconds, so it still sees the edit.
+#[test]
+fn the_cache_does_not_trust_a_stat_younger_than_the_run() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    age(root, 600);
+    let lib = root.join("alpha/src/lib.rs");
+    let tick = std::time::SystemTime::now() - std::time::Duration::from_millis(500);
+    let set = |text: &str| {
+        std::fs::write(&lib, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&lib)
+            .unwrap()
+            .set_modified(tick)
+            .unwrap();
+    };
+    let text = std::fs::read_to_string(&lib).unwrap();
+    set(&text);
+    let (s, _, _) = cached_run(root);
+    assert!(s.contains("error[IDEM001]: write tool `charge`"), "{s}");
+    // Same length, same time, same inode: only the content tells.
+    let same_length = text.replace("charge", "status").replace(".post(", ".get( ");
+    assert_eq!(same_length.len(), text.len());
+    set(&same_length);
+    let (s, used, _) = cached_run(root);
+    assert!(!s.contains("IDEM001"), "{used:?}\n{s}");
+}
+
+/// The command line caches by default, under the target directory, and `--no-cache` leaves
+/// none; a cache that cannot be written is a warning, and the result stands.
+#[test]
+fn the_command_line_cache() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    let target = root.join("own-target");
+    let run = |target: &Path, extra: &[&str]| {
+        let out = bin()
+            .current_dir(root)
+            .env("CARGO_TARGET_DIR", target)
+            .args(["--workspace", "--message-format=short"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, plain, err) = run(&target, &["--no-cache"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!target.exists(), "--no-cache wrote {}", target.display());
+    let (code, cached, err) = run(&target, &[]);
+    assert_eq!((code, &cached), (1, &plain), "{err}");
+    assert!(target.join("idemcheck/cache-v1.bin").is_file());
+    // Ignored by git even where the target directory is not.
+    let ignore = std::fs::read_to_string(target.join("idemcheck/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+    assert!(target.join("idemcheck/CACHEDIR.TAG").is_file());
+    // A file where the target directory should be.
+    let blocked = root.join("blocked");
+    std::fs::write(&blocked, "").unwrap();
+    let (code, out, err) = run(&blocked, &[]);
+    assert_eq!((code, &out), (1, &plain));
+    assert!(
+        err.contains("warning: idemcheck cache not saved: "),
+        "{err}"
     );
 }

@@ -211,6 +211,7 @@ fn output_is_deterministic_and_has_no_timestamp_unless_asked() {
     }
     let out = Command::cargo_bin("cargo-idemcheck")
         .unwrap()
+        .env("CARGO_TARGET_DIR", test_target())
         .env("SOURCE_DATE_EPOCH", "1767225599")
         .args(["idemcheck", "docs", "--timestamp", "--manifest-path"])
         .arg(example_manifest())
@@ -525,10 +526,16 @@ fn a_guarded_tool_lists_its_state_write() {
     assert!(remember.contains("| Contract | complete |"), "{remember}");
 }
 
+/// Where the runs' incremental cache goes: not into the fixtures' trees.
+fn test_target() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-target")
+}
+
 /// `cargo idemcheck ARGS` run as cargo runs it, in `dir`; (exit code, stdout, stderr).
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("cargo-idemcheck")
         .unwrap()
+        .env("CARGO_TARGET_DIR", test_target())
         .current_dir(dir)
         .arg("idemcheck")
         .args(args)

@@ -238,6 +238,14 @@ impl Config {
     }
 }
 
+/// Whether a manifest's text declares a workspace (a `[workspace]` table or one of its
+/// sub-tables).
+pub fn declares_workspace(manifest: &str) -> bool {
+    manifest
+        .lines()
+        .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
+}
+
 /// Configuration discovery for the packages of a workspace ([`Config::discover`] for
 /// each): every manifest and `idemcheck.toml` is read once, and the workspace root's layers
 /// are parsed once, however many packages share them.
@@ -256,10 +264,8 @@ impl Discovery {
     }
 
     fn is_workspace_root(&mut self, dir: &Path) -> bool {
-        self.text(dir.join("Cargo.toml")).is_some_and(|text| {
-            text.lines()
-                .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
-        })
+        self.text(dir.join("Cargo.toml"))
+            .is_some_and(declares_workspace)
     }
 
     /// The configuration in force for the package whose manifest directory is `dir` (see

@@ -9,7 +9,7 @@ use syn::{FnArg, Pat, Type};
 use crate::attr::{FieldPath, nearest};
 
 /// What a parameter is to the contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ParamRole {
     /// `self`, `&self`, `&mut self`.
     Receiver,

@@ -20,6 +20,10 @@ pinned sources and compares its tool inventory and findings with the labels:
   findings reported, ambiguous tools left out.
 
 Exit status 0; the table is the output. `--markdown` prints the README table.
+
+`--cache-equivalence` checks the incremental cache instead: each repository's report with the
+cache (cold, then warm, in a fresh target directory) must equal its report with `--no-cache`;
+exit status 1 when one differs.
 """
 
 import json
@@ -47,7 +51,7 @@ def load_labels(names, subdir="labels"):
     return out
 
 
-def run_lint(binary, tree, manifest, package=None):
+def run_lint(binary, tree, manifest, package=None, extra=(), env=None):
     # The whole workspace, unless the labels cover one package of it (`package = ".."`).
     select = ["--package", package] if package else ["--workspace"]
     cmd = [
@@ -58,11 +62,27 @@ def run_lint(binary, tree, manifest, package=None):
         *select,
         "--message-format",
         "json",
+        *extra,
     ]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr.strip()[:500]}")
     return json.loads(res.stdout)
+
+
+def cache_equivalence(binary, tree, d):
+    """The report with the incremental cache, cold and warm, must be the report without it.
+    The cache goes to a fresh target directory; returns the runs that differ."""
+    import tempfile
+    manifest, package = d.get("manifest", "Cargo.toml"), d.get("package")
+    plain = run_lint(binary, tree, manifest, package, ["--no-cache"])
+    bad = []
+    with tempfile.TemporaryDirectory() as target:
+        env = dict(os.environ, CARGO_TARGET_DIR=target)
+        for run in ("cold", "warm"):
+            if run_lint(binary, tree, manifest, package, env=env) != plain:
+                bad.append(run)
+    return bad
 
 
 def norm_fn(s):
@@ -161,10 +181,16 @@ def main():
     corpus = Path(os.environ.get("CORPUS_DIR", cache / "idemcheck/corpus"))
     rows = []
     total = dict(tools=0, recognised=0, tp=0, fn=0, fp=0, f_tp=0, f_fp=0, f_fn=0, writes=0)
+    differ = []
     for d in load_labels(set(args), subdir):
         tree = corpus / d["_name"]
         if not tree.is_dir():
             print(f"missing sources for {d['_name']}: run tests/corpus/fetch.sh", file=sys.stderr)
+            continue
+        if "--cache-equivalence" in sys.argv:
+            bad = cache_equivalence(binary, tree, d)
+            print(f"{d['repo']}: " + ("cached reports differ: " + ", ".join(bad) if bad else "same"))
+            differ.extend(f"{d['repo']} ({b})" for b in bad)
             continue
         report = run_lint(binary, tree, d.get("manifest", "Cargo.toml"), d.get("package"))
         s = score_repo(d, report)
@@ -183,6 +209,10 @@ def main():
             for t in s["extra"]:
                 print(f"  EXTRA  {d['_name']} {t['name']} {t['function']} ({t['file']}:{t['line']}) "
                       f"{t['kind']}", file=sys.stderr)
+    if "--cache-equivalence" in sys.argv:
+        print(f"{len(differ)} cached runs differ from uncached ones" if differ else
+              "every cached report (cold and warm) equals the uncached one")
+        sys.exit(1 if differ else 0)
 
     def line(name, tools, rec, writes, tp, fn, fp, ftp, ffp, ffn):
         wr = ratio(tp, tp + fn)

@@ -73,7 +73,7 @@ use tools::*;
 pub(crate) use syntax::distinctive_method;
 
 /// A file to collect, with where it sits in its crate.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileJob {
     /// Absolute path.
     pub path: PathBuf,

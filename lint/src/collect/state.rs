@@ -197,19 +197,19 @@ impl Collector<'_> {
             FrameKind::For { range } => (
                 *range && (frame.m_ident || frame.m_sleep || frame.m_err),
                 true,
-                RetryShape::Loop("for"),
+                RetryShape::Loop("for".into()),
             ),
             FrameKind::While { is_let } => (
                 frame.m_ident || frame.m_sleep || (frame.m_err && frame.m_continue),
                 !*is_let || frame.m_cmp,
-                RetryShape::Loop("while"),
+                RetryShape::Loop("while".into()),
             ),
             FrameKind::Loop => (
                 frame.m_ident
                     || frame.m_sleep
                     || (frame.m_err && (frame.m_continue || frame.m_break)),
                 frame.m_cmp,
-                RetryShape::Loop("loop"),
+                RetryShape::Loop("loop".into()),
             ),
             FrameKind::Combinator { name, bounded } => (
                 true,

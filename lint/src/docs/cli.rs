@@ -69,6 +69,7 @@ pub fn run(parsed: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             generated,
         },
     );
+    crate::cli::save_cache(&plan, err);
     if docs.tools.is_empty()
         && let Some(warning) = crate::discover::tools_left_out(&selection, &plan)
     {

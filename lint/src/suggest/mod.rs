@@ -73,7 +73,9 @@ pub fn run_cli(parsed: SuggestArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         Ok(p) => p,
         Err(e) => return crate::cli::discover_failed(&e, err),
     };
-    match run(&parsed, &plan, out) {
+    let result = run(&parsed, &plan, out);
+    crate::cli::save_cache(&plan, err);
+    match result {
         Ok(0) => crate::cli::EXIT_OK,
         Ok(skipped) => {
             let _ = writeln!(

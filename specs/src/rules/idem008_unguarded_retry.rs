@@ -78,10 +78,10 @@ pub fn is_retry_middleware(type_name: &str) -> bool {
 }
 
 /// How a retry is written, as the lint finds it in a function body.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RetryShape {
     /// A hand-written `loop`, `while` or `for` loop; the keyword.
-    Loop(&'static str),
+    Loop(std::borrow::Cow<'static, str>),
     /// A retry combinator (backon, tokio-retry, backoff, ...); its name.
     Combinator(String),
     /// reqwest-middleware's retry layer around an HTTP client.

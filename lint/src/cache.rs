@@ -1,0 +1,448 @@
+//! The incremental cache, as ruff has one: what a run learnt of each file, kept in
+//! `<target>/idemcheck/cache-v1.bin` for the next run.
+//!
+//! Per file, keyed by its path: its content hash (SHA-256), the size, modification time and
+//! inode it had when hashed, whether the lexical prefilter found a tool marker in it (under
+//! a fingerprint of the configured markers), and its collected facts with the `mod` files it
+//! declares (under a fingerprint of its place in the crate, its configuration and whether
+//! item facts were recorded). A file whose size, time and inode are unchanged is not read
+//! at all; one whose stat changed is read and hashed, and its facts are reused when the
+//! hash is the same (a `git checkout` that rewrote it); anything else is parsed again.
+//! A stat is trusted only when the file is older than the run by two seconds, so an edit in
+//! the same clock tick as the hashing cannot be missed (git's "racy" files).
+//!
+//! The output of `cargo metadata --no-deps` is kept too, with the stat of every file and
+//! directory it was derived from: the workspace manifest and directory, each member's
+//! manifest, directory, its parent (new members of a `crates/*` glob), `src/` and
+//! `src/bin/` (auto-discovered targets), and cargo's configuration files at the root and in
+//! `CARGO_HOME`. If any of them changed, cargo runs again. (These stats are trusted however
+//! young: a manifest edited in the very clock tick cargo read it, to the same size, would be
+//! missed until its next change; the cache directory is made before cargo runs, so making it
+//! does not invalidate what cargo said.) On a workspace of a hundred
+//! packages that is most of a warm run's time otherwise (80 ms on bevy).
+//!
+//! Everything is invalidated together by the lint's version and the identity of its binary
+//! (size and time of the executable: a rebuilt lint never trusts an old cache). A cache that
+//! cannot be read is ignored; one that cannot be written is reported by the caller as a
+//! warning and the run's result stands. `--no-cache` turns it off.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::collect::FileJob;
+use crate::facts::FileFacts;
+
+/// Bumped whenever the stored layout or meaning changes.
+const FORMAT: u32 = 1;
+
+/// The cache file, under the target directory.
+pub const FILE: &str = "idemcheck/cache-v1.bin";
+
+/// A SHA-256 digest.
+pub type Hash = [u8; 32];
+
+/// The SHA-256 of some bytes.
+pub fn hash(bytes: &[u8]) -> Hash {
+    Sha256::digest(bytes).into()
+}
+
+/// A fingerprint of anything with a `Debug` form (configurations, jobs).
+pub fn fingerprint(parts: &[&dyn std::fmt::Debug]) -> Hash {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(format!("{p:?}\u{0}").as_bytes());
+    }
+    h.finalize().into()
+}
+
+/// What identifies a file's content without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    len: u64,
+    secs: i64,
+    nanos: u32,
+    ino: u64,
+    dir: bool,
+}
+
+impl Stat {
+    /// The stat of a path; `None` when it does not exist (or cannot be read).
+    pub fn of(path: &Path) -> Option<Stat> {
+        let meta = std::fs::metadata(path).ok()?;
+        let time = meta.modified().ok()?;
+        let (secs, nanos) = match time.duration_since(SystemTime::UNIX_EPOCH) {
+            Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
+            Err(e) => (
+                -(e.duration().as_secs() as i64),
+                e.duration().subsec_nanos(),
+            ),
+        };
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        Some(Stat {
+            len: if meta.is_dir() { 0 } else { meta.len() },
+            secs,
+            nanos,
+            ino,
+            dir: meta.is_dir(),
+        })
+    }
+
+    fn time(&self) -> SystemTime {
+        if self.secs >= 0 {
+            SystemTime::UNIX_EPOCH + Duration::new(self.secs as u64, self.nanos)
+        } else {
+            SystemTime::UNIX_EPOCH
+        }
+    }
+}
+
+/// What the cache knows of one file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    /// The stat the file had when hashed, when old enough to be trusted.
+    stat: Option<Stat>,
+    hash: Hash,
+    /// The prefilter's verdict, under the fingerprint of the markers searched.
+    marked: Option<(Hash, bool)>,
+    /// Its facts.
+    collected: Option<Collected>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Collected {
+    /// Fingerprint of the job (its place in the crate), the configuration and the options.
+    key: Hash,
+    facts: FileFacts,
+    children: Vec<FileJob>,
+}
+
+/// `cargo metadata` output and what it was derived from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredMetadata {
+    /// The manifest cargo was pointed at (or found) and the environment that matters.
+    invocation: String,
+    json: String,
+    stamps: Vec<(PathBuf, Option<Stat>)>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stored {
+    format: u32,
+    stamp: Hash,
+    metadata: Option<StoredMetadata>,
+    files: BTreeMap<PathBuf, Entry>,
+}
+
+/// The cache of one run: what was loaded, and what this run learnt.
+#[derive(Debug)]
+pub struct Cache {
+    path: PathBuf,
+    stamp: Hash,
+    /// Files modified after this are hashed again next time.
+    trust_before: SystemTime,
+    old: Stored,
+    fresh: Mutex<BTreeMap<PathBuf, Entry>>,
+    metadata: Mutex<Option<StoredMetadata>>,
+    counts: [AtomicU32; 4],
+}
+
+/// Counts of a run's use of the cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Use {
+    /// Files whose facts came from the cache.
+    pub reused: u32,
+    /// Files collected (parsed) anew.
+    pub collected: u32,
+    /// Files read (to hash, search or parse); a file unchanged since the last run is not.
+    pub read: u32,
+    /// Whether the output of `cargo metadata` came from the cache.
+    pub metadata: bool,
+}
+
+impl Cache {
+    /// The cache under `target_dir` (read if it is there and was written by this binary).
+    pub fn open(target_dir: &Path) -> Option<Cache> {
+        let stamp = binary_stamp()?;
+        let path = target_dir.join(FILE);
+        let old = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
+            .filter(|s| s.format == FORMAT && s.stamp == stamp)
+            .unwrap_or_default();
+        Some(Cache {
+            path,
+            stamp,
+            trust_before: SystemTime::now() - Duration::from_secs(2),
+            old,
+            fresh: Mutex::new(BTreeMap::new()),
+            metadata: Mutex::new(None),
+            counts: Default::default(),
+        })
+    }
+
+    /// What this run took from the cache and what it did anew.
+    pub fn usage(&self) -> Use {
+        let [reused, collected, read, metadata] = &self.counts;
+        Use {
+            reused: reused.load(Ordering::Relaxed),
+            collected: collected.load(Ordering::Relaxed),
+            read: read.load(Ordering::Relaxed),
+            metadata: metadata.load(Ordering::Relaxed) > 0,
+        }
+    }
+
+    fn count(&self, which: usize) {
+        self.counts[which].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.count(2);
+        std::fs::read(path)
+    }
+
+    /// Where it is kept.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn trusted(&self, stat: Option<Stat>) -> Option<Stat> {
+        stat.filter(|s| s.time() < self.trust_before)
+    }
+
+    /// The entry of `path` as loaded when its stat is unchanged.
+    fn unchanged(&self, path: &Path, stat: Option<Stat>) -> Option<&Entry> {
+        let old = self.old.files.get(path)?;
+        (stat.is_some() && old.stat == stat).then_some(old)
+    }
+
+    /// Record what this run learnt of `path` (content `hash`), on top of what is known.
+    fn learn(&self, path: &Path, stat: Option<Stat>, hash: Hash, f: impl FnOnce(&mut Entry)) {
+        let mut fresh = self.fresh.lock().expect("no panics while locked");
+        let known = fresh
+            .remove(path)
+            .or_else(|| self.old.files.get(path).cloned())
+            .filter(|e| e.hash == hash);
+        let mut entry = known.unwrap_or(Entry {
+            stat: None,
+            hash,
+            marked: None,
+            collected: None,
+        });
+        entry.stat = self.trusted(stat);
+        f(&mut entry);
+        fresh.insert(path.to_path_buf(), entry);
+    }
+
+    /// Whether the file at `path` holds a marker of `marks` (their fingerprint), from the
+    /// cache when it knows, else by `search` over the text (an unreadable file counts as
+    /// marked: it is parsed, and reported, like any other).
+    pub fn marked(&self, path: &Path, marks: &Hash, search: impl Fn(&[u8]) -> bool) -> bool {
+        let stat = Stat::of(path);
+        if let Some((k, m)) = self.unchanged(path, stat).and_then(|e| e.marked)
+            && k == *marks
+        {
+            return m;
+        }
+        let Ok(text) = self.read(path) else {
+            return true;
+        };
+        let hash = hash(&text);
+        let known = self
+            .old
+            .files
+            .get(path)
+            .filter(|e| e.hash == hash)
+            .and_then(|e| e.marked)
+            .filter(|(k, _)| k == marks);
+        let m = known.map_or_else(|| search(&text), |(_, m)| m);
+        self.learn(path, stat, hash, |e| e.marked = Some((*marks, m)));
+        m
+    }
+
+    /// The facts of `job` under `key` (see [`collect_key`]), from the cache when it has
+    /// them for the file's current content, else from `collect` on its text (and stored).
+    /// `None` when the file cannot be read as text: the caller collects it uncached, which
+    /// reports why.
+    pub fn collect(
+        &self,
+        job: &FileJob,
+        key: &Hash,
+        collect: impl FnOnce(&str) -> (FileFacts, Vec<FileJob>),
+    ) -> Option<(FileFacts, Vec<FileJob>)> {
+        let stat = Stat::of(&job.path);
+        let reuse = |c: &Collected| {
+            let mut facts = c.facts.clone();
+            facts.krate = job.krate;
+            let mut children = c.children.clone();
+            for child in &mut children {
+                child.krate = job.krate;
+            }
+            (facts, children)
+        };
+        if let Some(c) = self
+            .unchanged(&job.path, stat)
+            .and_then(|e| e.collected.as_ref())
+            .filter(|c| c.key == *key)
+        {
+            self.count(0);
+            return Some(reuse(c));
+        }
+        let bytes = self.read(&job.path).ok()?;
+        let hash = hash(&bytes);
+        if let Some(c) = self
+            .old
+            .files
+            .get(&job.path)
+            .filter(|e| e.hash == hash)
+            .and_then(|e| e.collected.as_ref())
+            .filter(|c| c.key == *key)
+        {
+            let out = reuse(c);
+            self.count(0);
+            self.learn(&job.path, stat, hash, |_| ());
+            return Some(out);
+        }
+        let text = String::from_utf8(bytes).ok()?;
+        let (facts, children) = collect(&text);
+        self.count(1);
+        self.learn(&job.path, stat, hash, |e| {
+            e.collected = Some(Collected {
+                key: *key,
+                facts: facts.clone(),
+                children: children.clone(),
+            })
+        });
+        Some((facts, children))
+    }
+
+    /// The `cargo metadata` output stored for `invocation`, if nothing it was derived from
+    /// changed since.
+    pub fn metadata(&self, invocation: &str) -> Option<&str> {
+        let m = self.old.metadata.as_ref()?;
+        let valid = m.invocation == invocation && m.stamps.iter().all(|(p, s)| Stat::of(p) == *s);
+        valid.then(|| {
+            self.count(3);
+            m.json.as_str()
+        })
+    }
+
+    /// Keep `json`, the output of `cargo metadata` for `invocation`, derived from the files
+    /// and directories `sources`.
+    pub fn store_metadata(&self, invocation: String, json: String, sources: Vec<PathBuf>) {
+        let stamps = sources
+            .into_iter()
+            .map(|p| {
+                let s = Stat::of(&p);
+                (p, s)
+            })
+            .collect::<Vec<_>>();
+        *self.metadata.lock().expect("no panics while locked") = Some(StoredMetadata {
+            invocation,
+            json,
+            stamps,
+        });
+    }
+
+    /// Write what this run learnt, if anything: every file it saw, the entries of files it
+    /// did not see that still exist (other packages' runs), and the metadata. Written to a
+    /// temporary file and renamed, so a reader never sees half a cache. Returns whether it
+    /// wrote.
+    pub fn save(&self) -> Result<bool, String> {
+        let fresh = std::mem::take(&mut *self.fresh.lock().expect("no panics while locked"));
+        let metadata = self.metadata.lock().expect("no panics while locked").take();
+        let old_valid = self.old.format == FORMAT && self.old.stamp == self.stamp;
+        if fresh.is_empty() && metadata.is_none() && old_valid {
+            return Ok(false);
+        }
+        // The layout of `Stored`, borrowed.
+        #[derive(Serialize)]
+        struct Out<'a> {
+            format: u32,
+            stamp: &'a Hash,
+            metadata: Option<&'a StoredMetadata>,
+            files: BTreeMap<&'a Path, &'a Entry>,
+        }
+        let mut files: BTreeMap<&Path, &Entry> = self
+            .old
+            .files
+            .iter()
+            .filter(|(p, _)| !fresh.contains_key(*p) && p.exists())
+            .map(|(p, e)| (p.as_path(), e))
+            .collect();
+        files.extend(fresh.iter().map(|(p, e)| (p.as_path(), e)));
+        // Paths that are not UTF-8 cannot be stored (serde's paths are strings).
+        files.retain(|p, e| {
+            p.to_str().is_some()
+                && e.collected.as_ref().is_none_or(|c| {
+                    c.facts.path.to_str().is_some()
+                        && c.children.iter().all(|j| j.path.to_str().is_some())
+                })
+        });
+        let out = Out {
+            format: FORMAT,
+            stamp: &self.stamp,
+            metadata: metadata.as_ref().or(self.old.metadata.as_ref()),
+            files,
+        };
+        let bytes = postcard::to_stdvec(&out).map_err(|e| e.to_string())?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let tmp = self
+            .path
+            .with_extension(format!("tmp.{}", std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", self.path.display())
+        })?;
+        Ok(true)
+    }
+}
+
+/// Make the cache's directory, with a `.gitignore` that ignores it (even in a target
+/// directory git does not ignore) and a `CACHEDIR.TAG` (backup tools skip it), as ruff
+/// does.
+pub fn make_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, text) in [
+        (".gitignore", "# Made by cargo idemcheck.\n*\n"),
+        (
+            "CACHEDIR.TAG",
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag made by cargo idemcheck.\n",
+        ),
+    ] {
+        let path = dir.join(name);
+        if !path.exists() {
+            std::fs::write(path, text)?;
+        }
+    }
+    Ok(())
+}
+
+/// The fingerprint under which a job's facts are stored: its place in the crate, the
+/// configuration (`config_fp`, a [`fingerprint`] of it) and whether item facts are recorded.
+pub fn collect_key(job: &FileJob, config_fp: &Hash, item_facts: bool) -> Hash {
+    fingerprint(&[&job.rel, &job.module, &job.mod_rs, config_fp, &item_facts])
+}
+
+/// The lint's version and its executable's size and time: caches of another build are not
+/// read. `None` when the executable cannot be found (then nothing is cached).
+fn binary_stamp() -> Option<Hash> {
+    let exe = std::env::current_exe().ok()?;
+    let stat = Stat::of(&exe)?;
+    Some(fingerprint(&[
+        &env!("CARGO_PKG_VERSION"),
+        &FORMAT,
+        &exe,
+        &(stat.len, stat.secs, stat.nanos, stat.ino),
+    ]))
+}
