@@ -446,3 +446,50 @@ fn binary_stamp() -> Option<Hash> {
         &(stat.len, stat.secs, stat.nanos, stat.ino),
     ]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every fact the collector makes reads back from the cache's form as it was written:
+    /// the facts (item facts too) of every lint fixture, of the example crate and of this
+    /// crate's own sources. (A type whose serde shape needs a self-describing format made
+    /// every cache holding a `#[side_effect]` contract unreadable, silently.)
+    #[test]
+    fn facts_round_trip_through_the_cache_form() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = crate::discover::walk_rs(&root.join("tests/fixtures"));
+        files.extend(crate::discover::walk_rs(&root.join("../examples")));
+        files.extend(crate::discover::walk_rs(&root.join("src")));
+        let config = idemcheck_spec::config::Config::default();
+        let mut contracts = 0;
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let job = FileJob {
+                path: path.clone(),
+                rel: path.display().to_string(),
+                krate: 0,
+                module: vec!["m".into()],
+                mod_rs: false,
+            };
+            let collected = crate::collect::collect_source(&job, &text, &config);
+            contracts += collected
+                .0
+                .tools
+                .iter()
+                .filter(|t| t.contract.is_some())
+                .count();
+            let bytes = postcard::to_stdvec(&collected).unwrap();
+            let back: (FileFacts, Vec<FileJob>) =
+                postcard::from_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(
+                format!("{back:?}"),
+                format!("{collected:?}"),
+                "{}",
+                path.display()
+            );
+        }
+        assert!(files.len() > 100, "{} files", files.len());
+        assert!(contracts > 20, "{contracts} contracts");
+    }
+}

@@ -365,7 +365,9 @@ pub struct ToolFacts {
     /// MCP hints its framework attribute declares.
     pub hints: Option<DeclaredHints>,
     /// The `#[side_effect]` contract as data (`idemcheck_spec::check::contract_of`), when it
-    /// parsed.
+    /// parsed. (Kept by the cache as its JSON: the report's serde shape, with an internally
+    /// tagged key, needs a self-describing format.)
+    #[serde(with = "as_json")]
     pub contract: Option<idemcheck_spec::ToolContract>,
     /// Where the `#[side_effect]` attribute is: the key is derived from what it names.
     pub contract_loc: Option<Loc>,
@@ -560,4 +562,27 @@ pub struct SigResult {
     pub ok_core: String,
     /// The error type, when written or implied (`io::Result`, `anyhow::Result`).
     pub err: Option<String>,
+}
+
+/// A value stored by the cache ([`crate::cache`], a compact binary form that is not
+/// self-describing) as its JSON text: for the report's types, whose serde shape (internally
+/// tagged enums, skipped fields) only self-describing formats read back.
+mod as_json {
+    use serde::de::{DeserializeOwned, Error as _};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<T: Serialize, S: Serializer>(
+        value: &T,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(value).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    pub(super) fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(D::Error::custom)
+    }
 }
