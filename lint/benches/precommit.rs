@@ -1,18 +1,22 @@
 //! pre-commit benchmark (not a timed test): how long `cargo idemcheck` takes as a pre-commit
-//! hook with a handful of staged files, once built.
+//! hook with five staged files, once built.
 //!
-//! Two temporary git repositories: the example crate (`examples/agent-tools`) on its own, and
-//! a copy of this whole repository's tracked files (every member is read, since a hook reads
-//! the whole workspace to resolve helpers). In each, five Rust files of the example are
-//! staged, and these are measured, interleaved, `ROUNDS` times each (median and best):
+//! Workspaces, each a temporary git repository: the example crate (`examples/agent-tools`) on
+//! its own; a copy of this whole repository's tracked files (every member is read, since a
+//! hook reads the whole workspace to resolve helpers); and, with `--real DIR...`, local
+//! clones of real workspaces (`lint/benches/speed.sh` passes bevy, 634k lines). Before every
+//! measured run the five staged files get a new edit and are staged again, as before each
+//! commit, so a warm cache always has five changed files to read. Measured, interleaved,
+//! `ROUNDS` times each (median and best):
 //!
-//! - `hook`: `cargo-idemcheck FILE...`, the process pre-commit's `idemcheck-system` hook runs;
-//! - `cargo idemcheck`: the same through cargo's subcommand dispatch;
-//! - `pre-commit`: `pre-commit run idemcheck-system --files FILE...`, end to end;
-//! - `pre-commit no-op`: the same with a hook whose entry is `true`, i.e. pre-commit's own
-//!   cost; `pre-commit` minus this is what the check adds to a commit.
+//! - the hook, `cargo-idemcheck FILE...` (what pre-commit's `idemcheck-system` hook runs),
+//!   with the incremental cache warm, and with `--no-cache`;
+//! - the same with `--all-files` (every file parsed, none left to the lexical prefilter);
+//! - `pre-commit run idemcheck-system --files FILE...`, end to end, and the same with a hook
+//!   whose entry is `true`: pre-commit's own cost; the difference is what the check adds.
 //!
-//! Run: `cargo bench -p cargo-idemcheck --bench precommit` (needs `pre-commit` on PATH).
+//! Run: `cargo bench -p cargo-idemcheck --bench precommit [-- --real DIR...]` (needs
+//! `pre-commit` on PATH).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,8 +124,69 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
+/// A real workspace (`--real DIR`, a git work tree) as a repository of its own: a local
+/// clone of its HEAD. Its five largest Rust files under `src/` directories are the ones
+/// staged (the most a re-parse can cost).
+fn real_repo(dir: &Path, from: &Path, path: &str) -> (PathBuf, Vec<String>) {
+    let name = from.file_name().unwrap().to_string_lossy().to_string();
+    let root = dir.join(&name);
+    let head = sh(from, "git", &["rev-parse", "HEAD"], path);
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let (from_s, root_s) = (from.to_str().unwrap(), root.to_str().unwrap());
+    // Rust and manifests only, as the fetched trees (mirrors may lack bevy's assets).
+    for (dir, args) in [
+        (
+            Path::new("/"),
+            &["clone", "-q", "--local", "--no-checkout", from_s, root_s][..],
+        ),
+        (
+            &root,
+            &[
+                "sparse-checkout",
+                "set",
+                "--no-cone",
+                "*.rs",
+                "*.toml",
+                "Cargo.lock",
+            ],
+        ),
+        (
+            &root,
+            &["-c", "advice.detachedHead=false", "checkout", "-q", &head],
+        ),
+    ] {
+        let out = sh(dir, "git", args, path);
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let listed = sh(&root, "git", &["ls-files", "*.rs"], path);
+    let mut files: Vec<(u64, String)> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter(|f| f.contains("src/"))
+        .filter_map(|f| Some((std::fs::metadata(root.join(f)).ok()?.len(), f.to_string())))
+        .collect();
+    files.sort_by(|a, b| b.cmp(a));
+    let staged = files.into_iter().take(5).map(|(_, f)| f).collect();
+    (root, staged)
+}
+
 fn main() {
-    // `cargo bench` passes `--bench`; nothing to parse.
+    // `cargo bench` passes `--bench`; `--real DIR...` adds real workspaces.
+    let args: Vec<String> = std::env::args().collect();
+    let reals: Vec<PathBuf> = args
+        .iter()
+        .position(|a| a == "--real")
+        .map(|i| {
+            args[i + 1..]
+                .iter()
+                .filter(|a| !a.starts_with("--"))
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-idemcheck"));
     let bin_dir = bin.parent().unwrap().to_path_buf();
     let path = format!(
@@ -137,51 +202,79 @@ fn main() {
         eprintln!("pre-commit is not installed (`pip install pre-commit`): nothing measured");
         std::process::exit(1);
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let tmp =
         std::env::temp_dir().join(format!("idemcheck-precommit-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let home = tmp.join("pre-commit-cache");
     println!(
-        "pre-commit benchmark: {} staged files, {ROUNDS} rounds, interleaved; median (best)\n",
-        STAGED.len()
+        "pre-commit benchmark: 5 staged files, edited again before every run (as before each \
+         commit); {ROUNDS} rounds, interleaved; median (best)\n"
     );
     println!(
-        "| workspace | files read | hook (`cargo-idemcheck FILE...`) | `cargo idemcheck FILE...` | `pre-commit run` | pre-commit no-op | check's share (run - no-op) |"
+        "| workspace | lines | hook, cache warm | hook, `--no-cache` | hook `--all-files`, cache warm | hook `--all-files --no-cache` | `pre-commit run` | pre-commit no-op | check's share (run - no-op) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
-    for (name, root, prefix) in [
-        ("example crate", example_repo(&tmp), ""),
-        (
-            "this repository",
-            whole_repo(&tmp, &path),
-            "examples/agent-tools/",
-        ),
-    ] {
-        init(&root, &path);
-        let files: Vec<String> = STAGED.iter().map(|f| format!("{prefix}{f}")).collect();
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut workspaces: Vec<(String, PathBuf, Vec<String>)> = Vec::new();
+    let example = example_repo(&tmp);
+    init(&example, &path);
+    workspaces.push((
+        "example crate".into(),
+        example,
+        STAGED.iter().map(|f| f.to_string()).collect(),
+    ));
+    let whole = whole_repo(&tmp, &path);
+    init(&whole, &path);
+    workspaces.push((
+        "this repository".into(),
+        whole,
+        STAGED
+            .iter()
+            .map(|f| format!("examples/agent-tools/{f}"))
+            .collect(),
+    ));
+    for from in &reals {
+        let (root, staged) = real_repo(&tmp, from, &path);
+        std::fs::write(root.join(".pre-commit-config.yaml"), CONFIG).unwrap();
+        let commit = sh(&root, "git", &["rev-parse", "--short=12", "HEAD"], &path);
+        let name = format!(
+            "{} {}",
+            from.file_name().unwrap().to_string_lossy(),
+            String::from_utf8_lossy(&commit.stdout).trim()
+        );
+        workspaces.push((name, root, staged));
+    }
+    // Files are trusted by their stat only two seconds after they were written (see
+    // `cargo_idemcheck::cache`): a checkout made just now is not yet an old one.
+    std::thread::sleep(Duration::from_secs(3));
+    for (name, root, files) in &workspaces {
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
-        // Staged: touched and added, as before a commit.
-        for f in &files {
-            let p = root.join(f);
-            let text = std::fs::read_to_string(&p).unwrap();
-            std::fs::write(&p, format!("{text}\n")).unwrap();
-        }
-        let mut add = vec!["add"];
-        add.extend(&files);
-        assert!(sh(&root, "git", &add, &path).status.success());
-        let hook: Vec<&str> = files.clone();
-        let mut via_cargo = vec!["idemcheck"];
-        via_cargo.extend(&files);
-        let mut pc = vec!["run", "idemcheck-system", "--files"];
-        pc.extend(&files);
-        let mut noop = vec!["run", "noop", "--files"];
-        noop.extend(&files);
+        let lines: usize = sh(root, "git", &["ls-files", "*.rs"], &path)
+            .stdout
+            .split(|b| *b == b'\n')
+            .filter(|f| !f.is_empty())
+            .map(|f| {
+                std::fs::read_to_string(root.join(String::from_utf8_lossy(f).as_ref()))
+                    .map_or(0, |t| t.lines().count())
+            })
+            .sum();
+        let mut edits = 0u32;
+        // Stage the files with a new edit each (a line at their end), as before a commit.
+        let mut edit = || {
+            edits += 1;
+            for f in &files {
+                let p = root.join(f);
+                let text = std::fs::read_to_string(&p).unwrap();
+                std::fs::write(&p, format!("{text}// edit {edits}\n")).unwrap();
+            }
+            let mut add = vec!["add"];
+            add.extend(&files);
+            assert!(sh(root, "git", &add, &path).status.success());
+        };
         let run = |program: &str, args: &[&str]| -> Duration {
             let start = Instant::now();
             let out = Command::new(program)
-                .current_dir(&root)
+                .current_dir(root)
                 .args(args)
                 .env("PATH", &path)
                 .env("PRE_COMMIT_HOME", &home)
@@ -197,13 +290,35 @@ fn main() {
             d
         };
         let bin_s = bin.to_str().unwrap();
-        // Warm up (pre-commit's first run prepares its cache; the page cache).
-        run("pre-commit", &pc);
-        run("pre-commit", &noop);
-        run(bin_s, &hook);
+        let with = |extra: &[&'static str]| {
+            let mut v: Vec<&str> = files.clone();
+            v.extend(extra);
+            v
+        };
+        let commands: Vec<(&str, Vec<&str>)> = vec![
+            (bin_s, with(&[])),
+            (bin_s, with(&["--no-cache"])),
+            (bin_s, with(&["--all-files"])),
+            (bin_s, with(&["--all-files", "--no-cache"])),
+            ("pre-commit", {
+                let mut v = vec!["run", "idemcheck-system", "--files"];
+                v.extend(&files);
+                v
+            }),
+            ("pre-commit", {
+                let mut v = vec!["run", "noop", "--files"];
+                v.extend(&files);
+                v
+            }),
+        ];
+        // Warm up: pre-commit's first run prepares its environment; the lint's caches (both
+        // modes) and the page cache fill.
+        for (program, args) in &commands {
+            run(program, args);
+        }
         let summary = Command::new(&bin)
-            .current_dir(&root)
-            .args(&hook)
+            .current_dir(root)
+            .args(&files)
             .arg("--message-format=short")
             .output()
             .unwrap();
@@ -212,46 +327,29 @@ fn main() {
             .last()
             .unwrap_or("")
             .to_string();
-        let whole = Command::new(&bin)
-            .current_dir(&root)
-            .args(["--workspace", "--message-format=short"])
-            .output()
-            .unwrap();
-        let read = String::from_utf8_lossy(&whole.stdout)
-            .lines()
-            .last()
-            .and_then(|l| l.split(" in ").nth(1))
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or("?")
-            .to_string();
-        let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];
         for _ in 0..ROUNDS {
-            a.push(run(bin_s, &hook));
-            b.push(run(&cargo, &via_cargo));
-            c.push(run("pre-commit", &pc));
-            d.push(run("pre-commit", &noop));
+            for ((program, args), t) in commands.iter().zip(&mut times) {
+                edit();
+                t.push(run(program, args));
+            }
         }
-        let best = |v: &[Duration]| *v.iter().min().unwrap();
-        let (ba, bb, bc, bd) = (best(&a), best(&b), best(&c), best(&d));
-        let (ma, mb, mc, md) = (
-            median(&mut a),
-            median(&mut b),
-            median(&mut c),
-            median(&mut d),
-        );
+        let cells: Vec<(Duration, Duration)> = times
+            .iter_mut()
+            .map(|t| (*t.iter().min().unwrap(), median(t)))
+            .collect();
+        let cell = |(best, med): (Duration, Duration)| format!("{} ({})", ms(med), ms(best));
         println!(
-            "| {name} | {read} | {} ({}) | {} ({}) | {} ({}) | {} ({}) | {} |",
-            ms(ma),
-            ms(ba),
-            ms(mb),
-            ms(bb),
-            ms(mc),
-            ms(bc),
-            ms(md),
-            ms(bd),
-            ms(mc.saturating_sub(md)),
+            "| {name} | {lines} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(cells[0]),
+            cell(cells[1]),
+            cell(cells[2]),
+            cell(cells[3]),
+            cell(cells[4]),
+            cell(cells[5]),
+            ms(cells[4].1.saturating_sub(cells[5].1)),
         );
-        eprintln!("  {name}: {summary}");
+        eprintln!("  {name}: staged {}; {summary}", files.join(" "));
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(

@@ -12,8 +12,10 @@
 //! Run: `cargo bench -p cargo-idemcheck --bench speed` (or with `-- 10000 100000` for sizes).
 //!
 //! Real code: `cargo bench -p cargo-idemcheck --bench speed -- --real DIR [DIR ...]` (each
-//! DIR a workspace root; `lint/benches/realcode.sh` fetches the pinned ones) reports the lint
-//! as `check` runs it against a bare parallel parse of exactly the files it read.
+//! DIR a workspace root) reports the lint as `check` runs it, cold and with its incremental
+//! cache warm, against a bare parallel parse of exactly the files it read.
+//! `lint/benches/speed.sh` fetches the pinned workspaces and runs this benchmark (synthetic
+//! and real) and the pre-commit one: all the speed figures from one command.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -220,6 +222,7 @@ fn child(mode: &str, dir: &Path) {
                 only: None,
                 packages: Vec::new(),
                 prefilter: false,
+                cache: None,
             };
             let t0 = Instant::now();
             let files = cargo_idemcheck::analysis::collect_all_with(&plan, false);
@@ -241,22 +244,30 @@ fn child(mode: &str, dir: &Path) {
                 json.len()
             )
         }
-        "lint-real" | "lint-real-all" => {
+        "lint-real" | "lint-real-all" | "lint-real-warm" | "lint-real-all-warm" => {
             // A real workspace: the plan from `cargo metadata` (made before the clock starts,
             // like the file list of `parse-real`), then what `check` does: with the lexical
-            // prefilter (the default), or parsing every file (`--all-files`).
-            let all_files = mode == "lint-real-all";
+            // prefilter (the default), or parsing every file (`--all-files`). Warm: with the
+            // incremental cache (in the target directory the parent chose) filled by an
+            // earlier run; the clock starts before the plan, so reading the cache counts.
+            let all_files = mode.starts_with("lint-real-all");
+            let warm = mode.ends_with("-warm");
             let sel = cargo_idemcheck::discover::Selection {
                 manifest_path: Some(dir.join("Cargo.toml")),
                 workspace: true,
                 all_files,
+                cache: warm,
                 ..Default::default()
             };
+            let t_plan = Instant::now();
             let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
-            let t0 = Instant::now();
+            let t0 = if warm { t_plan } else { Instant::now() };
             let (files, _) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
             let json = cargo_idemcheck::report::json::render(&a);
+            if let Some(cache) = &plan.cache {
+                cache.save().expect("the cache saved");
+            }
             let ms = t0.elapsed().as_secs_f64() * 1000.0;
             // Every file of the workspace, for `parse-real` to parse the same ones.
             if all_files {
@@ -310,6 +321,14 @@ fn parse_all(files: &[PathBuf]) -> usize {
         .sum()
 }
 
+/// The target directory (so the incremental cache) of the warm modes on `dir`.
+fn bench_target(dir: &Path) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "idemcheck-speed-target-{}",
+        dir.display().to_string().replace(['/', '\\', ':'], "_")
+    ))
+}
+
 /// Where `lint-real` leaves the list of files it read, for `parse-real`.
 fn real_list(dir: &Path) -> PathBuf {
     std::env::temp_dir().join(format!(
@@ -320,88 +339,111 @@ fn real_list(dir: &Path) -> PathBuf {
 
 /// Real workspaces (`--real DIR ...`): the lint as `check` runs it after `cargo metadata`
 /// (with the lexical prefilter, the default, and with `--all-files`, every file parsed),
-/// against a bare parallel parse of every file of the workspace's module trees (the files
-/// the `--all-files` run parses); interleaved rounds, the median of each (times from inside
-/// the child, after the plan; CPU and peak memory for the whole child).
+/// cold (no cache) and warm (the incremental cache filled by an earlier run, nothing
+/// changed since), against a bare parallel parse of every file of the workspace's module
+/// trees (the files the `--all-files` run parses); interleaved rounds, the median of each
+/// (times from inside the child: cold after the plan, warm including the plan, which reads
+/// the cache; CPU and peak memory for the whole child). The last row sums the workspaces.
 fn real(dirs: &[PathBuf]) {
     println!(
-        "{:<28} {:>6} {:>8} | {:>8} {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>9} | {:>9} {:>9} {:>10}",
-        "workspace",
-        "files",
-        "lines",
-        "lint ms",
-        "all ms",
-        "parse ms",
-        "ratio",
-        "all/p",
-        "lint cpu",
-        "all cpu",
-        "parse cpu",
-        "lint peak",
-        "all peak",
-        "parse peak"
+        "real workspaces: {ROUNDS} interleaved rounds, medians; {} threads",
+        rayon::current_num_threads()
     );
+    println!(
+        "| workspace | files | lines | lint | lint, warm | `--all-files` | `--all-files`, warm | bare parse | lint / parse | all / parse | CPU lint / all / parse | peak lint / all / all warm / parse |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut total = [0.0f64; 8];
+    let (mut files_total, mut lines_total) = (0usize, 0usize);
     for dir in dirs {
-        // Warm-up: page cache, and the file list for `parse-real`.
+        // Warm-up: page cache, the file list for `parse-real`, the caches of the warm modes.
         measure_once("lint-real-all", dir);
-        let (mut lint, mut all, mut parse) = (Vec::new(), Vec::new(), Vec::new());
+        measure_once("lint-real-warm", dir);
+        measure_once("lint-real-all-warm", dir);
+        let modes = [
+            "lint-real",
+            "lint-real-warm",
+            "lint-real-all",
+            "lint-real-all-warm",
+            "parse-real",
+        ];
+        let mut samples: Vec<Vec<Sample>> = modes.iter().map(|_| Vec::new()).collect();
         for _ in 0..ROUNDS {
-            lint.push(measure_once("lint-real", dir));
-            all.push(measure_once("lint-real-all", dir));
-            parse.push(measure_once("parse-real", dir));
+            for (mode, v) in modes.iter().zip(&mut samples) {
+                v.push(measure_once(mode, dir));
+            }
         }
         let median = |v: &[Sample], f: fn(&Sample) -> f64| {
             let mut xs: Vec<f64> = v.iter().map(f).collect();
             xs.sort_by(f64::total_cmp);
             xs[xs.len() / 2]
         };
-        let (lm, am, pm) = (
-            median(&lint, |s| s.ms),
-            median(&all, |s| s.ms),
-            median(&parse, |s| s.ms),
-        );
-        let (lc, ac, pc) = (
-            median(&lint, |s| s.cpu),
-            median(&all, |s| s.cpu),
-            median(&parse, |s| s.cpu),
-        );
-        let (lk, ak, pk) = (
-            median(&lint, |s| s.kb as f64),
-            median(&all, |s| s.kb as f64),
-            median(&parse, |s| s.kb as f64),
-        );
-        let detail = &all[0].detail;
-        let field = |k: &str| {
+        let ms: Vec<f64> = samples.iter().map(|v| median(v, |s| s.ms)).collect();
+        let cpu: Vec<f64> = samples.iter().map(|v| median(v, |s| s.cpu)).collect();
+        let mb: Vec<f64> = samples
+            .iter()
+            .map(|v| median(v, |s| s.kb as f64) / 1024.0)
+            .collect();
+        let detail = &samples[2][0].detail;
+        let field = |k: &str| -> usize {
             detail
                 .split_whitespace()
                 .find_map(|w| w.strip_prefix(k))
-                .unwrap_or("?")
-                .to_string()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
         };
+        let (files, lines) = (field("files="), field("lines="));
+        files_total += files;
+        lines_total += lines;
+        for (t, v) in total
+            .iter_mut()
+            .zip([ms[0], ms[1], ms[2], ms[3], ms[4], cpu[0], cpu[2], cpu[4]])
+        {
+            *t += v;
+        }
+        let name = dir
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .rev()
+            .take(2)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect::<Vec<_>>()
+            .join("/");
         println!(
-            "{:<28} {:>6} {:>8} | {:>8.1} {:>8.1} {:>8.1} {:>6.2} {:>6.2} | {:>8.0} {:>8.0} {:>9.0} | {:>6.0} MB {:>6.0} MB {:>7.0} MB",
-            dir.components()
-                .rev()
-                .take(2)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .map(|c| c.as_os_str().to_string_lossy().to_string())
-                .collect::<Vec<_>>()
-                .join("/"),
-            field("files="),
-            field("lines="),
-            lm,
-            am,
-            pm,
-            lm / pm,
-            am / pm,
-            lc,
-            ac,
-            pc,
-            lk / 1024.0,
-            ak / 1024.0,
-            pk / 1024.0
+            "| {name} | {files} | {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | {:.0} / {:.0} / {:.0} / {:.0} MB |",
+            ms[0],
+            ms[1],
+            ms[2],
+            ms[3],
+            ms[4],
+            ms[0] / ms[4],
+            ms[2] / ms[4],
+            cpu[0],
+            cpu[2],
+            cpu[4],
+            mb[0],
+            mb[2],
+            mb[3],
+            mb[4]
+        );
+    }
+    if dirs.len() > 1 {
+        let t = total;
+        println!(
+            "| **all** | {files_total} | {lines_total} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | |",
+            t[0],
+            t[1],
+            t[2],
+            t[3],
+            t[4],
+            t[0] / t[4],
+            t[2] / t[4],
+            t[5],
+            t[6],
+            t[7]
         );
     }
 }
@@ -434,6 +476,8 @@ fn measure_once(mode: &str, dir: &Path) -> Sample {
             let out = Command::new(std::env::current_exe().unwrap())
                 .args(["--child", mode])
                 .arg(dir)
+                // The warm modes' cache: the benchmark's own, not in the measured tree.
+                .env("CARGO_TARGET_DIR", bench_target(dir))
                 .output()
                 .unwrap();
             let s = String::from_utf8_lossy(&out.stdout);

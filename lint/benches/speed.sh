@@ -1,33 +1,26 @@
 #!/usr/bin/env bash
-# Fetch the pinned real workspaces the speed benchmark measures, and run it on them:
+# The speed benchmarks, all from one command:
 #
-#   lint/benches/realcode.sh            (then: the `--real` table of the speed benchmark)
+#   lint/benches/speed.sh            (smaller synthetic sizes: SIZES="10000 100000" ...)
 #
-# Work trees go to $REALCODE_DIR (default ~/.cache/idemcheck/realcode), cloned from a local
-# mirror when one exists ($CORPUS_MIRRORS, default /work/.mirror) else from GitHub. Nobody
-# else's code is vendored here: only the commits.
+# 1. synthetic workspaces of 10k, 100k and 1M lines: lint vs bare parse (`--bench speed`);
+# 2. real workspaces, pinned (fetched by fetch.sh): rust-lang/cargo, rust-lang/rust-clippy
+#    (its crates one by one: it has no [workspace]) and bevy: the lint (default and
+#    `--all-files`) cold and warm vs a bare parse of the same files (`--bench speed -- --real`);
+# 3. pre-commit with five staged files, edited before each run: the example crate, this
+#    repository and bevy (634k lines), cache warm and `--no-cache` (`--bench precommit`;
+#    needs `pre-commit` on PATH).
 set -euo pipefail
-dest=${REALCODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/idemcheck/realcode}
-mirrors=${CORPUS_MIRRORS:-/work/.mirror}
-mkdir -p "$dest"
-dirs=()
-while read -r repo commit subdirs; do
-  name=${repo#*/}
-  tree="$dest/$name"
-  if ! [[ -d "$tree/.git" && "$(git -C "$tree" rev-parse HEAD)" == "$commit"* ]]; then
-    rm -rf "$tree"
-    src="$mirrors/${repo/\//+}/repo"
-    [[ -d "$src" ]] || src="https://github.com/$repo"
-    git clone -q --no-checkout "$src" "$tree"
-    git -C "$tree" -c advice.detachedHead=false checkout -q "$commit"
-  fi
-  # clippy has no [workspace]: its crates are measured one by one.
-  for sub in ${subdirs:-.}; do
-    dirs+=("$tree/$sub")
-  done
-done <<'LIST'
+here=$(dirname "$0")
+mapfile -t dirs < <("$here/fetch.sh" <<'LIST'
 rust-lang/cargo af373f76
 rust-lang/rust-clippy e57f468d clippy_lints clippy_utils clippy_config .
+bevyengine/bevy 4805ca792c3e
 LIST
-cd "$(dirname "$0")/../.."
+)
+big=("${dirs[-1]}")
+cd "$here/../.."
+# shellcheck disable=SC2086
+cargo bench -p cargo-idemcheck --bench speed -- ${SIZES:-}
 cargo bench -p cargo-idemcheck --bench speed -- --real "${dirs[@]}"
+cargo bench -p cargo-idemcheck --bench precommit -- --real "${big[@]}"

@@ -1,11 +1,14 @@
-//! The incremental cache, as ruff has one: what a run learnt of each file, kept in
-//! `<target>/idemcheck/cache-v1.bin` for the next run.
+//! The incremental cache, as ruff has one: what a run learnt of each file, kept under
+//! `<target>/idemcheck/` for the next run, in two files: `index-v1.bin` and `facts-v1.bin`.
 //!
-//! Per file, keyed by its path: its content hash (SHA-256), the size, modification time and
-//! inode it had when hashed, whether the lexical prefilter found a tool marker in it (under
-//! a fingerprint of the configured markers), and its collected facts with the `mod` files it
-//! declares (under a fingerprint of its place in the crate, its configuration and whether
-//! item facts were recorded). A file whose size, time and inode are unchanged is not read
+//! The index holds, per file (by path), its content hash (SHA-256), the size, modification
+//! time and inode it had when hashed, and whether the lexical prefilter found a tool marker
+//! in it (under a fingerprint of the configured markers); it is small, and read by every
+//! run. The facts file holds each parsed file's collected facts with the `mod` files it
+//! declares, under the content hash they were made from and a fingerprint of the file's
+//! place in the crate, its configuration and whether item facts were recorded; it is read
+//! only when a run parses (not where the prefilter leaves every package unparsed) and
+//! written only when facts changed. A file whose size, time and inode are unchanged is not read
 //! at all; one whose stat changed is read and hashed, and its facts are reused when the
 //! hash is the same (a `git checkout` that rewrote it); anything else is parsed again.
 //! A stat is trusted only when the file is older than the run by two seconds, so an edit in
@@ -28,8 +31,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -41,8 +44,11 @@ use crate::facts::FileFacts;
 /// Bumped whenever the stored layout or meaning changes.
 const FORMAT: u32 = 1;
 
-/// The cache file, under the target directory.
-pub const FILE: &str = "idemcheck/cache-v1.bin";
+/// The cache's index, under the target directory.
+pub const FILE: &str = "idemcheck/index-v1.bin";
+
+/// The cache's facts, beside the index.
+const FACTS_FILE: &str = "facts-v1.bin";
 
 /// A SHA-256 digest.
 pub type Hash = [u8; 32];
@@ -105,7 +111,7 @@ impl Stat {
     }
 }
 
-/// What the cache knows of one file.
+/// What the index knows of one file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
     /// The stat the file had when hashed, when old enough to be trusted.
@@ -113,12 +119,13 @@ struct Entry {
     hash: Hash,
     /// The prefilter's verdict, under the fingerprint of the markers searched.
     marked: Option<(Hash, bool)>,
-    /// Its facts.
-    collected: Option<Collected>,
 }
 
+/// A file's facts, as the facts file keeps them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Collected {
+    /// The content hash they were made from.
+    hash: Hash,
     /// Fingerprint of the job (its place in the crate), the configuration and the options.
     key: Hash,
     facts: FileFacts,
@@ -134,6 +141,7 @@ struct StoredMetadata {
     stamps: Vec<(PathBuf, Option<Stat>)>,
 }
 
+/// The index file.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
     format: u32,
@@ -142,15 +150,27 @@ struct Stored {
     files: BTreeMap<PathBuf, Entry>,
 }
 
+/// The facts file.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoredFacts {
+    format: u32,
+    stamp: Hash,
+    files: BTreeMap<PathBuf, Collected>,
+}
+
 /// The cache of one run: what was loaded, and what this run learnt.
 #[derive(Debug)]
 pub struct Cache {
+    /// The index file; the facts file is beside it.
     path: PathBuf,
     stamp: Hash,
     /// Files modified after this are hashed again next time.
     trust_before: SystemTime,
     old: Stored,
+    /// The facts file, read when first needed.
+    old_facts: OnceLock<StoredFacts>,
     fresh: Mutex<BTreeMap<PathBuf, Entry>>,
+    fresh_facts: Mutex<BTreeMap<PathBuf, Collected>>,
     metadata: Mutex<Option<StoredMetadata>>,
     counts: [AtomicU32; 4],
 }
@@ -168,22 +188,51 @@ pub struct Use {
     pub metadata: bool,
 }
 
+/// Read one of the cache's files: `None` when absent, unreadable, of another format or
+/// written by another build of the lint.
+fn load<T: serde::de::DeserializeOwned>(path: &Path, stamp: &Hash) -> Option<T> {
+    let bytes = std::fs::read(path).ok()?;
+    // Every stored file starts with the format and the stamp.
+    let ((format, found), _) = postcard::take_from_bytes::<(u32, Hash)>(&bytes).ok()?;
+    if format != FORMAT || found != *stamp {
+        return None;
+    }
+    postcard::from_bytes(&bytes).ok()
+}
+
+/// Write one of the cache's files: to a temporary file, renamed, so that a reader never
+/// sees half of it.
+fn store(path: &Path, value: &impl Serialize) -> Result<(), String> {
+    let bytes = postcard::to_stdvec(value).map_err(|e| e.to_string())?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {e}", path.display())
+    })
+}
+
+/// Paths that are not UTF-8 cannot be stored (serde's paths are strings).
+fn storable(path: &Path) -> bool {
+    path.to_str().is_some()
+}
+
 impl Cache {
     /// The cache under `target_dir` (read if it is there and was written by this binary).
     pub fn open(target_dir: &Path) -> Option<Cache> {
         let stamp = binary_stamp()?;
         let path = target_dir.join(FILE);
-        let old = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
-            .filter(|s| s.format == FORMAT && s.stamp == stamp)
-            .unwrap_or_default();
+        let old = load::<Stored>(&path, &stamp).unwrap_or_default();
         Some(Cache {
             path,
             stamp,
             trust_before: SystemTime::now() - Duration::from_secs(2),
             old,
+            old_facts: OnceLock::new(),
             fresh: Mutex::new(BTreeMap::new()),
+            fresh_facts: Mutex::new(BTreeMap::new()),
             metadata: Mutex::new(None),
             counts: Default::default(),
         })
@@ -209,16 +258,27 @@ impl Cache {
         std::fs::read(path)
     }
 
-    /// Where it is kept.
+    /// Where the index is kept (the facts file is beside it).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    fn facts_path(&self) -> PathBuf {
+        self.path.with_file_name(FACTS_FILE)
+    }
+
+    /// The facts file as loaded (read on first use).
+    fn old_facts(&self) -> &StoredFacts {
+        self.old_facts.get_or_init(|| {
+            load::<StoredFacts>(&self.facts_path(), &self.stamp).unwrap_or_default()
+        })
     }
 
     fn trusted(&self, stat: Option<Stat>) -> Option<Stat> {
         stat.filter(|s| s.time() < self.trust_before)
     }
 
-    /// The entry of `path` as loaded when its stat is unchanged.
+    /// The index entry of `path` as loaded when its stat is unchanged.
     fn unchanged(&self, path: &Path, stat: Option<Stat>) -> Option<&Entry> {
         let old = self.old.files.get(path)?;
         (stat.is_some() && old.stat == stat).then_some(old)
@@ -235,7 +295,6 @@ impl Cache {
             stat: None,
             hash,
             marked: None,
-            collected: None,
         });
         entry.stat = self.trusted(stat);
         f(&mut entry);
@@ -279,7 +338,14 @@ impl Cache {
         collect: impl FnOnce(&str) -> (FileFacts, Vec<FileJob>),
     ) -> Option<(FileFacts, Vec<FileJob>)> {
         let stat = Stat::of(&job.path);
+        let stored = |hash: &Hash| {
+            self.old_facts()
+                .files
+                .get(&job.path)
+                .filter(|c| c.hash == *hash && c.key == *key)
+        };
         let reuse = |c: &Collected| {
+            self.count(0);
             let mut facts = c.facts.clone();
             facts.krate = job.krate;
             let mut children = c.children.clone();
@@ -290,37 +356,33 @@ impl Cache {
         };
         if let Some(c) = self
             .unchanged(&job.path, stat)
-            .and_then(|e| e.collected.as_ref())
-            .filter(|c| c.key == *key)
+            .and_then(|e| stored(&e.hash))
         {
-            self.count(0);
             return Some(reuse(c));
         }
         let bytes = self.read(&job.path).ok()?;
         let hash = hash(&bytes);
-        if let Some(c) = self
-            .old
-            .files
-            .get(&job.path)
-            .filter(|e| e.hash == hash)
-            .and_then(|e| e.collected.as_ref())
-            .filter(|c| c.key == *key)
-        {
+        if let Some(c) = stored(&hash) {
             let out = reuse(c);
-            self.count(0);
             self.learn(&job.path, stat, hash, |_| ());
             return Some(out);
         }
         let text = String::from_utf8(bytes).ok()?;
         let (facts, children) = collect(&text);
         self.count(1);
-        self.learn(&job.path, stat, hash, |e| {
-            e.collected = Some(Collected {
-                key: *key,
-                facts: facts.clone(),
-                children: children.clone(),
-            })
-        });
+        self.learn(&job.path, stat, hash, |_| ());
+        self.fresh_facts
+            .lock()
+            .expect("no panics while locked")
+            .insert(
+                job.path.clone(),
+                Collected {
+                    hash,
+                    key: *key,
+                    facts: facts.clone(),
+                    children: children.clone(),
+                },
+            );
         Some((facts, children))
     }
 
@@ -352,59 +414,67 @@ impl Cache {
         });
     }
 
-    /// Write what this run learnt, if anything: every file it saw, the entries of files it
-    /// did not see that still exist (other packages' runs), and the metadata. Written to a
-    /// temporary file and renamed, so a reader never sees half a cache. Returns whether it
-    /// wrote.
+    /// Write what this run learnt, if anything: the index when any file's entry or the
+    /// metadata changed, the facts file when any file was parsed. Each keeps what it held
+    /// of files this run did not see, while they exist (other packages' runs). Returns
+    /// whether it wrote.
     pub fn save(&self) -> Result<bool, String> {
         let fresh = std::mem::take(&mut *self.fresh.lock().expect("no panics while locked"));
+        let fresh_facts =
+            std::mem::take(&mut *self.fresh_facts.lock().expect("no panics while locked"));
         let metadata = self.metadata.lock().expect("no panics while locked").take();
-        let old_valid = self.old.format == FORMAT && self.old.stamp == self.stamp;
-        if fresh.is_empty() && metadata.is_none() && old_valid {
-            return Ok(false);
-        }
-        // The layout of `Stored`, borrowed.
+        let mut wrote = false;
+        // Each file's layout, borrowed.
         #[derive(Serialize)]
-        struct Out<'a> {
+        struct Out<'a, E> {
+            format: u32,
+            stamp: &'a Hash,
+            files: BTreeMap<&'a Path, &'a E>,
+        }
+        #[derive(Serialize)]
+        struct IndexOut<'a> {
             format: u32,
             stamp: &'a Hash,
             metadata: Option<&'a StoredMetadata>,
             files: BTreeMap<&'a Path, &'a Entry>,
         }
-        let mut files: BTreeMap<&Path, &Entry> = self
-            .old
-            .files
-            .iter()
-            .filter(|(p, _)| !fresh.contains_key(*p) && p.exists())
-            .map(|(p, e)| (p.as_path(), e))
-            .collect();
-        files.extend(fresh.iter().map(|(p, e)| (p.as_path(), e)));
-        // Paths that are not UTF-8 cannot be stored (serde's paths are strings).
-        files.retain(|p, e| {
-            p.to_str().is_some()
-                && e.collected.as_ref().is_none_or(|c| {
-                    c.facts.path.to_str().is_some()
-                        && c.children.iter().all(|j| j.path.to_str().is_some())
-                })
-        });
-        let out = Out {
-            format: FORMAT,
-            stamp: &self.stamp,
-            metadata: metadata.as_ref().or(self.old.metadata.as_ref()),
-            files,
-        };
-        let bytes = postcard::to_stdvec(&out).map_err(|e| e.to_string())?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let tmp = self
-            .path
-            .with_extension(format!("tmp.{}", std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", self.path.display())
-        })?;
-        Ok(true)
+        fn merged<'a, E>(
+            old: &'a BTreeMap<PathBuf, E>,
+            fresh: &'a BTreeMap<PathBuf, E>,
+        ) -> BTreeMap<&'a Path, &'a E> {
+            let mut files: BTreeMap<&Path, &E> = old
+                .iter()
+                .filter(|(p, _)| !fresh.contains_key(*p) && p.exists())
+                .map(|(p, e)| (p.as_path(), e))
+                .collect();
+            files.extend(fresh.iter().map(|(p, e)| (p.as_path(), e)));
+            files.retain(|p, _| storable(p));
+            files
+        }
+        if !fresh.is_empty() || metadata.is_some() {
+            let out = IndexOut {
+                format: FORMAT,
+                stamp: &self.stamp,
+                metadata: metadata.as_ref().or(self.old.metadata.as_ref()),
+                files: merged(&self.old.files, &fresh),
+            };
+            store(&self.path, &out)?;
+            wrote = true;
+        }
+        if !fresh_facts.is_empty() {
+            let mut files = merged(&self.old_facts().files, &fresh_facts);
+            files.retain(|_, c| {
+                storable(&c.facts.path) && c.children.iter().all(|j| storable(&j.path))
+            });
+            let out = Out {
+                format: FORMAT,
+                stamp: &self.stamp,
+                files,
+            };
+            store(&self.facts_path(), &out)?;
+            wrote = true;
+        }
+        Ok(wrote)
     }
 }
 

@@ -841,8 +841,15 @@ fn the_cache_reads_only_what_changed() {
     age(root, 300);
     let (_, used, _) = cached_run(root);
     assert_eq!((used.reused, used.collected), (0, 2));
-    // A corrupt cache is a cold one, and is replaced.
+    // A corrupt index: every file is read and hashed again, and the facts still match.
     std::fs::write(&path, b"not a cache").unwrap();
+    let (again, used, _) = cached_run(root);
+    assert_eq!(again, same);
+    assert_eq!((used.reused, used.collected), (2, 0), "{used:?}");
+    assert!(used.read >= 2, "{used:?}");
+    // Corrupt facts as well: a cold run, and both files are replaced.
+    std::fs::write(&path, b"not a cache").unwrap();
+    std::fs::write(path.with_file_name("facts-v1.bin"), b"not facts either").unwrap();
     let (again, used, _) = cached_run(root);
     assert_eq!(again, same);
     assert_eq!((used.reused, used.collected), (0, 2));
@@ -956,7 +963,8 @@ fn the_command_line_cache() {
     assert!(!target.exists(), "--no-cache wrote {}", target.display());
     let (code, cached, err) = run(&target, &[]);
     assert_eq!((code, &cached), (1, &plain), "{err}");
-    assert!(target.join("idemcheck/cache-v1.bin").is_file());
+    assert!(target.join("idemcheck/index-v1.bin").is_file());
+    assert!(target.join("idemcheck/facts-v1.bin").is_file());
     // Ignored by git even where the target directory is not.
     let ignore = std::fs::read_to_string(target.join("idemcheck/.gitignore")).unwrap();
     assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
