@@ -5,7 +5,8 @@
 //!
 //! - `lint`: the whole analysis (parallel parse + collect, index, rules, report);
 //! - `parse`: a bare parallel `syn::parse_file` of the same files;
-//! - `cli`: the `cargo-idemcheck` binary end to end (including `cargo metadata`);
+//! - `cli`: the `cargo-idemcheck` binary end to end (including `cargo metadata`; cold, with
+//!   `--no-cache`, as the rounds run on the same tree);
 //!
 //! and prints times, the lint/parse ratio and each child's peak memory (VmHWM).
 //!
@@ -462,7 +463,13 @@ fn measure_once(mode: &str, dir: &Path) -> Sample {
         let sample = if mode == "cli" {
             let start = Instant::now();
             let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
-                .args(["idemcheck", "--message-format", "json", "--manifest-path"])
+                .args([
+                    "idemcheck",
+                    "--no-cache",
+                    "--message-format",
+                    "json",
+                    "--manifest-path",
+                ])
                 .arg(dir.join("Cargo.toml"))
                 .output()
                 .unwrap();
