@@ -458,9 +458,12 @@ fn cached_metadata(
         std::env::var_os("CARGO_BUILD_TARGET_DIR"),
     );
     let cache = Cache::open(&guess);
-    if cache.is_some() {
-        // Made now, before cargo's output is stamped (see `crate::cache`); a failure shows
-        // when the cache is saved.
+    if cache.is_some() && guess.is_dir() {
+        // Made now, before cargo's output is stamped, so that making it does not change a
+        // stamped directory's time (see `crate::cache`); a failure shows when the cache is
+        // saved. Not where no target directory exists yet: the guess may be wrong, and
+        // nothing is made before cargo says where it is (the first save then costs one more
+        // run of cargo).
         let _ = crate::cache::make_dir(&guess.join("idemcheck"));
     }
     if let Some(m) = cache

@@ -868,6 +868,8 @@ fn the_cache_reads_only_what_changed() {
 fn cached_metadata_sees_new_members_and_targets() {
     let ws = two_member_workspace();
     let root = ws.path();
+    // Built before, as a workspace in use is: the cache goes into an existing directory.
+    std::fs::create_dir(root.join("target")).unwrap();
     age(root, 600);
     let (s, used, _) = cached_run(root);
     assert!(s.contains("2 tools (1 write)"), "{s}");
@@ -978,4 +980,32 @@ fn the_command_line_cache() {
         err.contains("warning: idemcheck cache not saved: "),
         "{err}"
     );
+}
+
+/// Where cargo's configuration puts the target directory elsewhere, the cache follows it, and
+/// nothing is made where it usually is.
+#[test]
+fn the_cache_follows_a_configured_target_dir() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    write(
+        &root.join(".cargo/config.toml"),
+        "[build]\ntarget-dir = \"elsewhere\"\n",
+    );
+    for _ in 0..2 {
+        let out = bin()
+            .current_dir(root)
+            .env_remove("CARGO_TARGET_DIR")
+            .args(["--workspace", "--message-format=short"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(root.join("elsewhere/idemcheck/index-v1.bin").is_file());
+    assert!(!root.join("target").exists());
 }
