@@ -342,7 +342,7 @@ impl Cache {
             self.old_facts()
                 .files
                 .get(&job.path)
-                .filter(|c| c.hash == *hash && c.key == *key)
+                .filter(|c| c.hash == *hash && c.key == *key && resolves_alike(&c.children))
         };
         let reuse = |c: &Collected| {
             self.count(0);
@@ -476,6 +476,24 @@ impl Cache {
         }
         Ok(wrote)
     }
+}
+
+/// Whether `mod` declarations resolved to `children` would resolve to the same files now:
+/// a file's facts depend on its text and on which of `x.rs` and `x/mod.rs` exists, so a
+/// module moved between the two invalidates the facts of the file that declares it. (A
+/// conservative check: a `#[path]` to a `mod.rs` whose flat sibling exists re-parses for
+/// nothing, never keeps a stale answer.)
+fn resolves_alike(children: &[FileJob]) -> bool {
+    children.iter().all(|c| {
+        if !c.mod_rs {
+            return c.path.is_file();
+        }
+        let flat_sibling = (c.path.file_name() == Some("mod.rs".as_ref()))
+            .then(|| c.path.parent())
+            .flatten()
+            .map(|dir| dir.with_extension("rs"));
+        flat_sibling.is_none_or(|flat| !flat.exists())
+    })
 }
 
 /// Make the cache's directory, with a `.gitignore` that ignores it (even in a target

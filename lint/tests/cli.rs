@@ -1009,3 +1009,40 @@ fn the_cache_follows_a_configured_target_dir() {
     assert!(root.join("elsewhere/idemcheck/index-v1.bin").is_file());
     assert!(!root.join("target").exists());
 }
+
+/// Which of `x.rs` and `x/mod.rs` a `mod x;` names depends on the files there, not on the
+/// declaring file's text: a module moved from one to the other, the declaring file
+/// untouched, is followed to its new place (not reported unreadable from the cache).
+#[test]
+fn the_cache_follows_a_module_moved_to_mod_rs() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    let lib = root.join("alpha/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("mod helpers;\n{text}")).unwrap();
+    write(&root.join("alpha/src/helpers.rs"), "pub fn nothing() {}\n");
+    std::fs::create_dir(root.join("target")).unwrap();
+    age(root, 600);
+    let (before, _, _) = cached_run(root);
+    assert!(before.contains("in 3 files"), "{before}");
+    std::fs::create_dir(root.join("alpha/src/helpers")).unwrap();
+    std::fs::rename(
+        root.join("alpha/src/helpers.rs"),
+        root.join("alpha/src/helpers/mod.rs"),
+    )
+    .unwrap();
+    let (after, used, _) = cached_run(root);
+    assert!(!after.contains("IDEM012"), "{used:?}\n{after}");
+    assert_eq!(after, before, "{used:?}");
+    // And back: a new `helpers.rs` wins over `helpers/mod.rs`, which then goes.
+    std::fs::rename(
+        root.join("alpha/src/helpers/mod.rs"),
+        root.join("alpha/src/helpers.rs"),
+    )
+    .unwrap();
+    let (back, used, _) = cached_run(root);
+    assert_eq!(back, before, "{used:?}");
+    std::fs::remove_dir(root.join("alpha/src/helpers")).unwrap();
+    let (back, used, _) = cached_run(root);
+    assert_eq!(back, before, "{used:?}");
+}
