@@ -299,6 +299,33 @@ fn child(mode: &str, dir: &Path) {
             println!("{ms:.1} {} {:.0} files={ok}", peak_kb(), cpu_ms());
             return;
         }
+        "parse-visit-real" => {
+            // The floor of any lint that walks the trees it parses: the bare parse plus one
+            // empty `syn::visit` walk of each tree.
+            let list = std::fs::read_to_string(real_list(dir)).expect("run lint-real first");
+            let files: Vec<PathBuf> = list.lines().map(PathBuf::from).collect();
+            let t0 = Instant::now();
+            let ok: usize = files
+                .par_iter()
+                .map(|p| {
+                    struct Walk;
+                    impl<'a> syn::visit::Visit<'a> for Walk {}
+                    let text = std::fs::read_to_string(p).unwrap_or_default();
+                    let parsed = match syn::parse_file(&text) {
+                        Ok(file) => {
+                            syn::visit::Visit::visit_file(&mut Walk, &file);
+                            true
+                        }
+                        Err(_) => false,
+                    };
+                    proc_macro2::extra::invalidate_current_thread_spans();
+                    usize::from(parsed)
+                })
+                .sum();
+            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            println!("{ms:.1} {} {:.0} files={ok}", peak_kb(), cpu_ms());
+            return;
+        }
         "parse" => {
             let files = cargo_idemcheck::discover::walk_rs(dir);
             format!("files={}", parse_all(&files))
@@ -342,19 +369,21 @@ fn real_list(dir: &Path) -> PathBuf {
 /// (with the lexical prefilter, the default, and with `--all-files`, every file parsed),
 /// cold (no cache) and warm (the incremental cache filled by an earlier run, nothing
 /// changed since), against a bare parallel parse of every file of the workspace's module
-/// trees (the files the `--all-files` run parses); interleaved rounds, the median of each
-/// (times from inside the child: cold after the plan, warm including the plan, which reads
-/// the cache; CPU and peak memory for the whole child). The last row sums the workspaces.
+/// trees (the files the `--all-files` run parses), and that parse plus an empty
+/// `syn::visit` walk of each tree (the floor of a lint that walks what it parses);
+/// interleaved rounds, the median of each (times from inside the child: cold after the
+/// plan, warm including the plan, which reads the cache; CPU and peak memory for the whole
+/// child). The last row sums the workspaces.
 fn real(dirs: &[PathBuf]) {
     println!(
         "real workspaces: {ROUNDS} interleaved rounds, medians; {} threads",
         rayon::current_num_threads()
     );
     println!(
-        "| workspace | files | lines | lint | lint, warm | `--all-files` | `--all-files`, warm | bare parse | lint / parse | all / parse | CPU lint / all / parse | peak lint / all / all warm / parse |"
+        "| workspace | files | lines | lint | lint, warm | `--all-files` | `--all-files`, warm | bare parse | parse + empty walk | lint / parse | all / parse | CPU lint / all / parse | peak lint / all / all warm / parse |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut total = [0.0f64; 8];
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut total = [0.0f64; 9];
     let (mut files_total, mut lines_total) = (0usize, 0usize);
     for dir in dirs {
         // Warm-up: page cache, the file list for `parse-real`, the caches of the warm modes.
@@ -367,6 +396,7 @@ fn real(dirs: &[PathBuf]) {
             "lint-real-all",
             "lint-real-all-warm",
             "parse-real",
+            "parse-visit-real",
         ];
         let mut samples: Vec<Vec<Sample>> = modes.iter().map(|_| Vec::new()).collect();
         for _ in 0..ROUNDS {
@@ -396,10 +426,9 @@ fn real(dirs: &[PathBuf]) {
         let (files, lines) = (field("files="), field("lines="));
         files_total += files;
         lines_total += lines;
-        for (t, v) in total
-            .iter_mut()
-            .zip([ms[0], ms[1], ms[2], ms[3], ms[4], cpu[0], cpu[2], cpu[4]])
-        {
+        for (t, v) in total.iter_mut().zip([
+            ms[0], ms[1], ms[2], ms[3], ms[4], cpu[0], cpu[2], cpu[4], ms[5],
+        ]) {
             *t += v;
         }
         let name = dir
@@ -414,12 +443,13 @@ fn real(dirs: &[PathBuf]) {
             .collect::<Vec<_>>()
             .join("/");
         println!(
-            "| {name} | {files} | {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | {:.0} / {:.0} / {:.0} / {:.0} MB |",
+            "| {name} | {files} | {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | {:.0} / {:.0} / {:.0} / {:.0} MB |",
             ms[0],
             ms[1],
             ms[2],
             ms[3],
             ms[4],
+            ms[5],
             ms[0] / ms[4],
             ms[2] / ms[4],
             cpu[0],
@@ -434,12 +464,13 @@ fn real(dirs: &[PathBuf]) {
     if dirs.len() > 1 {
         let t = total;
         println!(
-            "| **all** | {files_total} | {lines_total} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | |",
+            "| **all** | {files_total} | {lines_total} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | |",
             t[0],
             t[1],
             t[2],
             t[3],
             t[4],
+            t[8],
             t[0] / t[4],
             t[2] / t[4],
             t[5],
