@@ -1,7 +1,9 @@
 //! Robustness on real code (not a timed test): every `.rs` file under each DIR (tests,
 //! benches and examples included; `target/` skipped) through the lint's per-file analysis and
 //! rules, each in `catch_unwind`; then `cargo idemcheck --workspace --all-files` end to end on
-//! each DIR that is a workspace. Reports files, bytes, files syn cannot parse (the lint's
+//! each DIR that is a workspace, three times: `--no-cache`, with a fresh incremental cache and
+//! with it warm (the three reports must be the same; the times shown are the first and the
+//! last). Reports files, bytes, files syn cannot parse (the lint's
 //! IDEM012: not Rust this parser knows, e.g. deliberately broken test inputs), panics and exit
 //! codes. Panics and exit code 2 are failures (the process exits 1).
 //!
@@ -82,8 +84,16 @@ fn main() {
     }
     std::panic::set_hook(Box::new(|_| {}));
     println!(
-        "{:<22} {:>6} {:>9} {:>11} {:>7} {:>9} | {:>9} {:>5} {:>9}",
-        "workspace", "files", "MB", "unparsable", "panics", "per-file", "cli exit", "tools", "cli"
+        "{:<22} {:>6} {:>9} {:>11} {:>7} {:>9} | {:>9} {:>5} {:>15}",
+        "workspace",
+        "files",
+        "MB",
+        "unparsable",
+        "panics",
+        "per-file",
+        "cli exit",
+        "tools",
+        "cli cold, warm"
     );
     let mut failed = false;
     let (mut all_files, mut all_bytes) = (0usize, 0u64);
@@ -98,25 +108,50 @@ fn main() {
         all_files += files.len();
         all_bytes += bytes;
         let (exit, tools, cli) = if dir.join("Cargo.toml").is_file() {
-            let t = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
-                .args([
-                    "idemcheck",
-                    "--workspace",
-                    "--all-files",
-                    "--message-format",
-                    "json",
-                ])
-                .arg("--manifest-path")
-                .arg(dir.join("Cargo.toml"))
-                .output()
-                .expect("run cargo-idemcheck");
-            let took = t.elapsed();
+            // Three runs: without the cache, then with a fresh one (cold), then warm; the
+            // reports must be one.
+            let target = std::env::temp_dir().join(format!(
+                "idemcheck-robustness-{}-{}",
+                std::process::id(),
+                dir.file_name().unwrap_or_default().to_string_lossy()
+            ));
+            let _ = std::fs::remove_dir_all(&target);
+            let run = |extra: &[&str]| {
+                let t = Instant::now();
+                let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
+                    .args([
+                        "idemcheck",
+                        "--workspace",
+                        "--all-files",
+                        "--message-format",
+                        "json",
+                    ])
+                    .args(extra)
+                    .arg("--manifest-path")
+                    .arg(dir.join("Cargo.toml"))
+                    .env("CARGO_TARGET_DIR", &target)
+                    .output()
+                    .expect("run cargo-idemcheck");
+                (out, t.elapsed())
+            };
+            let (out, took) = run(&["--no-cache"]);
+            let (cold, _) = run(&[]);
+            let (warm, warm_took) = run(&[]);
+            let _ = std::fs::remove_dir_all(&target);
             let code = out.status.code().unwrap_or(-1);
             let stderr = String::from_utf8_lossy(&out.stderr);
             if code == 2 || code < 0 || stderr.contains("panicked") {
                 failed = true;
                 println!("  {}: exit {code}: {}", dir.display(), stderr.trim());
+            }
+            for (name, o) in [("cold", &cold), ("warm", &warm)] {
+                if o.stdout != out.stdout || o.status.code() != out.status.code() {
+                    failed = true;
+                    println!(
+                        "  {}: the report with the cache {name} differs from the one without",
+                        dir.display()
+                    );
+                }
             }
             let tools = serde_json::from_slice::<serde_json::Value>(&out.stdout)
                 .ok()
@@ -125,13 +160,17 @@ fn main() {
             (
                 code.to_string(),
                 tools,
-                format!("{:.2} s", took.as_secs_f64()),
+                format!(
+                    "{:.2} s, {:.2} s",
+                    took.as_secs_f64(),
+                    warm_took.as_secs_f64()
+                ),
             )
         } else {
             ("-".into(), "-".into(), "-".into())
         };
         println!(
-            "{:<22} {:>6} {:>9.1} {:>11} {:>7} {:>7.2} s | {:>9} {:>5} {:>9}",
+            "{:<22} {:>6} {:>9.1} {:>11} {:>7} {:>7.2} s | {:>9} {:>5} {:>15}",
             dir.file_name().unwrap_or_default().to_string_lossy(),
             files.len(),
             bytes as f64 / 1e6,
