@@ -162,7 +162,7 @@ pub fn collect_source_with(
     item_facts: bool,
 ) -> (FileFacts, Vec<FileJob>) {
     let mut facts = empty_facts(job);
-    let result = match syn::parse_file(text) {
+    let result = match parse_file(text) {
         Ok(file) => {
             facts.parsed = true;
             let mut c = Collector::new(job, config);
@@ -202,6 +202,107 @@ pub fn collect_source_with(
     };
     proc_macro2::extra::invalidate_current_thread_spans();
     (facts, result)
+}
+
+/// `syn::parse_file`, except that the contents of the file's top-level test modules
+/// (`#[cfg(test)] mod NAME { .. }`) are not parsed: each stays in the tree as an empty
+/// module with its attributes and its whole span. The walk skips test modules anyway
+/// (`visit_item_mod`), and real code keeps a good part of its lines in them (bevy 13%,
+/// cargo 4%), so their syntax trees were built for nothing. Their tokens are still read, so a
+/// file whose braces do not balance is still unparsable; a syntax error inside a test module
+/// is the compiler's to report. A byte-order mark and a `#!` line are taken as
+/// `syn::parse_file` takes them.
+pub(crate) fn parse_file(text: &str) -> syn::Result<syn::File> {
+    // The byte-order mark and a `#!` line, as `syn::parse_file` takes them.
+    let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut shebang = None;
+    if let Some(rest) = content.strip_prefix("#!").map(str::trim_start)
+        && !rest.starts_with('[')
+    {
+        if rest.starts_with("//") || rest.starts_with("/*") {
+            // `#!` then a comment: syn's own rules decide what it is.
+            return syn::parse_file(text);
+        }
+        match content.find('\n') {
+            Some(i) => {
+                shebang = Some(content[..i].to_string());
+                content = &content[i..];
+            }
+            None => {
+                shebang = Some(content.to_string());
+                content = "";
+            }
+        }
+    }
+    let mut file = syn::parse::Parser::parse_str(
+        |input: syn::parse::ParseStream| {
+            let attrs = input.call(Attribute::parse_inner)?;
+            let mut items = Vec::new();
+            while !input.is_empty() {
+                match test_module(input) {
+                    Some(item) => items.push(item),
+                    None => items.push(input.parse()?),
+                }
+            }
+            Ok(syn::File {
+                shebang: None,
+                frontmatter: None,
+                attrs,
+                items,
+            })
+        },
+        content,
+    )?;
+    file.shebang = shebang;
+    Ok(file)
+}
+
+/// The `#[cfg(test)] [VIS] mod NAME { .. }` at the cursor, if that is what is there, taken
+/// without parsing what is between its braces.
+fn test_module(input: syn::parse::ParseStream) -> Option<syn::Item> {
+    use syn::parse::discouraged::Speculative;
+    // First a look at the raw tokens: only an item with a `#[cfg ..]` (or `#[test ..]`)
+    // attribute can be one, and parsing every item's attributes twice (doc comments,
+    // derives) would cost more than the test modules save.
+    let mut cursor = input.cursor();
+    loop {
+        let (hash, next) = cursor.punct()?;
+        if hash.as_char() != '#' {
+            return None;
+        }
+        let (inner, _, rest) = next.group(proc_macro2::Delimiter::Bracket)?;
+        if inner
+            .ident()
+            .is_some_and(|(i, _)| i == "cfg" || i == "test")
+        {
+            break;
+        }
+        cursor = rest;
+    }
+    let fork = input.fork();
+    let attrs = fork.call(Attribute::parse_outer).ok()?;
+    if !has_cfg_test(&attrs) {
+        return None;
+    }
+    let vis: syn::Visibility = fork.parse().ok()?;
+    let mod_token: Token![mod] = fork.parse().ok()?;
+    let ident: syn::Ident = fork.parse().ok()?;
+    let span = fork
+        .step(|cursor| match cursor.group(proc_macro2::Delimiter::Brace) {
+            Some((_, span, rest)) => Ok((span, rest)),
+            None => Err(cursor.error("expected `{`")),
+        })
+        .ok()?;
+    input.advance_to(&fork);
+    Some(syn::Item::Mod(syn::ItemMod {
+        attrs,
+        vis,
+        unsafety: None,
+        mod_token,
+        ident,
+        content: Some((syn::token::Brace { span }, Vec::new())),
+        semi: None,
+    }))
 }
 
 /// A fast hasher for the short identifier keys of the per-file maps (SipHash's flood
@@ -296,5 +397,87 @@ fn relative_child(parent_rel: &str, parent_abs: &Path, child_abs: &Path) -> Stri
             }
         }
         Err(_) => child_abs.to_string_lossy().replace('\\', "/"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `syn::parse_file`'s tree with the contents of top-level test modules emptied, as
+    /// [`parse_file`] makes them.
+    fn emptied(text: &str) -> Option<String> {
+        let mut file = syn::parse_file(text).ok()?;
+        for item in &mut file.items {
+            if let syn::Item::Mod(m) = item
+                && has_cfg_test(&m.attrs)
+                && let Some((_, items)) = &mut m.content
+            {
+                items.clear();
+            }
+        }
+        Some(file.to_token_stream().to_string())
+    }
+
+    /// [`parse_file`] is `syn::parse_file` but for the test modules' contents, on every
+    /// fixture, example and source file of this crate and on the shapes a test module takes.
+    #[test]
+    fn parse_file_differs_from_syn_only_inside_test_modules() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for dir in [
+            "tests/fixtures",
+            "../examples",
+            "src",
+            "../runtime/src",
+            "../specs/src",
+        ] {
+            for path in crate::discover::walk_rs(&root.join(dir)) {
+                let text = std::fs::read_to_string(&path).unwrap();
+                texts.push((path.display().to_string(), text));
+            }
+        }
+        let shapes = [
+            "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn t() { a() }\n}\nfn b() {}\n",
+            "#[cfg(test)]\npub(crate) mod tests { fn t() {} }\n",
+            "#[cfg(all(test, feature = \"x\"))]\n#[allow(dead_code)]\nmod t { fn t() { let x = 1; } }\n",
+            "#[cfg(test)]\nmod tests;\nfn b() {}\n",
+            "#[cfg(test)]\nfn only_in_tests() {}\n",
+            "#[cfg(not(test))]\nmod real { fn r() {} }\n",
+            "mod outer {\n    #[cfg(test)]\n    mod tests { fn t() {} }\n}\n",
+            "#![allow(unused)]\n//! doc\n#[cfg(test)]\nmod tests { #[test] fn t() { assert!(true) } }\n",
+            "\u{feff}#[cfg(test)]\nmod tests { fn t() {} }\n",
+            "#!/usr/bin/env run\n#[cfg(test)]\nmod tests { fn t() {} }\n",
+        ];
+        texts.extend(shapes.iter().map(|s| ("shape".to_string(), s.to_string())));
+        let mut skipped = 0;
+        for (name, text) in &texts {
+            let ours = parse_file(text).map(|f| {
+                skipped += f
+                    .items
+                    .iter()
+                    .filter(|i| matches!(i, syn::Item::Mod(m) if has_cfg_test(&m.attrs)))
+                    .count();
+                f.to_token_stream().to_string()
+            });
+            assert_eq!(ours.ok(), emptied(text), "{name}:\n{text}");
+        }
+        assert!(
+            texts.len() > 150 && skipped > 30,
+            "{} files, {skipped}",
+            texts.len()
+        );
+        // Inside a test module only the tokens are read: a syntax error there is the
+        // compiler's to report; unbalanced braces are not.
+        assert!(parse_file("#[cfg(test)]\nmod tests { fn t() let }\nfn a() {}\n").is_ok());
+        assert!(syn::parse_file("#[cfg(test)]\nmod tests { fn t() let }\nfn a() {}\n").is_err());
+        assert!(parse_file("#[cfg(test)]\nmod tests { fn t() {\n").is_err());
+        // Lines after a test module keep their places.
+        let file = parse_file("#[cfg(test)]\nmod tests {\n\n\n}\nfn after() {}\n").unwrap();
+        let syn::Item::Fn(f) = &file.items[1] else {
+            panic!("{:?}", file.items)
+        };
+        assert_eq!(f.sig.ident.span().start().line, 6);
+        proc_macro2::extra::invalidate_current_thread_spans();
     }
 }
