@@ -1,14 +1,15 @@
 //! The incremental cache, as ruff has one: what a run learnt of each file, kept under
-//! `<target>/idemcheck/` for the next run, in two files: `index-v1.bin` and `facts-v1.bin`.
+//! `<target>/idemcheck/` for the next run: an index (`index-v1.bin`) and the facts
+//! (`facts-v1/`, sixteen shards by path).
 //!
 //! The index holds, per file (by path), its content hash (SHA-256), the size, modification
 //! time and inode it had when hashed, and whether the lexical prefilter found a tool marker
 //! in it (under a fingerprint of the configured markers); it is small, and read by every
-//! run. The facts file holds each parsed file's collected facts with the `mod` files it
+//! run. The facts hold each parsed file's collected facts with the `mod` files it
 //! declares, under the content hash they were made from and a fingerprint of the file's
 //! place in the crate, its configuration and whether item facts were recorded; it is read
-//! only when a run parses (not where the prefilter leaves every package unparsed) and
-//! written only when facts changed. A file whose size, time and inode are unchanged is not read
+//! only when a run parses (not where the prefilter leaves every package unparsed), and only
+//! the shards holding changed facts are written. A file whose size, time and inode are unchanged is not read
 //! at all; one whose stat changed is read and hashed, and its facts are reused when the
 //! hash is the same (a `git checkout` that rewrote it); anything else is parsed again.
 //! A stat is trusted only when the file is older than the run by two seconds, so an edit in
@@ -47,8 +48,18 @@ const FORMAT: u32 = 1;
 /// The cache's index, under the target directory.
 pub const FILE: &str = "idemcheck/index-v1.bin";
 
-/// The cache's facts, beside the index.
-const FACTS_FILE: &str = "facts-v1.bin";
+/// The cache's facts, beside the index: a directory of [`SHARDS`] files, each holding the
+/// files whose path hashes to it, so that a run that parsed a few files rewrites a few
+/// shards, and shards are read and written in parallel.
+const FACTS_DIR: &str = "facts-v1";
+
+/// How many files the facts are spread over.
+const SHARDS: usize = 16;
+
+/// The shard that holds the facts of `path`.
+fn shard_of(path: &Path) -> usize {
+    usize::from(hash(path.as_os_str().as_encoded_bytes())[0]) % SHARDS
+}
 
 /// A SHA-256 digest.
 pub type Hash = [u8; 32];
@@ -121,7 +132,7 @@ struct Entry {
     marked: Option<(Hash, bool)>,
 }
 
-/// A file's facts, as the facts file keeps them.
+/// A file's facts, as a shard of the facts keeps them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Collected {
     /// The content hash they were made from.
@@ -150,7 +161,7 @@ struct Stored {
     files: BTreeMap<PathBuf, Entry>,
 }
 
-/// The facts file.
+/// One shard of the facts.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct StoredFacts {
     format: u32,
@@ -161,14 +172,14 @@ struct StoredFacts {
 /// The cache of one run: what was loaded, and what this run learnt.
 #[derive(Debug)]
 pub struct Cache {
-    /// The index file; the facts file is beside it.
+    /// The index file; the facts' directory is beside it.
     path: PathBuf,
     stamp: Hash,
     /// Files modified after this are hashed again next time.
     trust_before: SystemTime,
     old: Stored,
-    /// The facts file, read when first needed.
-    old_facts: OnceLock<StoredFacts>,
+    /// The facts, by shard, read when first needed.
+    old_facts: OnceLock<Vec<StoredFacts>>,
     fresh: Mutex<BTreeMap<PathBuf, Entry>>,
     fresh_facts: Mutex<BTreeMap<PathBuf, Collected>>,
     metadata: Mutex<Option<StoredMetadata>>,
@@ -205,7 +216,7 @@ fn load<T: serde::de::DeserializeOwned>(path: &Path, stamp: &Hash) -> Option<T> 
 fn store(path: &Path, value: &impl Serialize) -> Result<(), String> {
     let bytes = postcard::to_stdvec(value).map_err(|e| e.to_string())?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| {
@@ -258,20 +269,31 @@ impl Cache {
         std::fs::read(path)
     }
 
-    /// Where the index is kept (the facts file is beside it).
+    /// Where the index is kept (the facts' directory is beside it).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn facts_path(&self) -> PathBuf {
-        self.path.with_file_name(FACTS_FILE)
+    fn shard_path(&self, shard: usize) -> PathBuf {
+        self.path
+            .with_file_name(FACTS_DIR)
+            .join(format!("{shard:02}.bin"))
     }
 
-    /// The facts file as loaded (read on first use).
-    fn old_facts(&self) -> &StoredFacts {
+    /// The facts as loaded (every shard read, in parallel, on first use).
+    fn shards(&self) -> &[StoredFacts] {
+        use rayon::prelude::*;
         self.old_facts.get_or_init(|| {
-            load::<StoredFacts>(&self.facts_path(), &self.stamp).unwrap_or_default()
+            (0..SHARDS)
+                .into_par_iter()
+                .map(|i| load::<StoredFacts>(&self.shard_path(i), &self.stamp).unwrap_or_default())
+                .collect()
         })
+    }
+
+    /// The stored facts of `path`.
+    fn old_facts(&self, path: &Path) -> Option<&Collected> {
+        self.shards()[shard_of(path)].files.get(path)
     }
 
     fn trusted(&self, stat: Option<Stat>) -> Option<Stat> {
@@ -339,9 +361,7 @@ impl Cache {
     ) -> Option<(FileFacts, Vec<FileJob>)> {
         let stat = Stat::of(&job.path);
         let stored = |hash: &Hash| {
-            self.old_facts()
-                .files
-                .get(&job.path)
+            self.old_facts(&job.path)
                 .filter(|c| c.hash == *hash && c.key == *key && resolves_alike(&c.children))
         };
         let reuse = |c: &Collected| {
@@ -415,7 +435,7 @@ impl Cache {
     }
 
     /// Write what this run learnt, if anything: the index when any file's entry or the
-    /// metadata changed, the facts file when any file was parsed. Each keeps what it held
+    /// metadata changed, and each shard of the facts that holds a file parsed. Each keeps what it held
     /// of files this run did not see, while they exist (other packages' runs). Returns
     /// whether it wrote.
     pub fn save(&self) -> Result<bool, String> {
@@ -424,6 +444,10 @@ impl Cache {
             std::mem::take(&mut *self.fresh_facts.lock().expect("no panics while locked"));
         let metadata = self.metadata.lock().expect("no panics while locked").take();
         let mut wrote = false;
+        if !fresh.is_empty() || metadata.is_some() || !fresh_facts.is_empty() {
+            let dir = self.path.parent().unwrap_or(Path::new("."));
+            make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
         // Each file's layout, borrowed.
         #[derive(Serialize)]
         struct Out<'a, E> {
@@ -462,16 +486,30 @@ impl Cache {
             wrote = true;
         }
         if !fresh_facts.is_empty() {
-            let mut files = merged(&self.old_facts().files, &fresh_facts);
-            files.retain(|_, c| {
-                storable(&c.facts.path) && c.children.iter().all(|j| storable(&j.path))
-            });
-            let out = Out {
-                format: FORMAT,
-                stamp: &self.stamp,
-                files,
-            };
-            store(&self.facts_path(), &out)?;
+            use rayon::prelude::*;
+            // Only the shards that hold a file parsed by this run are written.
+            let old = self.shards();
+            let mut by_shard: BTreeMap<usize, BTreeMap<PathBuf, Collected>> = BTreeMap::new();
+            for (path, c) in fresh_facts {
+                by_shard.entry(shard_of(&path)).or_default().insert(path, c);
+            }
+            let empty = BTreeMap::new();
+            by_shard
+                .par_iter()
+                .map(|(shard, fresh)| {
+                    let old = old.get(*shard).map_or(&empty, |s| &s.files);
+                    let mut files = merged(old, fresh);
+                    files.retain(|_, c| {
+                        storable(&c.facts.path) && c.children.iter().all(|j| storable(&j.path))
+                    });
+                    let out = Out {
+                        format: FORMAT,
+                        stamp: &self.stamp,
+                        files,
+                    };
+                    store(&self.shard_path(*shard), &out)
+                })
+                .collect::<Result<Vec<()>, String>>()?;
             wrote = true;
         }
         Ok(wrote)

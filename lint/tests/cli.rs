@@ -2,6 +2,7 @@
 //! JSON output against `specs/findings.schema.json`, and the command line (exit codes,
 //! output formats, package and path selection, configuration errors).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -815,7 +816,21 @@ fn the_cache_reads_only_what_changed() {
         (2, 0, 0),
         "{used:?}"
     );
-    // An edit: alpha's tool now only reads.
+    // An edit: alpha's tool now only reads. (Only the shard of the facts that holds the
+    // edited file is written again.)
+    let shards = |dir: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect()
+    };
+    let facts_dir = path.with_file_name("facts-v1");
+    let before_edit = shards(&facts_dir);
     let lib = root.join("alpha/src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     let read_only = text
@@ -827,6 +842,18 @@ fn the_cache_reads_only_what_changed() {
     assert!(!edited.contains("IDEM001"), "{edited}");
     assert_eq!((used.reused, used.collected), (1, 1), "{used:?}");
     assert!(used.read >= 2, "every stat changed: {used:?}");
+    let after_edit = shards(&facts_dir);
+    let rewritten = after_edit
+        .iter()
+        .filter(|(p, b)| before_edit.get(*p) != Some(b))
+        .count();
+    assert_eq!(
+        after_edit.len(),
+        2,
+        "the two files in one shard: {:?}",
+        after_edit.keys()
+    );
+    assert_eq!(rewritten, 1, "{:?}", after_edit.keys());
     // Same content, new times (a checkout): hashed again, not parsed.
     age(root, 400);
     let (same, used, _) = cached_run(root);
@@ -849,7 +876,9 @@ fn the_cache_reads_only_what_changed() {
     assert!(used.read >= 2, "{used:?}");
     // Corrupt facts as well: a cold run, and both files are replaced.
     std::fs::write(&path, b"not a cache").unwrap();
-    std::fs::write(path.with_file_name("facts-v1.bin"), b"not facts either").unwrap();
+    for shard in std::fs::read_dir(path.with_file_name("facts-v1")).unwrap() {
+        std::fs::write(shard.unwrap().path(), b"not facts either").unwrap();
+    }
     let (again, used, _) = cached_run(root);
     assert_eq!(again, same);
     assert_eq!((used.reused, used.collected), (0, 2));
@@ -966,7 +995,7 @@ fn the_command_line_cache() {
     let (code, cached, err) = run(&target, &[]);
     assert_eq!((code, &cached), (1, &plain), "{err}");
     assert!(target.join("idemcheck/index-v1.bin").is_file());
-    assert!(target.join("idemcheck/facts-v1.bin").is_file());
+    assert!(target.join("idemcheck/facts-v1").is_dir());
     // Ignored by git even where the target directory is not.
     let ignore = std::fs::read_to_string(target.join("idemcheck/.gitignore")).unwrap();
     assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
