@@ -17,6 +17,10 @@
 //! cache warm, against a bare parallel parse of exactly the files it read.
 //! `lint/benches/speed.sh` fetches the pinned workspaces and runs this benchmark (synthetic
 //! and real) and the pre-commit one: all the speed figures from one command.
+//!
+//! Two builds: `cargo bench -p cargo-idemcheck --bench speed -- --ab OTHER DIR...` (OTHER the
+//! `speed` bench binary of the other build) interleaves their cold `--all-files` lints and the
+//! bare parse, medians of 11.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -480,6 +484,73 @@ fn real(dirs: &[PathBuf]) {
     }
 }
 
+/// Two builds compared on real workspaces (`--ab OTHER DIR...`, OTHER the `speed` bench
+/// binary of the other build, e.g. built from another commit with its own
+/// `CARGO_TARGET_DIR`): the cold `--all-files` lint of each and the bare parse, interleaved,
+/// `AB_ROUNDS` rounds, medians of wall and CPU time. On a shared machine whose clock swings
+/// by a fifth between full runs, this is how a change is measured.
+fn ab(other: &Path, dirs: &[PathBuf]) {
+    const AB_ROUNDS: usize = 11;
+    println!(
+        "A/B: this build against {}; {AB_ROUNDS} interleaved rounds, medians",
+        other.display()
+    );
+    println!(
+        "| workspace | other build | this build | change | bare parse | other / parse | this / parse | CPU other / this / parse |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let this = std::env::current_exe().unwrap();
+    for dir in dirs {
+        // The file list for `parse-real`, and a warm page cache.
+        measure_once("lint-real-all", dir);
+        let run = |exe: &Path, mode: &str| {
+            let out = Command::new(exe)
+                .args(["--child", mode])
+                .arg(dir)
+                .output()
+                .unwrap();
+            let s = String::from_utf8_lossy(&out.stdout);
+            let mut parts = s.split_whitespace();
+            let ms: f64 = parts
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(f64::NAN);
+            let _kb = parts.next();
+            let cpu: f64 = parts
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(f64::NAN);
+            (ms, cpu)
+        };
+        let mut samples: [Vec<(f64, f64)>; 3] = Default::default();
+        for _ in 0..AB_ROUNDS {
+            samples[0].push(run(other, "lint-real-all"));
+            samples[1].push(run(&this, "lint-real-all"));
+            samples[2].push(run(&this, "parse-real"));
+        }
+        let median = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
+            let mut xs: Vec<f64> = v.iter().map(f).collect();
+            xs.sort_by(f64::total_cmp);
+            xs[xs.len() / 2]
+        };
+        let ms: Vec<f64> = samples.iter().map(|v| median(v, |s| s.0)).collect();
+        let cpu: Vec<f64> = samples.iter().map(|v| median(v, |s| s.1)).collect();
+        println!(
+            "| {} | {:.1} ms | {:.1} ms | {:+.1}% | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms |",
+            dir.display(),
+            ms[0],
+            ms[1],
+            (ms[1] / ms[0] - 1.0) * 100.0,
+            ms[2],
+            ms[0] / ms[2],
+            ms[1] / ms[2],
+            cpu[0],
+            cpu[1],
+            cpu[2]
+        );
+    }
+}
+
 /// One measurement: wall time, CPU time, peak memory, details.
 struct Sample {
     ms: f64,
@@ -553,6 +624,17 @@ fn main() {
     }
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(&args[i + 1], Path::new(&args[i + 2]));
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--ab") {
+        // `--ab OTHER DIR...`: OTHER is the `speed` bench binary of another build.
+        let rest: Vec<&String> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .collect();
+        let (other, dirs) = rest.split_first().expect("--ab OTHER_SPEED_BINARY DIR...");
+        let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+        ab(Path::new(other), &dirs);
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--real") {
