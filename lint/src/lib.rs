@@ -8,7 +8,9 @@
 //! 2. [`collect`]: each file is parsed once with `syn`, in parallel (rayon), and reduced by one
 //!    `syn::visit::Visit` pass to plain per-file [`facts`]: tools, functions, write evidence,
 //!    calls, retry loops, structs (`collect/mod.rs` lists its modules in the order the data
-//!    flows);
+//!    flows); before it, the lexical [`prefilter`] leaves unparsed the packages that cannot
+//!    define a tool, and the incremental [`cache`] answers for every file unchanged since the
+//!    last run (and for `cargo metadata` in step 1);
 //! 3. [`frameworks`]: recognisers for tool styles that are not a plain attribute on a
 //!    function (rig's `Tool` by shape, swiftide, `FunctionTool::new`, hand-written
 //!    `tools/call` dispatch), called from the per-file pass through its hooks; once every
