@@ -10,7 +10,7 @@
 //!
 //! The pass in the order the data flows:
 //!
-//! - this module: the file job ([`FileJob`], [`collect_file`], [`collect_source`]) and the
+//! - this module: the file job ([`FileJob`], [`collect_file_with`], [`collect_source`]) and the
 //!   `Collector` that carries the per-file state;
 //! - `visit`: the `Visit` impl, which walks items and expressions and hands the larger
 //!   arms to the modules below;

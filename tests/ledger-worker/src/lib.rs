@@ -3,7 +3,7 @@
 //!
 //! - [`Effects`]: the fake system of record — a SQLite file with one row per real effect,
 //!   so a duplicate is a second row;
-//! - [`apply`]: the guarded tool (`#[side_effect]`), whose effect is that row and whose
+//! - [`apply()`]: the guarded tool (`#[side_effect]`), whose effect is that row and whose
 //!   postcondition reads it back;
 //! - [`Hook`] and [`Hooked`]: the protocol boundaries (before claim, after claim, after the
 //!   effect, after commit) at which a worker stops so the test can SIGKILL it exactly there;
@@ -262,7 +262,7 @@ impl Effects {
     }
 }
 
-/// The arguments of [`apply`].
+/// The arguments of [`apply()`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ApplyArgs {
     /// The logical operation.
@@ -275,7 +275,7 @@ pub async fn apply(effects: &Effects, args: ApplyArgs) -> Result<String, String>
     effects.perform(args.op)
 }
 
-/// The postcondition of [`apply`]: read the effect back.
+/// The postcondition of [`apply()`]: read the effect back.
 pub async fn find_effect(effects: &Effects, args: &ApplyArgs) -> Result<Option<String>, String> {
     effects.find(args.op)
 }
