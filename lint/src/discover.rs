@@ -234,8 +234,11 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         }
         cmd.manifest_path(m);
     }
+    // One discovery for the whole plan: the workspace root for the cache's place, then every
+    // package's configuration, each manifest read once.
+    let mut discovery = Discovery::default();
     let (metadata, cache) = match sel.cache {
-        true => cached_metadata(sel, &cmd),
+        true => cached_metadata(sel, &cmd, &mut discovery),
         false => (cmd.exec(), None),
     };
     let paths: Vec<PathBuf> = sel.paths.iter().map(|p| absolute(p)).collect();
@@ -364,7 +367,6 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             .filter_map(|d| selected.iter().position(|q| q.name.as_str() == d.name))
             .collect();
     }
-    let mut discovery = Discovery::default();
     for (package, pkg) in selected.into_iter().enumerate() {
         let config = load_config(sel, &mut discovery, &manifest_dir(pkg))?;
         let mut targets: Vec<&cargo_metadata::Target> = pkg
@@ -420,21 +422,15 @@ fn start_manifest(sel: &Selection) -> Option<PathBuf> {
 }
 
 /// Where cargo will put the target directory, guessed without running it:
-/// `CARGO_TARGET_DIR`, else `target` in the workspace root (the nearest directory from the
-/// starting manifest up whose manifest declares `[workspace]`). Checked against what
-/// `cargo metadata` says before anything is kept there.
-fn guess_target_dir(manifest: &Path) -> PathBuf {
+/// `CARGO_TARGET_DIR`, else `target` in the workspace root (as configuration discovery finds
+/// it, whose reads of the manifests the plan's configurations then reuse). Checked against
+/// what `cargo metadata` says before anything is kept there.
+fn guess_target_dir(manifest: &Path, discovery: &mut Discovery) -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return absolute(Path::new(&dir));
     }
     let package = manifest.parent().unwrap_or(Path::new("."));
-    let root = package
-        .ancestors()
-        .find(|d| {
-            std::fs::read_to_string(d.join("Cargo.toml"))
-                .is_ok_and(|t| idemcheck_spec::config::declares_workspace(&t))
-        })
-        .unwrap_or(package);
+    let root = discovery.workspace_root(package).unwrap_or(package);
     root.join("target")
 }
 
@@ -443,6 +439,7 @@ fn guess_target_dir(manifest: &Path) -> PathBuf {
 fn cached_metadata(
     sel: &Selection,
     cmd: &cargo_metadata::MetadataCommand,
+    discovery: &mut Discovery,
 ) -> (
     Result<cargo_metadata::Metadata, cargo_metadata::Error>,
     Option<Cache>,
@@ -450,7 +447,7 @@ fn cached_metadata(
     let Some(manifest) = start_manifest(sel) else {
         return (cmd.exec(), None);
     };
-    let guess = guess_target_dir(&manifest);
+    let guess = guess_target_dir(&manifest, discovery);
     let invocation = format!(
         "{}|{:?}|{:?}",
         manifest.display(),
@@ -473,19 +470,7 @@ fn cached_metadata(
     {
         return (Ok(m), cache);
     }
-    let output = match cmd.cargo_command().output() {
-        Ok(o) => o,
-        Err(e) => return (Err(e.into()), cache),
-    };
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        return (Err(cargo_metadata::Error::CargoMetadata { stderr }), cache);
-    }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let Some(json) = stdout.lines().find(|l| l.starts_with('{')) else {
-        return (Err(cargo_metadata::Error::NoJson), cache);
-    };
-    let metadata = match cargo_metadata::MetadataCommand::parse(json) {
+    let metadata = match cmd.exec() {
         Ok(m) => m,
         Err(e) => return (Err(e), cache),
     };
@@ -495,8 +480,10 @@ fn cached_metadata(
         // metadata is not kept (the next run could not find it without running cargo).
         return (Ok(metadata), Cache::open(&target));
     }
-    if let Some(c) = &cache {
-        c.store_metadata(invocation, json.to_string(), metadata_sources(&metadata));
+    if let Some(c) = &cache
+        && let Ok(json) = serde_json::to_string(&metadata)
+    {
+        c.store_metadata(invocation, json, metadata_sources(&metadata));
     }
     (Ok(metadata), cache)
 }

@@ -268,20 +268,20 @@ impl Discovery {
             .is_some_and(declares_workspace)
     }
 
+    /// The workspace root of `dir`: the nearest directory, from `dir` up, whose manifest
+    /// declares `[workspace]`.
+    pub fn workspace_root<'d>(&mut self, dir: &'d Path) -> Option<&'d Path> {
+        dir.ancestors().find(|d| self.is_workspace_root(d))
+    }
+
     /// The configuration in force for the package whose manifest directory is `dir` (see
     /// [`Config::discover`]).
     pub fn discover(&mut self, dir: &Path) -> Result<Config, ConfigError> {
-        // The workspace root: the nearest directory, from `dir` up, whose manifest has a
-        // `[workspace]` table; `dir` itself when there is none.
-        let mut root = dir;
-        let mut cur = Some(dir);
-        while let Some(d) = cur {
-            root = d;
-            if self.is_workspace_root(d) {
-                break;
-            }
-            cur = d.parent();
-        }
+        // Without a workspace, the outermost directory: its `idemcheck.toml` still applies.
+        let root = match self.workspace_root(dir) {
+            Some(root) => root,
+            None => dir.ancestors().last().unwrap_or(dir),
+        };
         if root == dir {
             // A package that is its own workspace (or has none): both tables of its
             // manifest, then its `idemcheck.toml`.
