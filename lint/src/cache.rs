@@ -7,11 +7,12 @@
 //! in it (under a fingerprint of the configured markers); it is small, and read by every
 //! run. The facts hold each parsed file's collected facts with the `mod` files it
 //! declares, under the content hash they were made from and a fingerprint of the file's
-//! place in the crate, its configuration and whether item facts were recorded; it is read
-//! only when a run parses (not where the prefilter leaves every package unparsed), and only
-//! the shards holding changed facts are written. A file whose size, time and inode are unchanged is not read
-//! at all; one whose stat changed is read and hashed, and its facts are reused when the
-//! hash is the same (a `git checkout` that rewrote it); anything else is parsed again.
+//! place in the crate, its configuration and whether item facts were recorded; they are
+//! read only when a run parses (not where the prefilter leaves every package unparsed), and
+//! only the shards holding changed facts are written. A file whose size, time and inode are
+//! unchanged is not read at all; one whose stat changed is read and hashed, and its facts
+//! are reused when the hash is the same (a `git checkout` that rewrote it) and its `mod`
+//! declarations still name the same files; anything else is parsed again.
 //! A stat is trusted only when the file is older than the run by two seconds, so an edit in
 //! the same clock tick as the hashing cannot be missed (git's "racy" files).
 //!
@@ -21,9 +22,10 @@
 //! `src/bin/` (auto-discovered targets), and cargo's configuration files at the root and in
 //! `CARGO_HOME`. If any of them changed, cargo runs again. (These stats are trusted however
 //! young: a manifest edited in the very clock tick cargo read it, to the same size, would be
-//! missed until its next change; the cache directory is made before cargo runs, so making it
-//! does not invalidate what cargo said.) On a workspace of a hundred
-//! packages that is most of a warm run's time otherwise (80 ms on bevy).
+//! missed until its next change. In an existing target directory the cache's directory is
+//! made before cargo runs, so making it does not invalidate what cargo said.) On a
+//! workspace of a hundred packages that is most of a warm run's time otherwise (80 ms on
+//! bevy).
 //!
 //! Everything is invalidated together by the lint's version and the identity of its binary
 //! (size and time of the executable: a rebuilt lint never trusts an old cache). A cache that
@@ -152,22 +154,22 @@ struct StoredMetadata {
     stamps: Vec<(PathBuf, Option<Stat>)>,
 }
 
-/// The index file.
+/// The layout of every file of the cache: the format and the lint's stamp first (read alone
+/// to reject another build's file), then the metadata (`()` for a shard of the facts) and the
+/// files. Read into owned maps; written from borrowed ones.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Stored {
+struct Layout<M, F> {
     format: u32,
     stamp: Hash,
-    metadata: Option<StoredMetadata>,
-    files: BTreeMap<PathBuf, Entry>,
+    metadata: M,
+    files: F,
 }
 
+/// The index file.
+type Stored = Layout<Option<StoredMetadata>, BTreeMap<PathBuf, Entry>>;
+
 /// One shard of the facts.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct StoredFacts {
-    format: u32,
-    stamp: Hash,
-    files: BTreeMap<PathBuf, Collected>,
-}
+type StoredFacts = Layout<(), BTreeMap<PathBuf, Collected>>;
 
 /// The cache of one run: what was loaded, and what this run learnt.
 #[derive(Debug)]
@@ -435,9 +437,9 @@ impl Cache {
     }
 
     /// Write what this run learnt, if anything: the index when any file's entry or the
-    /// metadata changed, and each shard of the facts that holds a file parsed. Each keeps what it held
-    /// of files this run did not see, while they exist (other packages' runs). Returns
-    /// whether it wrote.
+    /// metadata changed, and each shard of the facts that holds a file parsed. Each keeps
+    /// what it held of files this run did not see, while they exist (other packages' runs).
+    /// Returns whether it wrote.
     pub fn save(&self) -> Result<bool, String> {
         let fresh = std::mem::take(&mut *self.fresh.lock().expect("no panics while locked"));
         let fresh_facts =
@@ -447,20 +449,6 @@ impl Cache {
         if !fresh.is_empty() || metadata.is_some() || !fresh_facts.is_empty() {
             let dir = self.path.parent().unwrap_or(Path::new("."));
             make_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        // Each file's layout, borrowed.
-        #[derive(Serialize)]
-        struct Out<'a, E> {
-            format: u32,
-            stamp: &'a Hash,
-            files: BTreeMap<&'a Path, &'a E>,
-        }
-        #[derive(Serialize)]
-        struct IndexOut<'a> {
-            format: u32,
-            stamp: &'a Hash,
-            metadata: Option<&'a StoredMetadata>,
-            files: BTreeMap<&'a Path, &'a Entry>,
         }
         fn merged<'a, E>(
             old: &'a BTreeMap<PathBuf, E>,
@@ -476,9 +464,9 @@ impl Cache {
             files
         }
         if !fresh.is_empty() || metadata.is_some() {
-            let out = IndexOut {
+            let out = Layout {
                 format: FORMAT,
-                stamp: &self.stamp,
+                stamp: self.stamp,
                 metadata: metadata.as_ref().or(self.old.metadata.as_ref()),
                 files: merged(&self.old.files, &fresh),
             };
@@ -502,9 +490,10 @@ impl Cache {
                     files.retain(|_, c| {
                         storable(&c.facts.path) && c.children.iter().all(|j| storable(&j.path))
                     });
-                    let out = Out {
+                    let out = Layout {
                         format: FORMAT,
-                        stamp: &self.stamp,
+                        stamp: self.stamp,
+                        metadata: (),
                         files,
                     };
                     store(&self.shard_path(*shard), &out)
