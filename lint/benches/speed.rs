@@ -387,7 +387,7 @@ fn real(dirs: &[PathBuf]) {
         "| workspace | files | lines | lint | lint, warm | `--all-files` | `--all-files`, warm | bare parse | parse + empty walk | lint / parse | all / parse | CPU lint / all / parse | peak lint / all / all warm / parse |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut total = [0.0f64; 9];
+    let (mut total_ms, mut total_cpu) = ([0.0f64; 6], [0.0f64; 6]);
     let (mut files_total, mut lines_total) = (0usize, 0usize);
     for dir in dirs {
         // Warm-up: page cache, the file list for `parse-real`, the caches of the warm modes.
@@ -408,11 +408,6 @@ fn real(dirs: &[PathBuf]) {
                 v.push(measure_once(mode, dir));
             }
         }
-        let median = |v: &[Sample], f: fn(&Sample) -> f64| {
-            let mut xs: Vec<f64> = v.iter().map(f).collect();
-            xs.sort_by(f64::total_cmp);
-            xs[xs.len() / 2]
-        };
         let ms: Vec<f64> = samples.iter().map(|v| median(v, |s| s.ms)).collect();
         let cpu: Vec<f64> = samples.iter().map(|v| median(v, |s| s.cpu)).collect();
         let mb: Vec<f64> = samples
@@ -430,9 +425,10 @@ fn real(dirs: &[PathBuf]) {
         let (files, lines) = (field("files="), field("lines="));
         files_total += files;
         lines_total += lines;
-        for (t, v) in total.iter_mut().zip([
-            ms[0], ms[1], ms[2], ms[3], ms[4], cpu[0], cpu[2], cpu[4], ms[5],
-        ]) {
+        for (t, v) in total_ms.iter_mut().zip(&ms) {
+            *t += v;
+        }
+        for (t, v) in total_cpu.iter_mut().zip(&cpu) {
             *t += v;
         }
         let name = dir
@@ -446,42 +442,50 @@ fn real(dirs: &[PathBuf]) {
             .map(|c| c.as_os_str().to_string_lossy().to_string())
             .collect::<Vec<_>>()
             .join("/");
-        println!(
-            "| {name} | {files} | {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | {:.0} / {:.0} / {:.0} / {:.0} MB |",
-            ms[0],
-            ms[1],
-            ms[2],
-            ms[3],
-            ms[4],
-            ms[5],
-            ms[0] / ms[4],
-            ms[2] / ms[4],
-            cpu[0],
-            cpu[2],
-            cpu[4],
-            mb[0],
-            mb[2],
-            mb[3],
-            mb[4]
-        );
+        print_row(&name, files, lines, &ms, &cpu, Some(&mb));
     }
     if dirs.len() > 1 {
-        let t = total;
-        println!(
-            "| **all** | {files_total} | {lines_total} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | |",
-            t[0],
-            t[1],
-            t[2],
-            t[3],
-            t[4],
-            t[8],
-            t[0] / t[4],
-            t[2] / t[4],
-            t[5],
-            t[6],
-            t[7]
+        print_row(
+            "**all**",
+            files_total,
+            lines_total,
+            &total_ms,
+            &total_cpu,
+            None,
         );
     }
+}
+
+/// One row of the real-code table: times and CPU per mode in `real`'s order (lint, warm,
+/// all, all warm, parse, parse + walk), peak memory when the row is one workspace.
+fn print_row(name: &str, files: usize, lines: usize, ms: &[f64], cpu: &[f64], mb: Option<&[f64]>) {
+    let memory = mb.map_or(String::new(), |mb| {
+        format!(
+            "{:.0} / {:.0} / {:.0} / {:.0} MB",
+            mb[0], mb[2], mb[3], mb[4]
+        )
+    });
+    println!(
+        "| {name} | {files} | {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms | {memory} |",
+        ms[0],
+        ms[1],
+        ms[2],
+        ms[3],
+        ms[4],
+        ms[5],
+        ms[0] / ms[4],
+        ms[2] / ms[4],
+        cpu[0],
+        cpu[2],
+        cpu[4],
+    );
+}
+
+/// The median of one measure over samples.
+fn median(v: &[Sample], f: fn(&Sample) -> f64) -> f64 {
+    let mut xs: Vec<f64> = v.iter().map(f).collect();
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
 /// Two builds compared on real workspaces (`--ab OTHER DIR...`, OTHER the `speed` bench
@@ -503,38 +507,14 @@ fn ab(other: &Path, dirs: &[PathBuf]) {
     for dir in dirs {
         // The file list for `parse-real`, and a warm page cache.
         measure_once("lint-real-all", dir);
-        let run = |exe: &Path, mode: &str| {
-            let out = Command::new(exe)
-                .args(["--child", mode])
-                .arg(dir)
-                .output()
-                .unwrap();
-            let s = String::from_utf8_lossy(&out.stdout);
-            let mut parts = s.split_whitespace();
-            let ms: f64 = parts
-                .next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(f64::NAN);
-            let _kb = parts.next();
-            let cpu: f64 = parts
-                .next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(f64::NAN);
-            (ms, cpu)
-        };
-        let mut samples: [Vec<(f64, f64)>; 3] = Default::default();
+        let mut samples: [Vec<Sample>; 3] = Default::default();
         for _ in 0..AB_ROUNDS {
-            samples[0].push(run(other, "lint-real-all"));
-            samples[1].push(run(&this, "lint-real-all"));
-            samples[2].push(run(&this, "parse-real"));
+            samples[0].push(run_child(other, "lint-real-all", dir));
+            samples[1].push(run_child(&this, "lint-real-all", dir));
+            samples[2].push(run_child(&this, "parse-real", dir));
         }
-        let median = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
-            let mut xs: Vec<f64> = v.iter().map(f).collect();
-            xs.sort_by(f64::total_cmp);
-            xs[xs.len() / 2]
-        };
-        let ms: Vec<f64> = samples.iter().map(|v| median(v, |s| s.0)).collect();
-        let cpu: Vec<f64> = samples.iter().map(|v| median(v, |s| s.1)).collect();
+        let ms: Vec<f64> = samples.iter().map(|v| median(v, |s| s.ms)).collect();
+        let cpu: Vec<f64> = samples.iter().map(|v| median(v, |s| s.cpu)).collect();
         println!(
             "| {} | {:.1} ms | {:.1} ms | {:+.1}% | {:.1} ms | {:.2}× | {:.2}× | {:.0} / {:.0} / {:.0} ms |",
             dir.display(),
@@ -560,57 +540,55 @@ struct Sample {
 }
 
 fn measure_once(mode: &str, dir: &Path) -> Sample {
-    let mut best: Option<Sample> = None;
-    for _ in 0..1 {
-        let sample = if mode == "cli" {
-            let start = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
-                .args([
-                    "idemcheck",
-                    "--no-cache",
-                    "--message-format",
-                    "json",
-                    "--manifest-path",
-                ])
-                .arg(dir.join("Cargo.toml"))
-                .output()
-                .unwrap();
-            Sample {
-                ms: start.elapsed().as_secs_f64() * 1000.0,
-                cpu: f64::NAN,
-                kb: 0,
-                detail: format!("exit={:?} bytes={}", out.status.code(), out.stdout.len()),
-            }
-        } else {
-            let out = Command::new(std::env::current_exe().unwrap())
-                .args(["--child", mode])
-                .arg(dir)
-                // The warm modes' cache: the benchmark's own, not in the measured tree.
-                .env("CARGO_TARGET_DIR", bench_target(dir))
-                .output()
-                .unwrap();
-            let s = String::from_utf8_lossy(&out.stdout);
-            let mut parts = s.trim().splitn(4, ' ');
-            let mut num = || {
-                parts
-                    .next()
-                    .unwrap_or("")
-                    .parse::<f64>()
-                    .unwrap_or(f64::NAN)
-            };
-            let (ms, kb, cpu) = (num(), num(), num());
-            Sample {
-                ms,
-                cpu,
-                kb: kb as u64,
-                detail: parts.next().unwrap_or("").to_string(),
-            }
-        };
-        if best.as_ref().is_none_or(|b| sample.ms < b.ms) {
-            best = Some(sample);
-        }
+    if mode != "cli" {
+        return run_child(&std::env::current_exe().unwrap(), mode, dir);
     }
-    best.expect("three runs")
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"))
+        .args([
+            "idemcheck",
+            "--no-cache",
+            "--message-format",
+            "json",
+            "--manifest-path",
+        ])
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    Sample {
+        ms: start.elapsed().as_secs_f64() * 1000.0,
+        cpu: f64::NAN,
+        kb: 0,
+        detail: format!("exit={:?} bytes={}", out.status.code(), out.stdout.len()),
+    }
+}
+
+/// One `--child MODE DIR` run of the benchmark binary `exe` (this build's or another's):
+/// what it printed, `ms kb cpu detail...`.
+fn run_child(exe: &Path, mode: &str, dir: &Path) -> Sample {
+    let out = Command::new(exe)
+        .args(["--child", mode])
+        .arg(dir)
+        // The warm modes' cache: the benchmark's own, not in the measured tree.
+        .env("CARGO_TARGET_DIR", bench_target(dir))
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    let mut parts = s.trim().splitn(4, ' ');
+    let mut num = || {
+        parts
+            .next()
+            .unwrap_or("")
+            .parse::<f64>()
+            .unwrap_or(f64::NAN)
+    };
+    let (ms, kb, cpu) = (num(), num(), num());
+    Sample {
+        ms,
+        cpu,
+        kb: kb as u64,
+        detail: parts.next().unwrap_or("").to_string(),
+    }
 }
 
 fn main() {
