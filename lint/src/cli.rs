@@ -156,11 +156,25 @@ pub fn discover_failed(e: &DiscoverError, err: &mut dyn Write) -> i32 {
 
 /// Write what the run added to the incremental cache; a cache that cannot be written is a
 /// warning (the run's result stands).
+/// With `IDEMCHECK_CACHE_STATS` set, one line on stderr says what the run took from the
+/// cache (how the corpus and robustness checks know a warm run really used it).
 pub fn save_cache(plan: &crate::discover::Plan, err: &mut dyn Write) {
-    if let Some(cache) = &plan.cache
-        && let Err(e) = cache.save()
-    {
+    let Some(cache) = &plan.cache else {
+        return;
+    };
+    if let Err(e) = cache.save() {
         let _ = writeln!(err, "warning: idemcheck cache not saved: {e}");
+    }
+    if std::env::var_os("IDEMCHECK_CACHE_STATS").is_some() {
+        let u = cache.usage();
+        let _ = writeln!(
+            err,
+            "idemcheck cache: {} files reused, {} parsed, {} read; cargo metadata {}",
+            u.reused,
+            u.collected,
+            u.read,
+            if u.metadata { "reused" } else { "run" }
+        );
     }
 }
 

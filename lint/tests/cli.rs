@@ -994,6 +994,19 @@ fn the_command_line_cache() {
     assert!(!target.exists(), "--no-cache wrote {}", target.display());
     let (code, cached, err) = run(&target, &[]);
     assert_eq!((code, &cached), (1, &plain), "{err}");
+    // What a run took from the cache, on request.
+    let out = bin()
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("IDEMCHECK_CACHE_STATS", "1")
+        .args(["--workspace", "--message-format=short"])
+        .output()
+        .unwrap();
+    let stats = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stats.contains("idemcheck cache: 2 files reused, 0 parsed"),
+        "{stats}"
+    );
     assert!(target.join("idemcheck/index-v1.bin").is_file());
     assert!(target.join("idemcheck/facts-v1").is_dir());
     // Ignored by git even where the target directory is not.

@@ -22,11 +22,13 @@ pinned sources and compares its tool inventory and findings with the labels:
 Exit status 0; the table is the output. `--markdown` prints the README table.
 
 `--cache-equivalence` checks the incremental cache instead: each repository's report with the
-cache (cold, then warm, in a fresh target directory) must equal its report with `--no-cache`;
-exit status 1 when one differs.
+cache (cold, then warm, in a fresh target directory) must equal its report with `--no-cache`,
+and the warm run must have reused every parsed file (`IDEMCHECK_CACHE_STATS`); exit status 1
+when one does not.
 """
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -51,7 +53,7 @@ def load_labels(names, subdir="labels"):
     return out
 
 
-def run_lint(binary, tree, manifest, package=None, extra=(), env=None):
+def run_lint(binary, tree, manifest, package=None, extra=(), env=None, stderr=None):
     # The whole workspace, unless the labels cover one package of it (`package = ".."`).
     select = ["--package", package] if package else ["--workspace"]
     cmd = [
@@ -67,6 +69,8 @@ def run_lint(binary, tree, manifest, package=None, extra=(), env=None):
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr.strip()[:500]}")
+    if stderr is not None:
+        stderr.append(res.stderr)
     return json.loads(res.stdout)
 
 
@@ -78,10 +82,16 @@ def cache_equivalence(binary, tree, d):
     plain = run_lint(binary, tree, manifest, package, ["--no-cache"])
     bad = []
     with tempfile.TemporaryDirectory() as target:
-        env = dict(os.environ, CARGO_TARGET_DIR=target)
+        env = dict(os.environ, CARGO_TARGET_DIR=target, IDEMCHECK_CACHE_STATS="1")
         for run in ("cold", "warm"):
-            if run_lint(binary, tree, manifest, package, env=env) != plain:
+            err = []
+            if run_lint(binary, tree, manifest, package, env=env, stderr=err) != plain:
                 bad.append(run)
+            # The warm run must really have used the cache: no file parsed again, and
+            # (unless the workspace has no parsed file at all) some reused.
+            stats = re.search(r"idemcheck cache: (\d+) files reused, (\d+) parsed", err[0])
+            if run == "warm" and (not stats or stats.group(2) != "0" or stats.group(1) == "0"):
+                bad.append(f"warm run did not use the cache ({stats.group(0) if stats else 'no stats'})")
     return bad
 
 
@@ -189,7 +199,7 @@ def main():
             continue
         if "--cache-equivalence" in sys.argv:
             bad = cache_equivalence(binary, tree, d)
-            print(f"{d['repo']}: " + ("cached reports differ: " + ", ".join(bad) if bad else "same"))
+            print(f"{d['repo']}: " + ("FAILED: " + ", ".join(bad) if bad else "same, and the warm run used the cache"))
             differ.extend(f"{d['repo']} ({b})" for b in bad)
             continue
         report = run_lint(binary, tree, d.get("manifest", "Cargo.toml"), d.get("package"))
@@ -210,8 +220,8 @@ def main():
                 print(f"  EXTRA  {d['_name']} {t['name']} {t['function']} ({t['file']}:{t['line']}) "
                       f"{t['kind']}", file=sys.stderr)
     if "--cache-equivalence" in sys.argv:
-        print(f"{len(differ)} cached runs differ from uncached ones" if differ else
-              "every cached report (cold and warm) equals the uncached one")
+        print(f"{len(differ)} cache checks failed" if differ else
+              "every cached report (cold and warm) equals the uncached one; every warm run reused the cache")
         sys.exit(1 if differ else 0)
 
     def line(name, tools, rec, writes, tp, fn, fp, ftp, ffp, ffn):
