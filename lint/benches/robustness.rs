@@ -2,10 +2,11 @@
 //! benches and examples included; `target/` skipped) through the lint's per-file analysis and
 //! rules, each in `catch_unwind`; then `cargo idemcheck --workspace --all-files` end to end on
 //! each DIR that is a workspace, three times: `--no-cache`, with a fresh incremental cache and
-//! with it warm (the three reports must be the same; the times shown are the first and the
-//! last). Reports files, bytes, files syn cannot parse (the lint's
-//! IDEM012: not Rust this parser knows, e.g. deliberately broken test inputs), panics and exit
-//! codes. Panics and exit code 2 are failures (the process exits 1).
+//! with it warm (the three reports must be the same, and the warm run must parse nothing;
+//! the times shown are the first and the last). Reports files, bytes, files syn cannot
+//! parse (the lint's IDEM012: not Rust this parser knows, e.g. deliberately broken test
+//! inputs), panics and exit codes. Panics, exit code 2, differing reports and a warm run
+//! that parsed are failures (the process exits 1).
 //!
 //! `lint/benches/robustness.sh` fetches the pinned workspaces (about 65 MB of Rust) and runs
 //! `cargo bench -p cargo-idemcheck --bench robustness -- DIR...`.
@@ -130,6 +131,7 @@ fn main() {
                     .arg("--manifest-path")
                     .arg(dir.join("Cargo.toml"))
                     .env("CARGO_TARGET_DIR", &target)
+                    .env("IDEMCHECK_CACHE_STATS", "1")
                     .output()
                     .expect("run cargo-idemcheck");
                 (out, t.elapsed())
@@ -143,6 +145,16 @@ fn main() {
             if code == 2 || code < 0 || stderr.contains("panicked") {
                 failed = true;
                 println!("  {}: exit {code}: {}", dir.display(), stderr.trim());
+            }
+            // And the warm run really used the cache: nothing parsed again.
+            let warm_stats = String::from_utf8_lossy(&warm.stderr);
+            if !warm_stats.contains(" 0 parsed") {
+                failed = true;
+                println!(
+                    "  {}: the warm run did not use the cache: {}",
+                    dir.display(),
+                    warm_stats.trim()
+                );
             }
             for (name, o) in [("cold", &cold), ("warm", &warm)] {
                 if o.stdout != out.stdout || o.status.code() != out.status.code() {
