@@ -1,10 +1,17 @@
-//! The plain `//` line comments of a source text, found by a small lexer that knows where
-//! string, raw string, byte string and character literals and block comments are — so that
-//! `// idemcheck: allow(..)` written inside a string literal (a test's source text, say) or a
-//! doc comment that mentions `idemcheck::` is never taken for a suppression comment.
+//! The comments of a source text, found by a small lexer that knows where string, raw
+//! string, byte string and character literals and block comments are:
 //!
-//! Doc comments (`///`, `//!`) are documentation, not suppressions; `////` is a plain
-//! comment, as rustc reads it.
+//! - the plain `//` line comments ([`line_comments`]), so that `// idemcheck: allow(..)`
+//!   written inside a string literal (a test's source text, say) or a doc comment that mentions
+//!   `idemcheck::` is never taken for a suppression comment. Doc comments (`///`, `//!`) are
+//!   documentation, not suppressions; `////` is a plain comment, as rustc reads it.
+//! - the doc comments ([`blank_doc_comments`]), which the parse does not need as syntax: the
+//!   lexer turns each into a plain comment of the same length before `syn` sees the text
+//!   (turning a `///` line into a `#[doc = ".."]` attribute, with its text escaped into a
+//!   string literal, is a tenth of parsing real code), and keeps the text of the outer ones
+//!   by the item they document, for the few items whose docs the lint reads.
+
+use std::ops::Range;
 
 /// A plain line comment: its 0-based line, the byte column of its `//`, and its text after
 /// the slashes.
@@ -27,11 +34,8 @@ pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
         i += off;
         match bytes[i] {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n);
-                let comment = &text[i..end];
-                let doc = (comment.starts_with("///") && !comment.starts_with("////"))
-                    || comment.starts_with("//!");
-                if !doc {
+                let end = line_end(bytes, i);
+                if doc_kind(bytes, i).is_none() {
                     for n in memchr::memchr_iter(b'\n', &bytes[counted_to..i]) {
                         line += 1;
                         line_start = counted_to + n + 1;
@@ -40,40 +44,263 @@ pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
                     out.push(LineComment {
                         line,
                         column: i - line_start,
-                        body: &comment[2..],
+                        body: &text[i + 2..end],
                     });
                 }
                 i = end;
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                // Block comments nest.
-                let mut depth = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
             b'/' => i += 1,
-            b'"' => {
-                i = match raw_hashes(bytes, i) {
-                    Some(hashes) => after_raw_string(bytes, i, hashes),
-                    None => after_string(bytes, i),
-                }
-            }
+            b'"' => i = after_any_string(bytes, i),
             _ => i = after_quote(bytes, i),
         }
     }
     out
+}
+
+/// The outer doc comments (`///`) of a text, each under the place (line and column, as
+/// `proc_macro2` counts them: lines from 1, columns in characters from 0) of the first token
+/// after it that is neither a comment nor an attribute: the token that starts the item (or
+/// field, or statement) it documents (`pub`, `fn`, `struct`, the field's name ..).
+#[derive(Debug, Default)]
+pub(super) struct DocComments<'t> {
+    text: &'t str,
+    /// (anchor, body) in source order, so by anchor; a body is the byte range of the
+    /// comment's text after the `///`, without its line end.
+    lines: Vec<(Anchor, Range<usize>)>,
+}
+
+impl<'t> DocComments<'t> {
+    /// The bodies of the doc comments of the item whose first token after its attributes
+    /// starts at `anchor`, in order.
+    /// Whether the text has no outer doc comment.
+    pub(super) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// With each, the byte offset where it starts.
+    pub(super) fn of(&self, anchor: Anchor) -> impl Iterator<Item = (usize, &'t str)> + '_ {
+        let from = self.lines.partition_point(|(a, _)| *a < anchor);
+        self.lines[from..]
+            .iter()
+            .take_while(move |(a, _)| *a == anchor)
+            .map(|(_, body)| (body.start, &self.text[body.clone()]))
+    }
+}
+
+/// `text` with every doc comment (`///`, `//!`) made a plain comment of the same length (its
+/// third byte a space: lines, columns and byte offsets all stay), or `None` when it has none;
+/// and the outer doc comments by what they document. Block doc comments (`/** */`) are left as
+/// they are (they are rare).
+pub(super) fn blank_doc_comments(text: &str) -> (Option<String>, DocComments<'_>) {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut docs = DocComments {
+        text,
+        lines: Vec::new(),
+    };
+    let mut lines = LineCounter::default();
+    let mut i = 0;
+    while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', bytes.get(i..).unwrap_or_default()) {
+        i += off;
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = if doc_kind(bytes, i).is_some() {
+                    doc_run(bytes, i, &mut out, &mut docs.lines, &mut lines)
+                } else {
+                    line_end(bytes, i)
+                };
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
+            b'/' => i += 1,
+            b'"' => i = after_any_string(bytes, i),
+            _ => i = after_quote(bytes, i),
+        }
+    }
+    // Only ASCII bytes were replaced, by a space: still UTF-8.
+    let blanked = out.and_then(|v| String::from_utf8(v).ok());
+    (blanked, docs)
+}
+
+/// What a `//` comment at `i` is: `Some(true)` an outer doc comment (`///` but not
+/// `////`), `Some(false)` an inner one (`//!`), `None` a plain comment.
+fn doc_kind(bytes: &[u8], i: usize) -> Option<bool> {
+    match (bytes.get(i + 2), bytes.get(i + 3)) {
+        (Some(b'/'), Some(b'/')) => None,
+        (Some(b'/'), _) => Some(true),
+        (Some(b'!'), _) => Some(false),
+        _ => None,
+    }
+}
+
+/// The doc comments from the one at `start` on, with the comments, whitespace and
+/// attributes between them, up to the token they document: each blanked in `out` (copied
+/// from `bytes` at the first), the outer ones recorded in `lines` under that token's place
+/// (`counter` counts the lines up to it). Returns the token's offset.
+fn doc_run(
+    bytes: &[u8],
+    start: usize,
+    out: &mut Option<Vec<u8>>,
+    lines: &mut Vec<(Anchor, Range<usize>)>,
+    counter: &mut LineCounter,
+) -> usize {
+    let first = lines.len();
+    let mut j = start;
+    loop {
+        j = after_whitespace(bytes, j);
+        match (bytes.get(j), bytes.get(j + 1)) {
+            (Some(b'/'), Some(b'/')) => {
+                let end = line_end(bytes, j);
+                if let Some(outer) = doc_kind(bytes, j) {
+                    out.get_or_insert_with(|| bytes.to_vec())[j + 2] = b' ';
+                    if outer {
+                        let body_end = if end > j + 3 && bytes[end - 1] == b'\r' {
+                            end - 1
+                        } else {
+                            end
+                        };
+                        lines.push((Anchor::default(), j + 3..body_end));
+                    }
+                }
+                j = end;
+            }
+            (Some(b'/'), Some(b'*')) => j = after_block_comment(bytes, j),
+            (Some(b'#'), _) => {
+                let k = after_whitespace(bytes, j + 1);
+                if bytes.get(k) != Some(&b'[') {
+                    break;
+                }
+                j = after_brackets(bytes, k);
+            }
+            _ => break,
+        }
+    }
+    let anchor = counter.place(bytes, j);
+    for line in &mut lines[first..] {
+        line.0 = anchor;
+    }
+    j
+}
+
+/// A place in a text as `proc_macro2` gives a span's start: line from 1, column in
+/// characters from 0.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Anchor {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl From<proc_macro2::LineColumn> for Anchor {
+    fn from(lc: proc_macro2::LineColumn) -> Self {
+        Anchor {
+            line: lc.line,
+            column: lc.column,
+        }
+    }
+}
+
+/// Lines counted as a scan moves forward: newlines are counted only once.
+#[derive(Default)]
+struct LineCounter {
+    counted_to: usize,
+    /// Newlines before `counted_to`.
+    newlines: usize,
+    line_start: usize,
+}
+
+impl LineCounter {
+    /// The place of byte `at`, at or after every place asked before.
+    fn place(&mut self, bytes: &[u8], at: usize) -> Anchor {
+        for n in memchr::memchr_iter(b'\n', &bytes[self.counted_to..at]) {
+            self.newlines += 1;
+            self.line_start = self.counted_to + n + 1;
+        }
+        self.counted_to = at;
+        // Characters: every byte but UTF-8 continuation bytes.
+        let column = bytes[self.line_start..at]
+            .iter()
+            .filter(|&&b| b & 0xc0 != 0x80)
+            .count();
+        Anchor {
+            line: self.newlines + 1,
+            column,
+        }
+    }
+}
+
+/// Past the whitespace at `i` (Rust's: ASCII and the few Unicode pattern spaces).
+fn after_whitespace(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        match bytes.get(i..) {
+            Some([b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c, ..]) => i += 1,
+            // U+0085
+            Some([0xc2, 0x85, ..]) => i += 2,
+            // U+200E, U+200F, U+2028, U+2029
+            Some([0xe2, 0x80, 0x8e | 0x8f | 0xa8 | 0xa9, ..]) => i += 3,
+            _ => return i,
+        }
+    }
+}
+
+/// The end of the line (the offset of its `\n`, or of the text's end) at `i`.
+fn line_end(bytes: &[u8], i: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n)
+}
+
+/// After the block comment that opens at `i` (they nest).
+fn after_block_comment(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    bytes.len()
+}
+
+/// After the bracketed group that opens at `open` (an attribute's `[..]`): brackets inside
+/// literals and comments do not count.
+fn after_brackets(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' => {
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b'"' => i = after_any_string(bytes, i),
+            b'\'' => i = after_quote(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_end(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// After the string (raw or not) whose opening quote is at `quote`.
+fn after_any_string(bytes: &[u8], quote: usize) -> usize {
+    match raw_hashes(bytes, quote) {
+        Some(hashes) => after_raw_string(bytes, quote, hashes),
+        None => after_string(bytes, quote),
+    }
 }
 
 /// After the string whose opening quote is at `quote`: escapes skip a byte.

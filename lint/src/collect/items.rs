@@ -62,25 +62,12 @@ fn end_line(span: Span) -> u32 {
 }
 
 fn vis_line(vis: &syn::Visibility) -> Option<u32> {
-    match vis {
-        syn::Visibility::Public(p) => Some(line(p.span)),
-        syn::Visibility::Restricted(r) => Some(line(r.pub_token.span)),
-        syn::Visibility::Inherited => None,
-    }
+    super::syntax::vis_span(vis).map(line)
 }
 
 /// The line of a signature's first token.
 fn sig_line(sig: &syn::Signature) -> u32 {
-    sig.constness
-        .map(|c| line(c.span))
-        .or(sig.asyncness.map(|a| line(a.span)))
-        .or(match &sig.safety {
-            syn::Safety::Safe(s) => Some(line(s.span)),
-            syn::Safety::Unsafe(u) => Some(line(u.span)),
-            _ => None,
-        })
-        .or(sig.abi.as_ref().map(|a| line(a.extern_token.span)))
-        .unwrap_or_else(|| line(sig.fn_token.span))
+    line(super::syntax::sig_span(sig))
 }
 
 impl Walk<'_> {

@@ -161,11 +161,23 @@ pub fn collect_source_with(
     config: &Config,
     item_facts: bool,
 ) -> (FileFacts, Vec<FileJob>) {
+    collect_parsed(job, text, parse_file(text), config, item_facts)
+}
+
+/// The collection of a parsed file (`parsed`, of `text`).
+fn collect_parsed(
+    job: &FileJob,
+    text: &str,
+    parsed: syn::Result<Parsed<'_>>,
+    config: &Config,
+    item_facts: bool,
+) -> (FileFacts, Vec<FileJob>) {
     let mut facts = empty_facts(job);
-    let result = match parse_file(text) {
-        Ok(file) => {
+    let result = match parsed {
+        Ok(Parsed { file, docs }) => {
             facts.parsed = true;
             let mut c = Collector::new(job, config);
+            c.docs = docs;
             c.fw_prepare(text);
             c.visit_file(&file);
             c.finish_file(text, &mut facts);
@@ -204,15 +216,27 @@ pub fn collect_source_with(
     (facts, result)
 }
 
-/// `syn::parse_file`, except that the contents of the file's top-level test modules
-/// (`#[cfg(test)] mod NAME { .. }`) are not parsed: each stays in the tree as an empty
-/// module with its attributes and its whole span. The walk skips test modules anyway
-/// (`visit_item_mod`), and real code keeps a good part of its lines in them (bevy 13%,
-/// cargo 4%), so their syntax trees were built for nothing. Their tokens are still read, so a
-/// file whose braces do not balance is still unparsable; a syntax error inside a test module
-/// is the compiler's to report. A byte-order mark and a `#!` line are taken as
-/// `syn::parse_file` takes them.
-pub(crate) fn parse_file(text: &str) -> syn::Result<syn::File> {
+/// A parsed file: its syntax tree, without doc comments, and its doc comments.
+pub(crate) struct Parsed<'t> {
+    pub(crate) file: syn::File,
+    docs: comments::DocComments<'t>,
+}
+
+/// `syn::parse_file`, except for two things that the walk does not need built:
+///
+/// - the contents of the file's top-level test modules (`#[cfg(test)] mod NAME { .. }`) are
+///   not parsed: each stays in the tree as an empty module with its attributes and its whole
+///   span. The walk skips test modules anyway (`visit_item_mod`), and real code keeps a good
+///   part of its lines in them (bevy 13%, cargo 4%). Their tokens are still read, so a file
+///   whose braces do not balance is still unparsable; a syntax error inside a test module is
+///   the compiler's to report.
+/// - doc comments are not made `#[doc]` attributes (a tenth of the parse of real code): they
+///   are read as plain comments, and the outer ones are kept aside by the item they document
+///   ([`comments::blank_doc_comments`]), where [`Collector::doc_text`] finds them.
+///
+/// A byte-order mark and a `#!` line are taken as `syn::parse_file` takes them; spans count
+/// from after them, as syn's do.
+pub(crate) fn parse_file(text: &str) -> syn::Result<Parsed<'_>> {
     // The byte-order mark and a `#!` line, as `syn::parse_file` takes them.
     let mut content = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut shebang = None;
@@ -221,7 +245,10 @@ pub(crate) fn parse_file(text: &str) -> syn::Result<syn::File> {
     {
         if rest.starts_with("//") || rest.starts_with("/*") {
             // `#!` then a comment: syn's own rules decide what it is.
-            return syn::parse_file(text);
+            return syn::parse_file(text).map(|file| Parsed {
+                file,
+                docs: comments::DocComments::default(),
+            });
         }
         match content.find('\n') {
             Some(i) => {
@@ -234,6 +261,7 @@ pub(crate) fn parse_file(text: &str) -> syn::Result<syn::File> {
             }
         }
     }
+    let (blanked, docs) = comments::blank_doc_comments(content);
     let mut file = syn::parse::Parser::parse_str(
         |input: syn::parse::ParseStream| {
             let attrs = input.call(Attribute::parse_inner)?;
@@ -251,10 +279,10 @@ pub(crate) fn parse_file(text: &str) -> syn::Result<syn::File> {
                 items,
             })
         },
-        content,
+        blanked.as_deref().unwrap_or(content),
     )?;
     file.shebang = shebang;
-    Ok(file)
+    Ok(Parsed { file, docs })
 }
 
 /// The `#[cfg(test)] [VIS] mod NAME { .. }` at the cursor, if that is what is there, taken
@@ -343,6 +371,8 @@ struct Collector<'a> {
     const_texts: FastMap<String, String>,
     /// State of the [`frameworks`] hooks.
     fw: hooks::FwState,
+    /// The file's doc comments, which the parse left out of the tree.
+    docs: comments::DocComments<'a>,
 }
 
 impl<'a> Collector<'a> {
@@ -376,6 +406,7 @@ impl<'a> Collector<'a> {
             via_hint: None,
             structs: Vec::new(),
             fw: hooks::FwState::default(),
+            docs: comments::DocComments::default(),
         }
     }
 }
@@ -402,11 +433,58 @@ fn relative_child(parent_rel: &str, parent_abs: &Path, child_abs: &Path) -> Stri
 
 #[cfg(test)]
 mod tests {
+    use proc_macro2::TokenStream;
+
     use super::*;
 
-    /// `syn::parse_file`'s tree with the contents of top-level test modules emptied, as
-    /// [`parse_file`] makes them.
+    /// The tokens of a tree without its doc attributes (`#[doc = ..]`, `#![doc = ..]`).
+    fn without_docs(tokens: TokenStream) -> String {
+        fn strip(tokens: TokenStream) -> TokenStream {
+            let mut out = Vec::new();
+            let mut iter = tokens.into_iter().peekable();
+            while let Some(tt) = iter.next() {
+                match tt {
+                    TokenTree::Punct(p) if p.as_char() == '#' => {
+                        let mut look = iter.clone();
+                        let bang =
+                            matches!(look.peek(), Some(TokenTree::Punct(b)) if b.as_char() == '!');
+                        if bang {
+                            look.next();
+                        }
+                        if let Some(TokenTree::Group(g)) = look.peek()
+                            && g.delimiter() == proc_macro2::Delimiter::Bracket
+                            && g.stream()
+                                .into_iter()
+                                .next()
+                                .is_some_and(|t| matches!(&t, TokenTree::Ident(i) if i == "doc"))
+                        {
+                            look.next();
+                            iter = look;
+                            continue;
+                        }
+                        out.push(TokenTree::Punct(p));
+                    }
+                    TokenTree::Group(g) => {
+                        let mut group = proc_macro2::Group::new(g.delimiter(), strip(g.stream()));
+                        group.set_span(g.span());
+                        out.push(TokenTree::Group(group));
+                    }
+                    tt => out.push(tt),
+                }
+            }
+            out.into_iter().collect()
+        }
+        strip(tokens).to_string()
+    }
+
+    /// `syn::parse_file`'s tree with the contents of top-level test modules emptied and no doc
+    /// attributes, as [`parse_file`] makes it.
     fn emptied(text: &str) -> Option<String> {
+        Some(without_docs(syn_emptied(text)?.to_token_stream()))
+    }
+
+    /// `syn::parse_file`'s tree with the contents of top-level test modules emptied.
+    fn syn_emptied(text: &str) -> Option<syn::File> {
         let mut file = syn::parse_file(text).ok()?;
         for item in &mut file.items {
             if let syn::Item::Mod(m) = item
@@ -416,13 +494,32 @@ mod tests {
                 items.clear();
             }
         }
-        Some(file.to_token_stream().to_string())
+        Some(file)
     }
 
-    /// [`parse_file`] is `syn::parse_file` but for the test modules' contents, on every
-    /// fixture, example and source file of this crate and on the shapes a test module takes.
-    #[test]
-    fn parse_file_differs_from_syn_only_inside_test_modules() {
+    /// A job for a text that is not read from its path.
+    fn test_job(name: &str) -> FileJob {
+        FileJob {
+            path: PathBuf::from(name),
+            rel: name.to_string(),
+            krate: 0,
+            module: Vec::new(),
+            mod_rs: true,
+        }
+    }
+
+    /// `texts` and the doc shapes.
+    fn with_doc_shapes(mut texts: Vec<(String, String)>) -> Vec<(String, String)> {
+        texts.extend(
+            DOC_SHAPES
+                .iter()
+                .map(|s| ("doc shape".to_string(), s.to_string())),
+        );
+        texts
+    }
+
+    /// Every fixture, example and source file of this repository, with its path.
+    fn repository_sources() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts: Vec<(String, String)> = Vec::new();
         for dir in [
@@ -431,12 +528,22 @@ mod tests {
             "src",
             "../runtime/src",
             "../specs/src",
+            "../macros/src",
         ] {
             for path in crate::discover::walk_rs(&root.join(dir)) {
                 let text = std::fs::read_to_string(&path).unwrap();
                 texts.push((path.display().to_string(), text));
             }
         }
+        texts
+    }
+
+    /// [`parse_file`] is `syn::parse_file` but for the test modules' contents and the doc
+    /// comments, on every fixture, example and source file of this repository and on the
+    /// shapes a test module takes.
+    #[test]
+    fn parse_file_differs_from_syn_only_inside_test_modules_and_docs() {
+        let mut texts = repository_sources();
         let shapes = [
             "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn t() { a() }\n}\nfn b() {}\n",
             "#[cfg(test)]\npub(crate) mod tests { fn t() {} }\n",
@@ -450,15 +557,17 @@ mod tests {
             "#!/usr/bin/env run\n#[cfg(test)]\nmod tests { fn t() {} }\n",
         ];
         texts.extend(shapes.iter().map(|s| ("shape".to_string(), s.to_string())));
+        let texts = with_doc_shapes(texts);
         let mut skipped = 0;
         for (name, text) in &texts {
-            let ours = parse_file(text).map(|f| {
-                skipped += f
+            let ours = parse_file(text).map(|p| {
+                skipped += p
+                    .file
                     .items
                     .iter()
                     .filter(|i| matches!(i, syn::Item::Mod(m) if has_cfg_test(&m.attrs)))
                     .count();
-                f.to_token_stream().to_string()
+                without_docs(p.file.to_token_stream())
             });
             assert_eq!(ours.ok(), emptied(text), "{name}:\n{text}");
         }
@@ -473,11 +582,186 @@ mod tests {
         assert!(syn::parse_file("#[cfg(test)]\nmod tests { fn t() let }\nfn a() {}\n").is_err());
         assert!(parse_file("#[cfg(test)]\nmod tests { fn t() {\n").is_err());
         // Lines after a test module keep their places.
-        let file = parse_file("#[cfg(test)]\nmod tests {\n\n\n}\nfn after() {}\n").unwrap();
+        let file = parse_file("#[cfg(test)]\nmod tests {\n\n\n}\nfn after() {}\n")
+            .unwrap()
+            .file;
         let syn::Item::Fn(f) = &file.items[1] else {
             panic!("{:?}", file.items)
         };
         assert_eq!(f.sig.ident.span().start().line, 6);
         proc_macro2::extra::invalidate_current_thread_spans();
+    }
+
+    /// Doc shapes the lexer must get right, besides this repository's files.
+    const DOC_SHAPES: &[&str] = &[
+        "/// A.\n///\n/// B.\n#[derive(Debug)]\n/// C.\npub struct S {\n    /// Field.\n    #[serde(rename = \"]\")]\n    pub a: u8,\n    /// Other.\n    b: u8,\n}\n",
+        "//! Inner.\n\n/// Outer.\n#[cfg_attr(x, doc = \"[\")]\n/* block */ // plain\n/// More.\nfn f() {}\n",
+        "/// CRLF.\r\n/// Two.\r\nfn g() {}\r\n",
+        "/// Space.\n\u{200e}\u{2028}pub(crate) async fn h() {}\n",
+        "impl T {\n    /// Method.\n    #[tool(description = \"x // y\")]\n    pub async fn m(&self) {}\n    /// Unsafe.\n    unsafe fn u() {}\n}\n",
+        "fn s() { let a = \"/// not a doc\"; let b = r#\"\n/// nor this\n\"#; let c = '\"'; /* /// nor this */ }\n/// Real.\nstruct R;\n",
+        "/// Ünïcödé.\n/* é */ pub fn x() {}\n/// Ä.\n#[a(\"é\")] /** ö */ #[b] pub struct Y { /// é\n é: u8 }\n",
+        "//// Four slashes.\nstruct P;\n/** Block. */\nstruct Q;\n/// Explicit too.\n#[doc = \"Attr.\"]\n/// After.\nstruct M;\n",
+    ];
+
+    /// The doc text of `#[doc]` attributes (as syn makes doc comments), as the lint reads it.
+    fn attr_doc(attrs: &[Attribute]) -> String {
+        let mut lines = Vec::new();
+        for a in attrs {
+            if let Meta::NameValue(nv) = &a.meta
+                && nv.path.is_ident("doc")
+                && let Expr::Lit(l) = &nv.value
+                && let Lit::Str(s) = &l.lit
+            {
+                for line in s.value().lines() {
+                    lines.push(
+                        line.strip_prefix(' ')
+                            .unwrap_or(line)
+                            .trim_end()
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines.join("\n")
+    }
+
+    /// Every documentable thing of a syn tree: its first token after its attributes, and its
+    /// attributes.
+    fn documented(file: &syn::File) -> Vec<(Span, Vec<Attribute>)> {
+        struct Walk(Vec<(Span, Vec<Attribute>)>);
+        impl<'a> Visit<'a> for Walk {
+            fn visit_item_struct(&mut self, s: &'a syn::ItemStruct) {
+                let lead = vis_span(&s.vis).unwrap_or(s.struct_token.span);
+                self.0.push((lead, s.attrs.clone()));
+                for f in &s.fields {
+                    if let Some(ident) = &f.ident {
+                        let lead = vis_span(&f.vis).unwrap_or(ident.span());
+                        self.0.push((lead, f.attrs.clone()));
+                    }
+                }
+                syn::visit::visit_item_struct(self, s);
+            }
+            fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+                let lead = vis_span(&f.vis).unwrap_or_else(|| sig_span(&f.sig));
+                self.0.push((lead, f.attrs.clone()));
+                syn::visit::visit_item_fn(self, f);
+            }
+            fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+                self.0.push((tools::impl_fn_lead(f), f.attrs.clone()));
+                syn::visit::visit_impl_item_fn(self, f);
+            }
+        }
+        let mut walk = Walk(Vec::new());
+        walk.visit_file(file);
+        walk.0
+    }
+
+    /// The doc comments kept aside by [`parse_file`] are, for every struct, field, function
+    /// and method, the text syn's `#[doc]` attributes gave it: on every file of this
+    /// repository and on the shapes above.
+    #[test]
+    fn doc_comments_kept_aside_are_the_docs_syn_reads() {
+        let texts = with_doc_shapes(repository_sources());
+        let mut documented_items = 0;
+        for (name, text) in &texts {
+            let Some(file) = syn_emptied(text) else {
+                continue;
+            };
+            let expected = documented(&file);
+            let parsed = parse_file(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let ours = documented(&parsed.file);
+            assert_eq!(expected.len(), ours.len(), "{name}");
+            let config = Config::default();
+            let job = test_job(name);
+            let mut c = Collector::new(&job, &config);
+            c.docs = parsed.docs;
+            for ((lead, attrs), (our_lead, our_attrs)) in expected.iter().zip(&ours) {
+                // The blanked text has the original's length: the same offsets.
+                assert_eq!(lead.byte_range(), our_lead.byte_range(), "{name}");
+                let doc = attr_doc(attrs);
+                assert_eq!(
+                    c.doc_text(our_attrs, *our_lead),
+                    doc,
+                    "{name}: {:?}",
+                    lead.start()
+                );
+                documented_items += usize::from(!doc.is_empty());
+            }
+            proc_macro2::extra::invalidate_current_thread_spans();
+        }
+        assert!(documented_items > 1000, "{documented_items}");
+        // The explicit attribute keeps its place among the comments.
+        let parsed = parse_file(DOC_SHAPES[7]).unwrap();
+        let config = Config::default();
+        let job = test_job("shape");
+        let mut c = Collector::new(&job, &config);
+        c.docs = parsed.docs;
+        let syn::Item::Struct(m) = &parsed.file.items[2] else {
+            panic!()
+        };
+        assert_eq!(
+            c.doc_text(&m.attrs, m.struct_token.span),
+            "Explicit too.\nAttr.\nAfter."
+        );
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+
+    /// What the walk collects from [`parse_file`]'s tree (doc comments aside, test modules
+    /// unparsed) is what it collects from `syn::parse_file`'s, for every file of this
+    /// repository and the doc shapes, under a configuration that marks nothing and under
+    /// the example's.
+    #[test]
+    fn facts_are_the_same_from_either_parse() {
+        let texts = with_doc_shapes(repository_sources());
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let configs = [
+            Config::default(),
+            Config::discover(&root.join("../examples/agent-tools")).expect("the example's"),
+        ];
+        let mut compared = 0;
+        for config in &configs {
+            for (name, text) in &texts {
+                let job = FileJob {
+                    module: vec!["m".into()],
+                    mod_rs: false,
+                    ..test_job(name)
+                };
+                let Some(file) = syn_emptied(text) else {
+                    continue;
+                };
+                let theirs = Parsed {
+                    file,
+                    docs: comments::DocComments::default(),
+                };
+                let (a, a_children) = collect_parsed(&job, text, Ok(theirs), config, true);
+                let (b, b_children) = collect_parsed(&job, text, parse_file(text), config, true);
+                let (a, b) = (
+                    serde_json::to_string_pretty(&a).unwrap(),
+                    serde_json::to_string_pretty(&b).unwrap(),
+                );
+                if a != b {
+                    let diff: Vec<String> = a
+                        .lines()
+                        .zip(b.lines())
+                        .enumerate()
+                        .filter(|(_, (x, y))| x != y)
+                        .take(5)
+                        .map(|(i, (x, y))| format!("line {i}: {x} | {y}"))
+                        .collect();
+                    panic!("{name}: the facts differ:\n{}", diff.join("\n"));
+                }
+                assert_eq!(
+                    format!("{a_children:?}"),
+                    format!("{b_children:?}"),
+                    "{name}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 300, "{compared}");
     }
 }

@@ -39,7 +39,7 @@ impl Collector<'_> {
                     wire_name,
                     ty: type_text(&f.ty),
                     ty_path,
-                    doc: doc_text(&f.attrs),
+                    doc: self.doc_text(&f.attrs, vis_span(&f.vis).unwrap_or(ident.span())),
                     optional: is_option || has("default") || struct_default,
                     skipped: has("skip") || has("skip_deserializing"),
                     core: super::items::core_name(&f.ty),
@@ -49,37 +49,51 @@ impl Collector<'_> {
         self.structs.push(StructFacts {
             name: s.ident.to_string(),
             module: self.module.join("::"),
-            doc: doc_text(&s.attrs),
+            doc: self.doc_text(&s.attrs, vis_span(&s.vis).unwrap_or(s.struct_token.span)),
             loc: Loc::of_span(s.ident.span()),
             fields,
         });
     }
 }
 
-/// The text of `#[doc = ".."]` attributes (doc comments), one leading space removed per line.
-pub(super) fn doc_text(attrs: &[Attribute]) -> String {
-    let mut lines: Vec<String> = Vec::new();
-    for a in attrs {
-        if let Meta::NameValue(nv) = &a.meta
-            && nv.path.is_ident("doc")
-            && let Expr::Lit(l) = &nv.value
-            && let Lit::Str(s) = &l.lit
-        {
-            let v = s.value();
-            for line in v.lines() {
-                lines.push(
-                    line.strip_prefix(' ')
-                        .unwrap_or(line)
-                        .trim_end()
-                        .to_string(),
-                );
+impl Collector<'_> {
+    /// The doc text of an item or field whose first token after its attributes is `lead`:
+    /// its doc comments (kept aside by the parse) and `#[doc = ".."]` attributes, in source
+    /// order, one leading space removed per line, trailing blank lines dropped.
+    pub(super) fn doc_text(&self, attrs: &[Attribute], lead: Span) -> String {
+        let mut parts: Vec<(usize, String)> = Vec::new();
+        if !self.docs.is_empty() {
+            let comments = self.docs.of(lead.start().into());
+            parts.extend(comments.map(|(offset, body)| (offset, body.to_string())));
+        }
+        let commented = !parts.is_empty();
+        for a in attrs {
+            if let Meta::NameValue(nv) = &a.meta
+                && nv.path.is_ident("doc")
+                && let Expr::Lit(l) = &nv.value
+                && let Lit::Str(s) = &l.lit
+            {
+                // Only when both kinds are there does the order need offsets.
+                let offset = if commented {
+                    a.pound_token.span.byte_range().start
+                } else {
+                    0
+                };
+                parts.push((offset, s.value()));
             }
         }
+        parts.sort_by_key(|(offset, _)| *offset);
+        let mut lines: Vec<&str> = Vec::new();
+        for (_, v) in &parts {
+            for line in v.lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end());
+            }
+        }
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines.join("\n")
     }
-    while lines.last().is_some_and(|l| l.is_empty()) {
-        lines.pop();
-    }
-    lines.join("\n")
 }
 
 /// A type as written, with the token spacing of `to_string` tidied (`Vec<Option<&str>>`).

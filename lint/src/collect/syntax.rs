@@ -337,3 +337,26 @@ pub(super) fn span_loc_of_error(e: &syn::Error) -> Option<Loc> {
     let s = span.start();
     (s.line > 0).then(|| Loc::of_span(span))
 }
+
+/// The span of a visibility's first token (`pub`), unless it is inherited (nothing written).
+pub(super) fn vis_span(vis: &syn::Visibility) -> Option<Span> {
+    match vis {
+        syn::Visibility::Public(p) => Some(p.span),
+        syn::Visibility::Restricted(r) => Some(r.pub_token.span),
+        syn::Visibility::Inherited => None,
+    }
+}
+
+/// The span of a signature's first token (`const`, `async`, `unsafe`, `extern` or `fn`).
+pub(super) fn sig_span(sig: &syn::Signature) -> Span {
+    sig.constness
+        .map(|c| c.span)
+        .or(sig.asyncness.map(|a| a.span))
+        .or(match &sig.safety {
+            syn::Safety::Safe(s) => Some(s.span),
+            syn::Safety::Unsafe(u) => Some(u.span),
+            _ => None,
+        })
+        .or(sig.abi.as_ref().map(|a| a.extern_token.span))
+        .unwrap_or(sig.fn_token.span)
+}

@@ -432,6 +432,7 @@ impl Collector<'_> {
         sig: &syn::Signature,
         block: &syn::Block,
         owner: FnOwner,
+        lead: Span,
     ) -> usize {
         let self_ty = match owner {
             FnOwner::Impl => self.impl_ctx.as_ref().map(|c| c.self_ty.clone()),
@@ -512,8 +513,9 @@ impl Collector<'_> {
                 start,
                 (Vec::new(), Vec::new()),
             );
+            let doc = self.doc_text(attrs, lead);
             if let Some(tool) = self.tools.last_mut() {
-                tool.doc = doc_text(attrs);
+                tool.doc = doc;
                 if let Some((fw_style, _)) = &fw {
                     tool.framework = Some(*fw_style);
                 }
@@ -596,9 +598,9 @@ impl Collector<'_> {
                     // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
                     let mut attrs = f.attrs.clone();
                     attrs.push(syn::parse_quote!(#[mcp_tools_method]));
-                    self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl)
+                    self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
                 } else {
-                    self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl)
+                    self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
                 };
                 fn_idx.insert(f.sig.ident.to_string(), (idx, f));
             }
@@ -681,4 +683,11 @@ impl Collector<'_> {
         }
         self.impl_ctx = saved;
     }
+}
+
+/// The first token of a method after its attributes.
+pub(super) fn impl_fn_lead(f: &syn::ImplItemFn) -> Span {
+    vis_span(&f.vis)
+        .or(f.modifiers.defaultness.map(|d| d.span))
+        .unwrap_or_else(|| sig_span(&f.sig))
 }

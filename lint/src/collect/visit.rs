@@ -98,7 +98,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if has_cfg_test(&f.attrs) {
             return;
         }
-        self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Free);
+        let lead = vis_span(&f.vis).unwrap_or_else(|| sig_span(&f.sig));
+        self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Free, lead);
     }
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
