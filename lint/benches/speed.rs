@@ -491,12 +491,16 @@ fn median(v: &[Sample], f: fn(&Sample) -> f64) -> f64 {
 /// Two builds compared on real workspaces (`--ab OTHER DIR...`, OTHER the `speed` bench
 /// binary of the other build, e.g. built from another commit with its own
 /// `CARGO_TARGET_DIR`): the cold `--all-files` lint of each and the bare parse, interleaved,
-/// `AB_ROUNDS` rounds, medians of wall and CPU time. On a shared machine whose clock swings
+/// 11 rounds (or `AB_ROUNDS`), medians of wall and CPU time. On a shared machine whose clock swings
 /// by a fifth between full runs, this is how a change is measured.
 fn ab(other: &Path, dirs: &[PathBuf]) {
-    const AB_ROUNDS: usize = 11;
+    // `AB_ROUNDS=21` for a closer look.
+    let rounds: usize = std::env::var("AB_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(11);
     println!(
-        "A/B: this build against {}; {AB_ROUNDS} interleaved rounds, medians",
+        "A/B: this build against {}; {rounds} interleaved rounds, medians",
         other.display()
     );
     println!(
@@ -508,7 +512,7 @@ fn ab(other: &Path, dirs: &[PathBuf]) {
         // The file list for `parse-real`, and a warm page cache.
         measure_once("lint-real-all", dir);
         let mut samples: [Vec<Sample>; 3] = Default::default();
-        for _ in 0..AB_ROUNDS {
+        for _ in 0..rounds {
             samples[0].push(run_child(other, "lint-real-all", dir));
             samples[1].push(run_child(&this, "lint-real-all", dir));
             samples[2].push(run_child(&this, "parse-real", dir));

@@ -1,12 +1,13 @@
 //! The whole run, without any printing: collect every file in parallel, index, run the
 //! rules, build the [`Report`] (`idemcheck_spec::Report`, the JSON output format).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use idemcheck_spec::config::Config;
 use idemcheck_spec::model::{Finding, Report, Summary};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::collect::FileJob;
 use crate::discover::Plan;
@@ -65,8 +66,8 @@ pub fn collect_prefiltered(
     item_facts: bool,
 ) -> (Vec<FileFacts>, crate::prefilter::Prefiltered) {
     let pre = crate::prefilter::select(plan);
-    let seen: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
-    let out: Mutex<Vec<FileFacts>> = Mutex::new(Vec::new());
+    let started: Mutex<FxHashSet<FileJob>> = Mutex::new(FxHashSet::default());
+    let done: Mutex<FxHashMap<FileJob, Collected>> = Mutex::new(FxHashMap::default());
     let excludes: Vec<crate::glob::Excludes> = plan
         .crates
         .iter()
@@ -81,61 +82,91 @@ pub fn collect_prefiltered(
             .collect(),
         None => Vec::new(),
     };
+    type Collected = (FileFacts, Vec<FileJob>);
     type Shared<'s> = (
-        &'s Mutex<HashSet<PathBuf>>,
-        &'s Mutex<Vec<FileFacts>>,
+        &'s Mutex<FxHashSet<FileJob>>,
+        &'s Mutex<FxHashMap<FileJob, Collected>>,
         &'s [crate::glob::Excludes],
         &'s [crate::cache::Hash],
         bool,
     );
-    fn run<'s>(
-        scope: &rayon::Scope<'s>,
-        job: FileJob,
-        plan: &'s Plan,
-        (seen, out, excludes, config_fps, item_facts): Shared<'s>,
-    ) {
+    // A file is collected once per job; its children are collected as soon as they are
+    // known: those its text declares at once, before it is parsed (a lexical guess), the
+    // others when its walk has found them. Which files belong to the crates is decided
+    // afterwards, from the walks' children alone (a guess the walk does not confirm is
+    // dropped).
+    fn run<'s>(scope: &rayon::Scope<'s>, job: FileJob, plan: &'s Plan, shared: Shared<'s>) {
+        let (started, done, excludes, config_fps, item_facts) = shared;
         let krate = &plan.crates[job.krate];
         let config: &Config = &krate.config;
-        if excludes[job.krate].is_match(&job.rel) {
-            return;
-        }
-        if !seen
-            .lock()
-            .expect("no panics while locked")
-            .insert(job.path.clone())
+        if excludes[job.krate].is_match(&job.rel)
+            || !started
+                .lock()
+                .expect("no panics while locked")
+                .insert(job.clone())
         {
             return;
         }
-        let uncached = || crate::collect::collect_file_with(&job, config, item_facts);
+        let spawn = |child: FileJob| scope.spawn(move |s| run(s, child, plan, shared));
+        let before_parse = |text: &str| {
+            if krate.follow_mods {
+                crate::collect::declared_children(&job, text)
+                    .into_iter()
+                    .for_each(spawn);
+            }
+        };
+        let uncached =
+            || crate::collect::collect_file_hooked(&job, config, item_facts, &before_parse);
         let (facts, children) = match (&plan.cache, config_fps.get(job.krate)) {
             (Some(cache), Some(fp)) => {
                 let key = crate::cache::collect_key(&job, fp, item_facts);
                 cache
                     .collect(&job, &key, |text| {
+                        before_parse(text);
                         crate::collect::collect_source_with(&job, text, config, item_facts)
                     })
                     .unwrap_or_else(uncached)
             }
             _ => uncached(),
         };
-        out.lock().expect("no panics while locked").push(facts);
         if krate.follow_mods {
-            for child in children {
-                let shared = (seen, out, excludes, config_fps, item_facts);
-                scope.spawn(move |s| run(s, child, plan, shared));
-            }
+            children.iter().cloned().for_each(spawn);
         }
+        done.lock()
+            .expect("no panics while locked")
+            .insert(job, (facts, children));
     }
+    let roots = || {
+        plan.crates
+            .iter()
+            .zip(&pre.parse)
+            .filter(|(_, p)| **p)
+            .flat_map(|(krate, _)| krate.roots.iter().cloned())
+    };
     rayon::scope(|s| {
-        for (krate, _) in plan.crates.iter().zip(&pre.parse).filter(|(_, p)| **p) {
-            for root in &krate.roots {
-                let job = root.clone();
-                let shared = (&seen, &out, &excludes[..], &config_fps[..], item_facts);
-                s.spawn(move |s| run(s, job, plan, shared));
-            }
+        for job in roots() {
+            let shared = (&started, &done, &excludes[..], &config_fps[..], item_facts);
+            s.spawn(move |s| run(s, job, plan, shared));
         }
     });
-    let mut files = out.into_inner().expect("no panics while locked");
+    // The crates' files: from the roots, through the children the walks found; a file
+    // declared twice (`#[path]`) is taken the first time.
+    let mut done = done.into_inner().expect("no panics while locked");
+    let mut files = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut queue: VecDeque<FileJob> = roots().collect();
+    while let Some(job) = queue.pop_front() {
+        if excludes[job.krate].is_match(&job.rel) || !seen.insert(job.path.clone()) {
+            continue;
+        }
+        let Some((facts, children)) = done.remove(&job) else {
+            continue;
+        };
+        files.push(facts);
+        if plan.crates[job.krate].follow_mods {
+            queue.extend(children);
+        }
+    }
     files.sort_by(|a, b| a.rel.cmp(&b.rel).then(a.path.cmp(&b.path)));
     crate::frameworks::drop_repeated(&mut files);
     (files, pre)

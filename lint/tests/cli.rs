@@ -360,6 +360,12 @@ fn explain_exists_for_every_code_and_name() {
     }
 }
 
+/// `head` written before the text of the file at `path`.
+fn prepend(path: &Path, head: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, format!("{head}{text}")).unwrap();
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -1059,9 +1065,7 @@ fn the_cache_follows_a_configured_target_dir() {
 fn the_cache_follows_a_module_moved_to_mod_rs() {
     let ws = two_member_workspace();
     let root = ws.path();
-    let lib = root.join("alpha/src/lib.rs");
-    let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, format!("mod helpers;\n{text}")).unwrap();
+    prepend(&root.join("alpha/src/lib.rs"), "mod helpers;\n");
     write(&root.join("alpha/src/helpers.rs"), "pub fn nothing() {}\n");
     std::fs::create_dir(root.join("target")).unwrap();
     age(root, 600);
@@ -1087,4 +1091,45 @@ fn the_cache_follows_a_module_moved_to_mod_rs() {
     std::fs::remove_dir(root.join("alpha/src/helpers")).unwrap();
     let (back, used, _) = cached_run(root);
     assert_eq!(back, before, "{used:?}");
+}
+
+/// A file's `mod NAME;` declarations are read ahead, from its text, before it is parsed; only
+/// those the walk confirms make the crate: not one inside a macro's parentheses nor a test
+/// module, however much their files hold, and a file reached twice (`#[path]`) counts once.
+/// Cached or not, with the prefilter or every file parsed.
+#[test]
+fn modules_read_ahead_count_only_when_the_walk_declares_them() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    prepend(
+        &root.join("alpha/src/lib.rs"),
+        "mod kept;\n#[cfg(test)]\nmod tests;\nsome_macro!(mod guessed;);\n#[path = \"kept.rs\"]\nmod again;\n",
+    );
+    let tool = |name: &str| {
+        format!(
+            "pub struct {name} {{ http: reqwest::Client }}\n#[rmcp::tool_router]\nimpl {name} {{\n    #[rmcp::tool(description = \"w\")]\n    async fn w(&self) {{ self.http.post(\"u\").send().await; }}\n}}\n"
+        )
+    };
+    for (file, ty) in [("kept", "K"), ("tests", "T"), ("guessed", "G")] {
+        write(&root.join(format!("alpha/src/{file}.rs")), &tool(ty));
+    }
+    for args in [
+        &["--workspace", "--no-cache"][..],
+        &["--workspace", "--no-cache", "--all-files"],
+        &["--workspace"],
+        &["--workspace", "--all-files"],
+        &["--workspace"],
+    ] {
+        let (code, s) = short(args, root);
+        assert_eq!(code, 1, "{args:?}: {s}");
+        assert!(
+            s.contains("alpha/src/kept.rs:5:14: error[IDEM001]"),
+            "{args:?}: {s}"
+        );
+        assert!(
+            !s.contains("tests.rs") && !s.contains("guessed.rs"),
+            "{args:?}: {s}"
+        );
+        assert!(s.contains("3 tools (2 write) in 3 files"), "{args:?}: {s}");
+    }
 }

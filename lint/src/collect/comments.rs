@@ -303,6 +303,86 @@ fn after_any_string(bytes: &[u8], quote: usize) -> usize {
     }
 }
 
+/// The names of the `mod NAME;` declarations at the top level of a text (outside braces,
+/// literals and comments), but for those whose attributes mention `test` or `path`
+/// (`#[cfg(test)]`, `#[path = ".."]`): a lexical guess at the files the text declares.
+pub(super) fn declared_mods(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    // `mod` NAME `;` at `i`, a word: where the name starts and ends.
+    let declaration = |i: usize| {
+        if !bytes[i..].starts_with(b"mod") || (i > 0 && ident(bytes[i - 1])) {
+            return None;
+        }
+        let start = after_whitespace(bytes, i + 3);
+        if start == i + 3 {
+            return None;
+        }
+        let mut end = start
+            + if bytes[start..].starts_with(b"r#") {
+                2
+            } else {
+                0
+            };
+        while end < bytes.len() && ident(bytes[end]) {
+            end += 1;
+        }
+        (end > start && bytes.get(after_whitespace(bytes, end)) == Some(&b';'))
+            .then_some((start, end))
+    };
+    // Most files declare no module: the text is lexed only up to the last declaration.
+    let Some(last) = memchr::memmem::find_iter(bytes, b"mod")
+        .filter(|&i| declaration(i).is_some())
+        .last()
+    else {
+        return out;
+    };
+    let mut depth = 0usize;
+    // Where the attributes of the item at hand begin.
+    let mut attrs_from: Option<usize> = None;
+    let mut i = 0;
+    while i <= last {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_end(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
+            b'"' => i = after_any_string(bytes, i),
+            b'\'' => i = after_quote(bytes, i),
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    attrs_from = None;
+                }
+                i += 1;
+            }
+            b';' if depth == 0 => {
+                attrs_from = None;
+                i += 1;
+            }
+            b'#' if depth == 0 => {
+                attrs_from.get_or_insert(i);
+                i += 1;
+            }
+            b'm' if depth == 0 => match declaration(i) {
+                Some((start, end)) => {
+                    let attrs = attrs_from.map_or("", |a| &text[a..i]);
+                    if !attrs.contains("test") && !attrs.contains("path") {
+                        out.push(&text[start..end]);
+                    }
+                    i = end;
+                }
+                None => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// After the string whose opening quote is at `quote`: escapes skip a byte.
 fn after_string(bytes: &[u8], quote: usize) -> usize {
     let mut j = quote + 1;
@@ -489,6 +569,40 @@ pub fn real() {}
         }
         for tail in ["'\\", "\"\\", "r#\"", "/*", "'", "\""] {
             let _ = line_comments(tail);
+        }
+    }
+
+    #[test]
+    fn declared_mods_at_the_top_level() {
+        let src = r####"
+//! mod in_doc;
+mod a;
+pub mod b ;
+pub(crate) mod r#type;
+#[cfg(test)]
+mod tests;
+#[path = "x.rs"]
+mod pathed;
+#[cfg(feature = "y")]
+mod c;
+mod inline { mod nested; }
+fn f() { let s = "mod in_string;"; /* mod in_block; */ }
+// mod in_comment;
+const R: &str = r#"mod in_raw;"#;
+mod model_like_name_is_fine;
+module x;
+mod
+  spaced
+  ;
+mod incomplete
+"####;
+        assert_eq!(
+            declared_mods(src),
+            ["a", "b", "r#type", "c", "model_like_name_is_fine", "spaced"]
+        );
+        assert!(declared_mods("fn model() { modify(); }").is_empty());
+        for cut in 0..=src.len() {
+            let _ = declared_mods(&src[..cut]);
         }
     }
 }

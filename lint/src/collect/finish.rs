@@ -59,7 +59,7 @@ impl Collector<'_> {
         }
         self.fw_finish();
         // Suppression comments.
-        if text.contains("idemcheck:") {
+        if memchr::memmem::find(text.as_bytes(), b"idemcheck:").is_some() {
             let lines: Vec<&str> = text.lines().collect();
             let mut comment_at: FastMap<u32, usize> = FastMap::default();
             // Plain `//` comments only: not doc comments, not text inside string literals.

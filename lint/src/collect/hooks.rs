@@ -95,10 +95,12 @@ fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
 impl Collector<'_> {
     /// Which scans can find anything in this file, from its text.
     pub(super) fn fw_prepare(&mut self, text: &str) {
-        self.fw.want_consts = text.contains("NAME");
-        self.fw.function_tools = text.contains("FunctionTool");
-        self.fw.tools_call = text.contains("tools/call");
-        self.fw.swiftide = text.contains("swiftide");
+        // memchr's searcher, not `str::contains`: these run over every parsed file.
+        let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
+        self.fw.want_consts = has("NAME");
+        self.fw.function_tools = has("FunctionTool");
+        self.fw.tools_call = has("tools/call");
+        self.fw.swiftide = has("swiftide");
     }
 
     /// The file's string constants, when a rig `NAME` may need them.

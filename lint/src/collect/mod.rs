@@ -73,7 +73,7 @@ use tools::*;
 pub(crate) use syntax::distinctive_method;
 
 /// A file to collect, with where it sits in its crate.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileJob {
     /// Absolute path.
     pub path: PathBuf,
@@ -95,6 +95,16 @@ pub fn collect_file_with(
     config: &Config,
     item_facts: bool,
 ) -> (FileFacts, Vec<FileJob>) {
+    collect_file_hooked(job, config, item_facts, &|_| ())
+}
+
+/// [`collect_file_with`], calling `before_parse` with the text once it is read.
+pub fn collect_file_hooked(
+    job: &FileJob,
+    config: &Config,
+    item_facts: bool,
+    before_parse: &dyn Fn(&str),
+) -> (FileFacts, Vec<FileJob>) {
     let text = match std::fs::read_to_string(&job.path) {
         Ok(t) => t,
         Err(e) => {
@@ -115,6 +125,7 @@ pub fn collect_file_with(
             return (facts, Vec::new());
         }
     };
+    before_parse(&text);
     collect_source_with(job, &text, config, item_facts)
 }
 
@@ -409,6 +420,68 @@ impl<'a> Collector<'a> {
             docs: comments::DocComments::default(),
         }
     }
+}
+
+/// The job of the file that `mod NAME;` declares in `parent`'s module `module`, inside its
+/// inline modules `inline` (`mod a { mod NAME; }`), with a `#[path]` attribute's value
+/// `path_attr`: where rustc reads it from.
+fn child_job(
+    parent: &FileJob,
+    module: &[String],
+    inline: &[String],
+    name: &str,
+    path_attr: Option<&str>,
+) -> FileJob {
+    let mut module = module.to_vec();
+    module.push(name.to_string());
+    let dir = parent.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut base = if parent.mod_rs {
+        dir.clone()
+    } else {
+        let stem = parent
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        dir.join(stem)
+    };
+    // `mod r#type;` lives in `type.rs`: files are named without `r#`.
+    let file_name = |n: &str| n.strip_prefix("r#").unwrap_or(n).to_string();
+    for i in inline {
+        base.push(file_name(i));
+    }
+    let (path, mod_rs) = match path_attr {
+        Some(p) if inline.is_empty() => (dir.join(p), true),
+        Some(p) => (base.join(p), true),
+        None => {
+            let stem = file_name(name);
+            let flat = base.join(format!("{stem}.rs"));
+            if flat.exists() {
+                (flat, false)
+            } else {
+                (base.join(&stem).join("mod.rs"), true)
+            }
+        }
+    };
+    let rel = relative_child(&parent.rel, &parent.path, &path);
+    FileJob {
+        path,
+        rel,
+        krate: parent.krate,
+        module,
+        mod_rs,
+    }
+}
+
+/// The files that `job`'s text declares at its top level (`mod NAME;`, without a `#[path]`
+/// or test attribute), found lexically, before the text is parsed: what the walk will most
+/// likely declare, so that they can be read while this file is parsed. The walk's children
+/// are the real ones; a guess it does not confirm is dropped.
+pub fn declared_children(job: &FileJob, text: &str) -> Vec<FileJob> {
+    comments::declared_mods(text)
+        .into_iter()
+        .map(|name| child_job(job, &job.module, &[], name, None))
+        .collect()
 }
 
 fn relative_child(parent_rel: &str, parent_abs: &Path, child_abs: &Path) -> String {

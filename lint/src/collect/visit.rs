@@ -45,51 +45,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                     },
                     _ => None,
                 });
-                let mut module = self.module.clone();
-                module.push(name.clone());
-                let dir = self
-                    .job
-                    .path
-                    .parent()
-                    .unwrap_or(Path::new("."))
-                    .to_path_buf();
-                let mut base = if self.job.mod_rs {
-                    dir.clone()
-                } else {
-                    let stem = self
-                        .job
-                        .path
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().to_string())
-                        .unwrap_or_default();
-                    dir.join(stem)
-                };
-                // `mod r#type;` lives in `type.rs`: files are named without `r#`.
-                let file_name = |n: &str| n.strip_prefix("r#").unwrap_or(n).to_string();
-                for i in &self.inline {
-                    base.push(file_name(i));
-                }
-                let (path, mod_rs) = match path_attr {
-                    Some(p) if self.inline.is_empty() => (dir.join(p), true),
-                    Some(p) => (base.join(p), true),
-                    None => {
-                        let stem = file_name(&name);
-                        let flat = base.join(format!("{stem}.rs"));
-                        if flat.exists() {
-                            (flat, false)
-                        } else {
-                            (base.join(&stem).join("mod.rs"), true)
-                        }
-                    }
-                };
-                let rel = relative_child(&self.job.rel, &self.job.path, &path);
-                self.children.push(FileJob {
-                    path,
-                    rel,
-                    krate: self.job.krate,
-                    module,
-                    mod_rs,
-                });
+                let child = child_job(
+                    self.job,
+                    &self.module,
+                    &self.inline,
+                    &name,
+                    path_attr.as_deref(),
+                );
+                self.children.push(child);
             }
         }
     }
