@@ -14,13 +14,14 @@
 //!
 //! Real code: `cargo bench -p cargo-idemcheck --bench speed -- --real DIR [DIR ...]` (each
 //! DIR a workspace root) reports the lint as `check` runs it, cold and with its incremental
-//! cache warm, against a bare parallel parse of exactly the files it read.
+//! cache warm, against a bare parallel parse of exactly the files it read; medians of 11
+//! interleaved rounds (`REAL_ROUNDS` to change).
 //! `lint/benches/speed.sh` fetches the pinned workspaces and runs this benchmark (synthetic
 //! and real) and the pre-commit one: all the speed figures from one command.
 //!
 //! Two builds: `cargo bench -p cargo-idemcheck --bench speed -- --ab OTHER DIR...` (OTHER the
 //! `speed` bench binary of the other build) interleaves their cold `--all-files` lints and the
-//! bare parse, medians of 11.
+//! bare parse, medians of 11 (`AB_ROUNDS` to change).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -340,6 +341,14 @@ fn child(mode: &str, dir: &Path) {
     println!("{ms:.1} {} {:.0} {detail}", peak_kb(), cpu_ms());
 }
 
+/// How many rounds: the variable `var` (`AB_ROUNDS=25` for a closer look), else `default`.
+fn rounds_from_env(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The floor: a bare parallel `syn::parse_file` of `files`; how many parsed.
 fn parse_all(files: &[PathBuf]) -> usize {
     files
@@ -379,8 +388,11 @@ fn real_list(dir: &Path) -> PathBuf {
 /// plan, warm including the plan, which reads the cache; CPU and peak memory for the whole
 /// child). The last row sums the workspaces.
 fn real(dirs: &[PathBuf]) {
+    // More rounds than the synthetic sizes: real workspaces are where the targets are judged,
+    // and the clock of a shared machine swings by a fifth between runs.
+    let rounds = rounds_from_env("REAL_ROUNDS", 11);
     println!(
-        "real workspaces: {ROUNDS} interleaved rounds, medians; {} threads",
+        "real workspaces: {rounds} interleaved rounds, medians; {} threads",
         rayon::current_num_threads()
     );
     println!(
@@ -403,7 +415,7 @@ fn real(dirs: &[PathBuf]) {
             "parse-visit-real",
         ];
         let mut samples: Vec<Vec<Sample>> = modes.iter().map(|_| Vec::new()).collect();
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds {
             for (mode, v) in modes.iter().zip(&mut samples) {
                 v.push(measure_once(mode, dir));
             }
@@ -494,11 +506,7 @@ fn median(v: &[Sample], f: fn(&Sample) -> f64) -> f64 {
 /// 11 rounds (or `AB_ROUNDS`), medians of wall and CPU time. On a shared machine whose clock swings
 /// by a fifth between full runs, this is how a change is measured.
 fn ab(other: &Path, dirs: &[PathBuf]) {
-    // `AB_ROUNDS=21` for a closer look.
-    let rounds: usize = std::env::var("AB_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(11);
+    let rounds = rounds_from_env("AB_ROUNDS", 11);
     println!(
         "A/B: this build against {}; {rounds} interleaved rounds, medians",
         other.display()

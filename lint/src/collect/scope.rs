@@ -15,6 +15,17 @@ pub(super) fn path_segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
+/// The first name of a `use` tree (`rmcp` in `use ::rmcp::{..}`), unless it opens with a
+/// group or a glob.
+pub(crate) fn use_tree_root(tree: &syn::UseTree) -> Option<&syn::Ident> {
+    match tree {
+        syn::UseTree::Path(p) => Some(&p.ident),
+        syn::UseTree::Name(n) => Some(&n.ident),
+        syn::UseTree::Rename(r) => Some(&r.ident),
+        syn::UseTree::Glob(_) | syn::UseTree::Group(_) => None,
+    }
+}
+
 fn collect_use(tree: &syn::UseTree, prefix: &mut Vec<String>, scope: &mut UseScope) {
     match tree {
         syn::UseTree::Path(p) => {
@@ -132,11 +143,11 @@ impl Collector<'_> {
             if let syn::Item::Use(u) = item {
                 let mut prefix = Vec::new();
                 collect_use(&u.tree, &mut prefix, &mut scope);
-                let text = u.tree.to_token_stream().to_string();
-                if text.starts_with("rmcp") || text.starts_with(":: rmcp") {
-                    scope.uses_rmcp = true;
+                if let Some(root) = use_tree_root(&u.tree) {
+                    let root = root.to_string();
+                    scope.uses_rmcp |= root.starts_with("rmcp");
+                    scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&root);
                 }
-                scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&text);
             }
         }
         // Normalise crate/self/super prefixes to absolute module paths.

@@ -26,10 +26,10 @@ pub fn is_swiftide_path(resolved: &[String]) -> bool {
         .is_some_and(|f| f == "swiftide" || f.starts_with("swiftide_"))
 }
 
-/// Whether the text of a `use` tree starts in a swiftide crate.
-pub fn use_is_swiftide(use_text: &str) -> bool {
-    let t = use_text.trim_start_matches(':').trim_start();
-    t.starts_with("swiftide")
+/// Whether a `use` tree whose first name is `first` (`swiftide` in
+/// `use ::swiftide::{Tool, tool}`) starts in a swiftide crate.
+pub fn use_is_swiftide(first: &str) -> bool {
+    first.starts_with("swiftide")
 }
 
 /// Whether a `#[tool]` attribute (path resolved through `use`) is swiftide's.
@@ -181,7 +181,9 @@ mod tests {
         assert!(!is_tool_attr(&seg(&["tool"]), false, true, true));
         assert!(!is_tool_attr(&seg(&["tool"]), true, true, false));
         assert!(!is_tool_attr(&seg(&["rmcp", "tool"]), false, true, false));
-        assert!(use_is_swiftide(":: swiftide :: { Tool , tool }"));
+        assert!(use_is_swiftide("swiftide"));
+        assert!(use_is_swiftide("swiftide_core"));
+        assert!(!use_is_swiftide("rmcp"));
     }
 
     #[test]
