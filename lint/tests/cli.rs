@@ -360,6 +360,13 @@ fn explain_exists_for_every_code_and_name() {
     }
 }
 
+/// A file holding one rmcp write tool `w` on the type `name` (its finding at line 5).
+fn write_tool(name: &str) -> String {
+    format!(
+        "pub struct {name} {{ http: reqwest::Client }}\n#[rmcp::tool_router]\nimpl {name} {{\n    #[rmcp::tool(description = \"w\")]\n    async fn w(&self) {{ self.http.post(\"u\").send().await; }}\n}}\n"
+    )
+}
+
 /// `head` written before the text of the file at `path`.
 fn prepend(path: &Path, head: &str) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -1105,13 +1112,8 @@ fn modules_read_ahead_count_only_when_the_walk_declares_them() {
         &root.join("alpha/src/lib.rs"),
         "mod kept;\n#[cfg(test)]\nmod tests;\nsome_macro!(mod guessed;);\n#[path = \"kept.rs\"]\nmod again;\n",
     );
-    let tool = |name: &str| {
-        format!(
-            "pub struct {name} {{ http: reqwest::Client }}\n#[rmcp::tool_router]\nimpl {name} {{\n    #[rmcp::tool(description = \"w\")]\n    async fn w(&self) {{ self.http.post(\"u\").send().await; }}\n}}\n"
-        )
-    };
     for (file, ty) in [("kept", "K"), ("tests", "T"), ("guessed", "G")] {
-        write(&root.join(format!("alpha/src/{file}.rs")), &tool(ty));
+        write(&root.join(format!("alpha/src/{file}.rs")), &write_tool(ty));
     }
     for args in [
         &["--workspace", "--no-cache"][..],
@@ -1131,5 +1133,56 @@ fn modules_read_ahead_count_only_when_the_walk_declares_them() {
             "{args:?}: {s}"
         );
         assert!(s.contains("3 tools (2 write) in 3 files"), "{args:?}: {s}");
+    }
+}
+
+/// Modules declared inside a braced macro call at item level (`cfg_rt! { pub mod runtime; }`,
+/// `cfg_if!` branches) are followed when their file exists — every branch, as every `#[cfg]`
+/// module is — but not behind a test or `#[path]` attribute, not inside a `macro_rules!`
+/// definition, not in a parenthesised call, and a missing file is nothing to report.
+#[test]
+fn modules_declared_in_braced_macro_calls_are_followed() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    prepend(
+        &root.join("alpha/src/lib.rs"),
+        "cfg_rt! {\n    pub(crate) mod gated;\n}\ncfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        mod unix;\n    } else {\n        mod other;\n    }\n}\ncfg_any! {\n    #[cfg(test)]\n    pub(crate) mod tests;\n    #[path = \"x.rs\"]\n    mod pathed;\n    mod missing;\n    mod inline_one { mod nested; }\n}\nmacro_rules! declare { () => { mod generated; }; }\nsome_macro!(mod guessed;);\n",
+    );
+    for file in [
+        "gated",
+        "unix",
+        "other",
+        "tests",
+        "x",
+        "nested",
+        "generated",
+        "guessed",
+    ] {
+        write(&root.join(format!("alpha/src/{file}.rs")), &write_tool("W"));
+    }
+    for args in [
+        &["--workspace", "--no-cache"][..],
+        &["--workspace", "--all-files"],
+        &["--workspace"],
+    ] {
+        let (code, s) = short(args, root);
+        assert_eq!(code, 1, "{args:?}: {s}");
+        for kept in ["gated", "unix", "other"] {
+            assert!(
+                s.contains(&format!("alpha/src/{kept}.rs:5:14: error[IDEM001]")),
+                "{args:?}: {kept}: {s}"
+            );
+        }
+        for dropped in [
+            "src/tests.rs",
+            "src/x.rs",
+            "src/nested.rs",
+            "src/generated.rs",
+            "src/guessed.rs",
+            "IDEM012",
+        ] {
+            assert!(!s.contains(dropped), "{args:?}: {dropped}: {s}");
+        }
+        assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
     }
 }

@@ -17,6 +17,27 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         self.scopes.pop();
     }
 
+    /// `cfg_rt! { pub mod runtime; }`, `cfg_if! { if #[cfg(unix)] { mod unix; } else { .. } }`:
+    /// the modules a braced macro call at item level declares are followed (every branch of a
+    /// `cfg`, as every `#[cfg]` module is), when their file exists; a macro's own syntax may
+    /// not be modules at all, and a missing file is then nothing to report.
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        if m.ident.is_none()
+            && matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_))
+            && !has_cfg_test(&m.attrs)
+        {
+            let mut names = Vec::new();
+            macro_declared_mods(m.mac.tokens.clone(), &mut names);
+            for name in names {
+                let child = child_job(self.job, &self.module, &self.inline, &name, None);
+                if child.path.is_file() && !self.children.iter().any(|c| c.path == child.path) {
+                    self.children.push(child);
+                }
+            }
+        }
+        visit::visit_item_macro(self, m);
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         if has_cfg_test(&m.attrs) {
             return;
@@ -509,6 +530,58 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if let Some(field) = self.state_field(&l.expr, true) {
             self.alias_bindings(&l.pat, &field);
         }
+    }
+}
+
+/// The `mod NAME;` declarations in a macro call's tokens, at any depth of its groups but not
+/// inside an inline module (`mod x { .. }`), nor behind a test or `#[path]` attribute.
+fn macro_declared_mods(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    // The attributes before the declaration at hand.
+    let mut attrs = proc_macro2::TokenStream::new();
+    let mut i = 0;
+    while i < trees.len() {
+        match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
+            (TokenTree::Punct(p), Some(TokenTree::Group(g)), _)
+                if p.as_char() == '#' && g.delimiter() == proc_macro2::Delimiter::Bracket =>
+            {
+                attrs.extend([trees[i].clone(), trees[i + 1].clone()]);
+                i += 2;
+                continue;
+            }
+            (TokenTree::Ident(kw), Some(TokenTree::Ident(name)), Some(TokenTree::Punct(p)))
+                if kw == "mod" && p.as_char() == ';' =>
+            {
+                let attrs =
+                    syn::parse::Parser::parse2(Attribute::parse_outer, std::mem::take(&mut attrs))
+                        .unwrap_or_default();
+                if !has_cfg_test(&attrs) && !attrs.iter().any(|a| a.path().is_ident("path")) {
+                    out.push(name.to_string());
+                }
+                i += 3;
+                continue;
+            }
+            // An inline module: not followed into.
+            (TokenTree::Ident(kw), Some(TokenTree::Ident(_)), Some(TokenTree::Group(_)))
+                if kw == "mod" =>
+            {
+                attrs = proc_macro2::TokenStream::new();
+                i += 3;
+                continue;
+            }
+            (TokenTree::Group(g), _, _) => {
+                macro_declared_mods(g.stream(), out);
+                // A block ends what the attributes stood before; `pub(crate)` does not.
+                if g.delimiter() == proc_macro2::Delimiter::Brace {
+                    attrs = proc_macro2::TokenStream::new();
+                }
+            }
+            (TokenTree::Punct(p), _, _) if p.as_char() == ';' => {
+                attrs = proc_macro2::TokenStream::new();
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }
 
