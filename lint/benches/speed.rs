@@ -215,6 +215,7 @@ fn child(mode: &str, dir: &Path) {
                 krate: 0,
                 module: Vec::new(),
                 mod_rs: true,
+                optional: false,
             };
             let plan = cargo_idemcheck::discover::Plan {
                 root,

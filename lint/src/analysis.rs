@@ -100,6 +100,7 @@ pub fn collect_prefiltered(
         let krate = &plan.crates[job.krate];
         let config: &Config = &krate.config;
         if excludes[job.krate].is_match(&job.rel)
+            || (job.optional && !job.path.is_file())
             || !started
                 .lock()
                 .expect("no panics while locked")
@@ -305,6 +306,7 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
                 krate: 0,
                 module,
                 mod_rs: true,
+                optional: false,
             };
             crate::collect::collect_source(&job, text, &config).0
         })

@@ -586,6 +586,7 @@ mod tests {
                 krate: 0,
                 module: vec!["m".into()],
                 mod_rs: false,
+                optional: false,
             };
             let collected = crate::collect::collect_source(&job, &text, &config);
             contracts += collected

@@ -268,6 +268,7 @@ mod tests {
             krate: 0,
             module: Vec::new(),
             mod_rs: true,
+            optional: false,
         };
         let (facts, _) = crate::collect::collect_source(&job, text, &Default::default());
         assert!(facts.parsed);

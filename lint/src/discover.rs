@@ -392,6 +392,7 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
                     krate: crates.len(),
                     module: Vec::new(),
                     mod_rs: true,
+                    optional: false,
                 }],
                 follow_mods: true,
                 package: Some(package),
@@ -536,6 +537,7 @@ fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, D
             roots.push(FileJob {
                 rel: rel_to(root, &f),
                 mod_rs: is_mod_rs(&f),
+                optional: false,
                 path: f,
                 krate: 0,
                 module: Vec::new(),

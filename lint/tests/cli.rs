@@ -407,7 +407,12 @@ fn two_member_workspace() -> tempfile::TempDir {
 }
 
 fn short(args: &[&str], cwd: &Path) -> (i32, String) {
-    let out = bin()
+    short_with(bin(), args, cwd)
+}
+
+/// [`short`] with the command `cmd` (whose environment the caller has set).
+fn short_with(mut cmd: Command, args: &[&str], cwd: &Path) -> (i32, String) {
+    let out = cmd
         .current_dir(cwd)
         .args(args)
         .arg("--message-format=short")
@@ -1160,6 +1165,14 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
     ] {
         write(&root.join(format!("alpha/src/{file}.rs")), &write_tool("W"));
     }
+    // The workspace's own target directory, so that runs without `--no-cache` keep a cache
+    // there, and files old enough for their stats to be trusted.
+    let short = |args: &[&str], root: &Path| {
+        let mut cmd = bin();
+        cmd.env("CARGO_TARGET_DIR", root.join("target"));
+        short_with(cmd, args, root)
+    };
+    age(root, 600);
     for args in [
         &["--workspace", "--no-cache"][..],
         &["--workspace", "--all-files"],
@@ -1183,6 +1196,27 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
         ] {
             assert!(!s.contains(dropped), "{args:?}: {dropped}: {s}");
         }
+        assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
+    }
+    // Whether such a file exists is asked at every run, cache warm or not, though the text
+    // that declares it is unchanged: one that appears is read, one that goes is not reported.
+    assert!(root.join("target/idemcheck/index-v1.bin").is_file());
+    write(&root.join("alpha/src/missing.rs"), &write_tool("M"));
+    for args in [&["--workspace"][..], &["--workspace", "--no-cache"]] {
+        let (_, s) = short(args, root);
+        assert!(
+            s.contains("alpha/src/missing.rs:5:14: error[IDEM001]"),
+            "{args:?}: {s}"
+        );
+        assert!(s.contains("6 tools (5 write) in 6 files"), "{args:?}: {s}");
+    }
+    std::fs::remove_file(root.join("alpha/src/unix.rs")).unwrap();
+    for args in [&["--workspace"][..], &["--workspace", "--no-cache"]] {
+        let (_, s) = short(args, root);
+        assert!(
+            !s.contains("src/unix.rs") && !s.contains("IDEM012"),
+            "{args:?}: {s}"
+        );
         assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
     }
 }

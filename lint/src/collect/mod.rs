@@ -86,6 +86,9 @@ pub struct FileJob {
     /// Whether `mod x;` inside it looks for `x.rs` next to it (crate roots, `mod.rs`,
     /// files loaded with `#[path]`) rather than in a directory named after it.
     pub mod_rs: bool,
+    /// Declared inside a macro call (`cfg_if! { mod x; }`), whose expansion may not hold it:
+    /// a missing file is skipped, not reported.
+    pub optional: bool,
 }
 
 /// Read, parse and collect one file (item facts only when `item_facts` is set, see
@@ -470,6 +473,7 @@ fn child_job(
         krate: parent.krate,
         module,
         mod_rs,
+        optional: false,
     }
 }
 
@@ -578,6 +582,7 @@ mod tests {
             krate: 0,
             module: Vec::new(),
             mod_rs: true,
+            optional: false,
         }
     }
 

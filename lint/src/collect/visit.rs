@@ -19,8 +19,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     /// `cfg_rt! { pub mod runtime; }`, `cfg_if! { if #[cfg(unix)] { mod unix; } else { .. } }`:
     /// the modules a braced macro call at item level declares are followed (every branch of a
-    /// `cfg`, as every `#[cfg]` module is), when their file exists; a macro's own syntax may
-    /// not be modules at all, and a missing file is then nothing to report.
+    /// `cfg`, as every `#[cfg]` module is) as optional children: a macro's own syntax may not
+    /// be modules at all, so a missing file is skipped, not reported. (Whether it exists is
+    /// asked when the child is collected, not here: the cache keeps this file's children
+    /// while its text is unchanged, and a file may appear or go meanwhile.)
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
         if m.ident.is_none()
             && matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_))
@@ -29,8 +31,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             let mut names = Vec::new();
             macro_declared_mods(m.mac.tokens.clone(), &mut names);
             for name in names {
-                let child = child_job(self.job, &self.module, &self.inline, &name, None);
-                if child.path.is_file() && !self.children.iter().any(|c| c.path == child.path) {
+                let child = FileJob {
+                    optional: true,
+                    ..child_job(self.job, &self.module, &self.inline, &name, None)
+                };
+                if !self.children.iter().any(|c| c.path == child.path) {
                     self.children.push(child);
                 }
             }
