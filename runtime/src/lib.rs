@@ -128,15 +128,40 @@ pub mod __private {
         }
     }
 
-    /// The postcondition's answer, its type checked against the tool's success type `T`.
-    pub async fn postcondition<T, F>(
-        future: F,
-    ) -> ::core::result::Result<::core::option::Option<T>, ::std::string::String>
+    /// The postcondition's answer, its type checked against the tool's success type `T` here,
+    /// once: the future it returns asks nothing more of that type, so a mismatch is one error
+    /// at `verify = path`, not a second one wherever the future is awaited.
+    pub fn postcondition<T, F>(future: F) -> Postcondition<F, T>
     where
         F: ::core::future::Future,
         F::Output: PostconditionOutput<T>,
     {
-        future.await.into_result()
+        Postcondition {
+            future: ::std::boxed::Box::pin(future),
+            convert: <F::Output as PostconditionOutput<T>>::into_result,
+        }
+    }
+
+    /// The future [`postcondition`] returns: the postcondition's own future, its answer
+    /// converted as the executor takes it.
+    pub struct Postcondition<F: ::core::future::Future, T> {
+        future: ::core::pin::Pin<::std::boxed::Box<F>>,
+        convert: fn(
+            F::Output,
+        )
+            -> ::core::result::Result<::core::option::Option<T>, ::std::string::String>,
+    }
+
+    impl<F: ::core::future::Future, T> ::core::future::Future for Postcondition<F, T> {
+        type Output = ::core::result::Result<::core::option::Option<T>, ::std::string::String>;
+
+        fn poll(
+            self: ::core::pin::Pin<&mut Self>,
+            cx: &mut ::core::task::Context<'_>,
+        ) -> ::core::task::Poll<Self::Output> {
+            let this = self.get_mut();
+            this.future.as_mut().poll(cx).map(this.convert)
+        }
     }
 
     /// `<R as ToolResult>::Ok`.
