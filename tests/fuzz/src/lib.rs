@@ -200,6 +200,16 @@ impl Target {
             "r#\"",
             "b'x'",
             "match name {",
+            // The lexer that blanks doc comments and reads `mod` declarations ahead.
+            "/// doc\n",
+            "//! inner\n",
+            "/** block */",
+            "#[doc = \"]\"]",
+            "pub(crate) mod x;",
+            "#[cfg(test)]\n",
+            "cfg_if::cfg_if! { if #[cfg(unix)] { mod u; } }",
+            "\r\n",
+            "\u{2028}",
         ];
         match self {
             Target::Grammar | Target::AllowComment => {
