@@ -117,7 +117,7 @@ pub fn collect_prefiltered(
             }
         };
         let uncached =
-            || crate::collect::collect_file_hooked(&job, config, item_facts, &before_parse);
+            || crate::collect::collect_file_with(&job, config, item_facts, &before_parse);
         let (facts, children) = match (&plan.cache, config_fps.get(job.krate)) {
             (Some(cache), Some(fp)) => {
                 let key = crate::cache::collect_key(&job, fp, item_facts);

@@ -22,40 +22,41 @@ pub(super) struct LineComment<'a> {
     pub body: &'a str,
 }
 
-/// Every plain line comment of `text`, in order. The scan jumps from one `/`, `"` or `'`
-/// to the next (memchr): only those can open a comment or a literal.
+/// Every plain line comment of `text`, in order.
 pub(super) fn line_comments(text: &str) -> Vec<LineComment<'_>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    // Line bookkeeping: newlines are counted only up to where a comment is found.
-    let (mut counted_to, mut line, mut line_start) = (0usize, 0usize, 0usize);
+    let mut lines = LineCounter::default();
+    scan_line_comments(bytes, |i| {
+        let end = line_end(bytes, i);
+        if doc_kind(bytes, i).is_none() {
+            lines.advance(bytes, i);
+            out.push(LineComment {
+                line: lines.newlines,
+                column: i - lines.line_start,
+                body: &text[i + 2..end],
+            });
+        }
+        end
+    });
+    out
+}
+
+/// Every `//` comment of `bytes` outside literals and block comments, in order:
+/// `line_comment` gets its offset and answers where the scan goes on. The scan jumps from
+/// one `/`, `"` or `'` to the next (memchr): only those can open a comment or a literal.
+fn scan_line_comments(bytes: &[u8], mut line_comment: impl FnMut(usize) -> usize) {
     let mut i = 0;
     while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', bytes.get(i..).unwrap_or_default()) {
         i += off;
         match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = line_end(bytes, i);
-                if doc_kind(bytes, i).is_none() {
-                    for n in memchr::memchr_iter(b'\n', &bytes[counted_to..i]) {
-                        line += 1;
-                        line_start = counted_to + n + 1;
-                    }
-                    counted_to = i;
-                    out.push(LineComment {
-                        line,
-                        column: i - line_start,
-                        body: &text[i + 2..end],
-                    });
-                }
-                i = end;
-            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_comment(i),
             b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
             b'/' => i += 1,
             b'"' => i = after_any_string(bytes, i),
             _ => i = after_quote(bytes, i),
         }
     }
-    out
 }
 
 /// The outer doc comments (`///`) of a text, each under the place (line and column, as
@@ -71,14 +72,13 @@ pub(super) struct DocComments<'t> {
 }
 
 impl<'t> DocComments<'t> {
-    /// The bodies of the doc comments of the item whose first token after its attributes
-    /// starts at `anchor`, in order.
     /// Whether the text has no outer doc comment.
     pub(super) fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 
-    /// With each, the byte offset where it starts.
+    /// The bodies of the doc comments of the item whose first token after its attributes
+    /// starts at `anchor`, in order, each with the byte offset where it starts.
     pub(super) fn of(&self, anchor: Anchor) -> impl Iterator<Item = (usize, &'t str)> + '_ {
         let from = self.lines.partition_point(|(a, _)| *a < anchor);
         self.lines[from..]
@@ -100,23 +100,10 @@ pub(super) fn blank_doc_comments(text: &str) -> (Option<String>, DocComments<'_>
         lines: Vec::new(),
     };
     let mut lines = LineCounter::default();
-    let mut i = 0;
-    while let Some(off) = memchr::memchr3(b'/', b'"', b'\'', bytes.get(i..).unwrap_or_default()) {
-        i += off;
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = if doc_kind(bytes, i).is_some() {
-                    doc_run(bytes, i, &mut out, &mut docs.lines, &mut lines)
-                } else {
-                    line_end(bytes, i)
-                };
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => i = after_block_comment(bytes, i),
-            b'/' => i += 1,
-            b'"' => i = after_any_string(bytes, i),
-            _ => i = after_quote(bytes, i),
-        }
-    }
+    scan_line_comments(bytes, |i| match doc_kind(bytes, i) {
+        Some(_) => doc_run(bytes, i, &mut out, &mut docs.lines, &mut lines),
+        None => line_end(bytes, i),
+    });
     // Only ASCII bytes were replaced, by a space: still UTF-8.
     let blanked = out.and_then(|v| String::from_utf8(v).ok());
     (blanked, docs)
@@ -203,19 +190,25 @@ impl From<proc_macro2::LineColumn> for Anchor {
 #[derive(Default)]
 struct LineCounter {
     counted_to: usize,
-    /// Newlines before `counted_to`.
+    /// Newlines before `counted_to`: the 0-based line it is on.
     newlines: usize,
+    /// Where that line starts.
     line_start: usize,
 }
 
 impl LineCounter {
-    /// The place of byte `at`, at or after every place asked before.
-    fn place(&mut self, bytes: &[u8], at: usize) -> Anchor {
+    /// Count the newlines up to byte `at`, at or after every byte asked before.
+    fn advance(&mut self, bytes: &[u8], at: usize) {
         for n in memchr::memchr_iter(b'\n', &bytes[self.counted_to..at]) {
             self.newlines += 1;
             self.line_start = self.counted_to + n + 1;
         }
         self.counted_to = at;
+    }
+
+    /// The place of byte `at`, at or after every byte asked before.
+    fn place(&mut self, bytes: &[u8], at: usize) -> Anchor {
+        self.advance(bytes, at);
         // Characters: every byte but UTF-8 continuation bytes.
         let column = bytes[self.line_start..at]
             .iter()

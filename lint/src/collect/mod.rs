@@ -92,17 +92,9 @@ pub struct FileJob {
 }
 
 /// Read, parse and collect one file (item facts only when `item_facts` is set, see
-/// [`collect_source_with`]). Returns its facts and the `mod` files it declares.
+/// [`collect_source_with`]), calling `before_parse` with its text once it is read. Returns
+/// its facts and the `mod` files it declares.
 pub fn collect_file_with(
-    job: &FileJob,
-    config: &Config,
-    item_facts: bool,
-) -> (FileFacts, Vec<FileJob>) {
-    collect_file_hooked(job, config, item_facts, &|_| ())
-}
-
-/// [`collect_file_with`], calling `before_parse` with the text once it is read.
-pub fn collect_file_hooked(
     job: &FileJob,
     config: &Config,
     item_facts: bool,
@@ -682,31 +674,6 @@ mod tests {
         "//// Four slashes.\nstruct P;\n/** Block. */\nstruct Q;\n/// Explicit too.\n#[doc = \"Attr.\"]\n/// After.\nstruct M;\n",
     ];
 
-    /// The doc text of `#[doc]` attributes (as syn makes doc comments), as the lint reads it.
-    fn attr_doc(attrs: &[Attribute]) -> String {
-        let mut lines = Vec::new();
-        for a in attrs {
-            if let Meta::NameValue(nv) = &a.meta
-                && nv.path.is_ident("doc")
-                && let Expr::Lit(l) = &nv.value
-                && let Lit::Str(s) = &l.lit
-            {
-                for line in s.value().lines() {
-                    lines.push(
-                        line.strip_prefix(' ')
-                            .unwrap_or(line)
-                            .trim_end()
-                            .to_string(),
-                    );
-                }
-            }
-        }
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
-        lines.join("\n")
-    }
-
     /// Every documentable thing of a syn tree: its first token after its attributes, and its
     /// attributes.
     fn documented(file: &syn::File) -> Vec<(Span, Vec<Attribute>)> {
@@ -755,12 +722,14 @@ mod tests {
             assert_eq!(expected.len(), ours.len(), "{name}");
             let config = Config::default();
             let job = test_job(name);
+            // On syn's tree, with no doc comments kept aside, the docs are its attributes'.
+            let from_attributes = Collector::new(&job, &config);
             let mut c = Collector::new(&job, &config);
             c.docs = parsed.docs;
             for ((lead, attrs), (our_lead, our_attrs)) in expected.iter().zip(&ours) {
                 // The blanked text has the original's length: the same offsets.
                 assert_eq!(lead.byte_range(), our_lead.byte_range(), "{name}");
-                let doc = attr_doc(attrs);
+                let doc = from_attributes.doc_text(attrs, *lead);
                 assert_eq!(
                     c.doc_text(our_attrs, *our_lead),
                     doc,
