@@ -17,7 +17,7 @@ pub(super) fn path_segments(path: &syn::Path) -> Vec<String> {
 
 /// The first name of a `use` tree (`rmcp` in `use ::rmcp::{..}`), unless it opens with a
 /// group or a glob.
-pub(crate) fn use_tree_root(tree: &syn::UseTree) -> Option<&syn::Ident> {
+fn use_tree_root(tree: &syn::UseTree) -> Option<&syn::Ident> {
     match tree {
         syn::UseTree::Path(p) => Some(&p.ident),
         syn::UseTree::Name(n) => Some(&n.ident),
