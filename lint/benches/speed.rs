@@ -176,19 +176,49 @@ fn generate(dir: &Path, lines: usize) -> Vec<PathBuf> {
 }
 
 /// User + system CPU time of this process, in milliseconds (from /proc/self/stat).
+/// This process's counters from /proc/self/stat: minor page faults, user and kernel CPU
+/// time (ms). The child modes print their differences over the measured window too.
+#[derive(Clone, Copy)]
+struct ProcStat {
+    faults: u64,
+    user_ms: f64,
+    sys_ms: f64,
+}
+
+impl ProcStat {
+    fn now() -> ProcStat {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let after = stat.rsplit(')').next().unwrap_or("");
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        let num = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        // USER_HZ is 100 on Linux.
+        ProcStat {
+            faults: num(7) as u64,
+            user_ms: num(11) * 10.0,
+            sys_ms: num(12) * 10.0,
+        }
+    }
+
+    /// `faults=.. user_ms=.. sys_ms=..` since `start`.
+    fn since(start: ProcStat) -> String {
+        let now = ProcStat::now();
+        format!(
+            "faults={} user_ms={:.0} sys_ms={:.0}",
+            now.faults - start.faults,
+            now.user_ms - start.user_ms,
+            now.sys_ms - start.sys_ms
+        )
+    }
+}
+
 fn cpu_ms() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = fields
-        .get(11)
-        .and_then(|f| f.parse::<f64>().ok())
-        .unwrap_or(0.0)
-        + fields
-            .get(12)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0);
-    ticks * 10.0 // USER_HZ is 100 on Linux
+    let s = ProcStat::now();
+    s.user_ms + s.sys_ms
 }
 
 fn peak_kb() -> u64 {
@@ -269,13 +299,17 @@ fn child(mode: &str, dir: &Path) {
             let t_plan = Instant::now();
             let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
             let t0 = if warm { t_plan } else { Instant::now() };
+            let k0 = ProcStat::now();
             let (files, _) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
+            let t_collected = t0.elapsed().as_secs_f64() * 1000.0;
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);
+            let t_analyzed = t0.elapsed().as_secs_f64() * 1000.0;
             let json = cargo_idemcheck::report::json::render(&a);
             if let Some(cache) = &plan.cache {
                 cache.save().expect("the cache saved");
             }
             let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            let window = ProcStat::since(k0);
             // Every file of the workspace, for `parse-real` to parse the same ones.
             if all_files {
                 let list: Vec<String> =
@@ -287,12 +321,12 @@ fn child(mode: &str, dir: &Path) {
                 .map(|f| std::fs::read_to_string(&f.path).map_or(0, |t| t.lines().count()))
                 .sum();
             println!(
-                "{ms:.1} {} {:.0} files={} lines={lines} tools={} json_bytes={}",
+                "{ms:.1} {} {:.0} files={} lines={lines} tools={} json_bytes={} {window} collected_ms={t_collected:.0} analyzed_ms={t_analyzed:.0}",
                 peak_kb(),
                 cpu_ms(),
                 files.len(),
                 a.report.summary.tools,
-                json.len()
+                json.len(),
             );
             return;
         }
@@ -300,9 +334,11 @@ fn child(mode: &str, dir: &Path) {
             let list = std::fs::read_to_string(real_list(dir)).expect("run lint-real first");
             let files: Vec<PathBuf> = list.lines().map(PathBuf::from).collect();
             let t0 = Instant::now();
+            let k0 = ProcStat::now();
             let ok = parse_all(&files);
             let ms = t0.elapsed().as_secs_f64() * 1000.0;
-            println!("{ms:.1} {} {:.0} files={ok}", peak_kb(), cpu_ms());
+            let window = ProcStat::since(k0);
+            println!("{ms:.1} {} {:.0} files={ok} {window}", peak_kb(), cpu_ms());
             return;
         }
         "parse-visit-real" => {
