@@ -152,8 +152,9 @@ impl Collector<'_> {
             {
                 self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
             }
-            let query_method = ev::QUERY_METHODS.contains(&name.as_str());
-            let http_write = ev::HTTP_WRITE_METHODS.contains(&name.as_str()) && mc.args.len() == 1;
+            let class = MethodClass::of(&name);
+            let query_method = class.query;
+            let http_write = class.http_write && mc.args.len() == 1;
             if query_method
                 && mc.args.iter().any(|a| {
                     self.text_of(a)
@@ -163,13 +164,7 @@ impl Collector<'_> {
             {
                 self.read_signal(format!("a read statement (`.{name}(..)`)"), loc(), None);
             }
-            if !(i == 0 && is_self(root))
-                && matches!(
-                    crate::effects::verbs::leading_verb(&name),
-                    Some(crate::effects::verbs::Verb::Read(_))
-                )
-                && crate::effects::verbs::words(&name).len() >= 2
-            {
+            if !(i == 0 && is_self(root)) && class.read_call {
                 let unless = match unless {
                     Some(u) => Some(u),
                     None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
@@ -212,7 +207,7 @@ impl Collector<'_> {
                     unless,
                 );
             }
-            if ev::MESSAGE_METHODS.contains(&name.as_str())
+            if class.message
                 || (name == "send"
                     && mc.args.len() == 1
                     && recv.as_deref().is_some_and(ev::message_receiver))
@@ -224,7 +219,8 @@ impl Collector<'_> {
                     loc(),
                     unless,
                 );
-            } else if crate::effects::state::browser_action(&name, recv.as_deref()) {
+            } else if class.browser && crate::effects::state::browser_action(&name, recv.as_deref())
+            {
                 self.evidence(
                     EvidenceKind::State,
                     false,
@@ -233,6 +229,7 @@ impl Collector<'_> {
                     unless,
                 );
             } else if !(query_method || i == 0 && is_self(root) || http_write)
+                && class.client_write
                 && crate::effects::verbs::client_write(
                     &name,
                     i,
@@ -359,5 +356,146 @@ impl Collector<'_> {
             None => "process spawn (program not a literal)".to_string(),
         };
         self.evidence(EvidenceKind::Process, true, what, spec.loc, None);
+    }
+}
+
+/// What a method's name alone says to [`Collector::analyze_chain`], each a necessary condition
+/// of one of its checks (which then look at the receiver, the arguments and the chain too).
+/// Every method call of a workspace is classified; names repeat (`clone`, `map`, `unwrap`), so
+/// each thread keeps the classes of the names it has seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct MethodClass {
+    /// A SQL query method ([`ev::QUERY_METHODS`]).
+    query: bool,
+    /// An HTTP write method ([`ev::HTTP_WRITE_METHODS`]).
+    http_write: bool,
+    /// A name of two words or more whose first is a read verb (`get_user`, `list_pods`).
+    read_call: bool,
+    /// A message-sending method ([`ev::MESSAGE_METHODS`]).
+    message: bool,
+    /// A browser action ([`crate::effects::state::browser_action_name`]).
+    browser: bool,
+    /// A possible SDK write ([`crate::effects::verbs::client_write_name`]).
+    client_write: bool,
+    /// A method that changes the object it is called on ([`crate::effects::state::MUTATORS`]),
+    /// or switches what it points at (`db.use_ns(..)`, `session.set_mode(..)`): kept state
+    /// changes when the object is kept between calls (`check_state_mutation`).
+    pub(super) state_mutator: bool,
+}
+
+impl MethodClass {
+    fn classify(name: &str) -> MethodClass {
+        use crate::effects::verbs;
+        MethodClass {
+            query: ev::QUERY_METHODS.contains(&name),
+            http_write: ev::HTTP_WRITE_METHODS.contains(&name),
+            read_call: matches!(verbs::leading_verb(name), Some(verbs::Verb::Read(_)))
+                && verbs::words(name).len() >= 2,
+            message: ev::MESSAGE_METHODS.contains(&name),
+            browser: crate::effects::state::browser_action_name(name),
+            client_write: verbs::client_write_name(name),
+            state_mutator: crate::effects::state::MUTATORS.contains(&name)
+                || ["use_", "set_", "switch_", "select_"]
+                    .iter()
+                    .any(|p| name.starts_with(p)),
+        }
+    }
+
+    /// [`MethodClass::classify`], remembered per thread.
+    pub(super) fn of(name: &str) -> MethodClass {
+        thread_local! {
+            static SEEN: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, MethodClass>> =
+                std::cell::RefCell::default();
+        }
+        SEEN.with_borrow_mut(|seen| match seen.get(name) {
+            Some(class) => *class,
+            None => {
+                let class = MethodClass::classify(name);
+                seen.insert(name.into(), class);
+                class
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MethodClass;
+
+    #[test]
+    fn a_method_name_is_classified_once_per_thread_and_alike() {
+        let none = MethodClass {
+            query: false,
+            http_write: false,
+            read_call: false,
+            message: false,
+            browser: false,
+            client_write: false,
+            state_mutator: false,
+        };
+        for (name, want) in [
+            // A query method whose verb also makes it a possible SDK write.
+            (
+                "execute",
+                MethodClass {
+                    query: true,
+                    client_write: true,
+                    ..none
+                },
+            ),
+            (
+                "post",
+                MethodClass {
+                    http_write: true,
+                    client_write: true,
+                    ..none
+                },
+            ),
+            (
+                "get_user",
+                MethodClass {
+                    read_call: true,
+                    ..none
+                },
+            ),
+            (
+                "list_pods",
+                MethodClass {
+                    read_call: true,
+                    ..none
+                },
+            ),
+            (
+                "send_email",
+                MethodClass {
+                    message: true,
+                    client_write: true,
+                    ..none
+                },
+            ),
+            (
+                "click",
+                MethodClass {
+                    browser: true,
+                    ..none
+                },
+            ),
+            (
+                "create_issue",
+                MethodClass {
+                    client_write: true,
+                    ..none
+                },
+            ),
+            // One word: not a read call (`get` is judged by its argument instead).
+            ("get", none),
+            ("clone", none),
+            ("unwrap_or_default", none),
+        ] {
+            assert_eq!(MethodClass::classify(name), want, "{name}");
+            // The first call classifies and remembers, the second reads what was remembered.
+            assert_eq!(MethodClass::of(name), want, "{name}");
+            assert_eq!(MethodClass::of(name), want, "{name}");
+        }
     }
 }

@@ -98,7 +98,9 @@ pub(super) fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<St
     for t in tokens {
         match t {
             TokenTree::Literal(l) => {
-                if let Ok(s) = syn::parse2::<syn::LitStr>(TokenTree::Literal(l).into()) {
+                // `Lit::new` classifies the token as `parse2::<LitStr>` would, without
+                // building a token buffer and a parse stream for one token.
+                if let Lit::Str(s) = Lit::new(l) {
                     return Some(s.value());
                 }
             }

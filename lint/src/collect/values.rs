@@ -369,12 +369,7 @@ impl Collector<'_> {
     /// cache or telemetry.
     pub(super) fn check_state_mutation(&mut self, m: &syn::ExprMethodCall) {
         let name = m.method.to_string();
-        // `db.use_ns(..)`, `session.set_mode(..)`: switching what a kept connection or object
-        // points at is a change of kept state too.
-        let switches = ["use_", "set_", "switch_", "select_"]
-            .iter()
-            .any(|p| name.starts_with(p));
-        if !state::MUTATORS.contains(&name.as_str()) && !switches {
+        if !super::chain::MethodClass::of(&name).state_mutator {
             return;
         }
         let Some(field) = self.state_field(&m.receiver, true) else {

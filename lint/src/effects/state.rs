@@ -149,6 +149,12 @@ const BROWSER_ACTIONS: &[&str] = &[
     "upload_file",
 ];
 
+/// Whether `method` is one of the browser actions [`browser_action`] knows, whatever its
+/// receiver.
+pub fn browser_action_name(method: &str) -> bool {
+    BROWSER_ACTIONS.binary_search(&method).is_ok()
+}
+
 /// Browser automation (WebDriver, CDP): navigating, clicking, typing or resizing changes the
 /// page of a session the server keeps between calls, and a retry does it again.
 pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
@@ -172,7 +178,7 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         "window",
     ];
     receiver.is_some()
-        && BROWSER_ACTIONS.binary_search(&method).is_ok()
+        && browser_action_name(method)
         && receiver.is_some_and(|r| {
             let last = crate::effects::verbs::words(r).pop().unwrap_or_default();
             RECEIVERS.contains(&last.as_str())

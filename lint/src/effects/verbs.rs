@@ -215,6 +215,13 @@ fn client_receiver(name: &str) -> bool {
     .any(|k| lower == *k || (k.len() > 3 && lower.ends_with(k)))
 }
 
+/// Whether [`client_write`] can hold for a method of this name, whatever its place, the
+/// method before it and its receiver: its first word is a client-write verb and the name
+/// is not a local compound.
+pub fn client_write_name(name: &str) -> bool {
+    vocabulary(name) & LOCAL == 0 && client_write_verb(&first_word(name))
+}
+
 /// Whether a method call on something the workspace does not define is a write, by the
 /// method's verb: `create_pod(..)`, `client.issues().create(..)`, `api.delete(..)`.
 /// `position` is the method's place in its chain (0: called on the root), `prev` the
@@ -225,7 +232,7 @@ pub fn client_write(
     prev: Option<&str>,
     receiver: Option<&str>,
 ) -> Option<String> {
-    if vocabulary(name) & LOCAL != 0 || !client_write_verb(&first_word(name)) {
+    if !client_write_name(name) {
         return None;
     }
     let ws = words(name);

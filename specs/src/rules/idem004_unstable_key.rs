@@ -100,7 +100,7 @@ pub fn unstable_source(segments: &[String]) -> Option<String> {
 
 /// Whether an identifier names a per-attempt value (an attempt counter).
 pub fn attempt_ident(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    let lower = ascii_lower(name);
     lower.contains("attempt")
         || lower.contains("retry")
         || lower.contains("retries")
@@ -110,9 +110,19 @@ pub fn attempt_ident(name: &str) -> bool {
         || lower.contains("backoff")
 }
 
+/// `name` in ASCII lower case, borrowed when it has no upper-case letter (most identifiers):
+/// these tests run on every identifier of a workspace.
+fn ascii_lower(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
 /// Names that make a `let` binding an idempotency key.
 pub fn key_binding(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    let lower = ascii_lower(name);
     lower.contains("idempot")
         || lower.contains("dedup")
         || lower == "key"
@@ -123,7 +133,7 @@ pub fn key_binding(name: &str) -> bool {
 
 /// Whether an HTTP header name (literal or constant name) is an idempotency key header.
 pub fn key_header(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    let lower = ascii_lower(name);
     lower.contains("idempotency") || lower.contains("idempotent") || lower.contains("dedup")
 }
 
