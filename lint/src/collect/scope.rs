@@ -109,31 +109,35 @@ pub(super) fn external_crate(segs: &[String]) -> Option<String> {
 
 /// `crate::`, `self::`, `super::` paths made absolute (`crate` + module path).
 fn normalise(module: &[String], segs: &[String]) -> Vec<String> {
+    if !is_relative(segs) {
+        return segs.to_vec();
+    }
     let mut i = 0;
     let mut base: Vec<String> = module.to_vec();
-    let mut relative = false;
     while i < segs.len() {
         match segs[i].as_str() {
-            "crate" if i == 0 => {
-                base.clear();
-                relative = true;
-            }
-            "self" if i == 0 => relative = true,
+            "crate" if i == 0 => base.clear(),
+            "self" if i == 0 => {}
             "super" => {
                 base.pop();
-                relative = true;
             }
             _ => break,
         }
         i += 1;
     }
-    if !relative {
-        return segs.to_vec();
-    }
     let mut out = vec!["crate".to_string()];
     out.extend(base);
     out.extend(segs[i..].iter().cloned());
     out
+}
+
+/// Whether a path starts at `crate`, `self` or `super` (what [`normalise`] rewrites); most
+/// `use` paths (`std::..`, `serde::..`) do not, and stay as they are.
+fn is_relative(segs: &[String]) -> bool {
+    matches!(
+        segs.first().map(String::as_str),
+        Some("crate" | "self" | "super")
+    )
 }
 
 impl Collector<'_> {
@@ -151,9 +155,10 @@ impl Collector<'_> {
             }
         }
         // Normalise crate/self/super prefixes to absolute module paths.
-        let module = self.module.clone();
         for full in scope.names.values_mut() {
-            *full = normalise(&module, full);
+            if is_relative(full) {
+                *full = normalise(&self.module, full);
+            }
         }
         self.scopes.push(scope);
     }
@@ -220,5 +225,31 @@ impl Collector<'_> {
             absolute: false,
             segments: resolved,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalise;
+
+    fn segs(path: &str) -> Vec<String> {
+        path.split("::").map(str::to_string).collect()
+    }
+
+    #[test]
+    fn paths_from_crate_self_and_super_become_absolute_and_others_stay() {
+        let module = segs("billing::stripe");
+        for (path, want) in [
+            ("crate::ledger::claim", "crate::ledger::claim"),
+            ("self::client::charge", "crate::billing::stripe::client::charge"),
+            ("super::refund", "crate::billing::refund"),
+            ("super::super::email::send", "crate::email::send"),
+            ("reqwest::Client", "reqwest::Client"),
+            ("charge", "charge"),
+            // `super` after the first segment is not a relative path's start.
+            ("a::super::b", "a::super::b"),
+        ] {
+            assert_eq!(normalise(&module, &segs(path)).join("::"), want, "{path}");
+        }
     }
 }
