@@ -241,7 +241,10 @@ mod tests {
         let module = segs("billing::stripe");
         for (path, want) in [
             ("crate::ledger::claim", "crate::ledger::claim"),
-            ("self::client::charge", "crate::billing::stripe::client::charge"),
+            (
+                "self::client::charge",
+                "crate::billing::stripe::client::charge",
+            ),
             ("super::refund", "crate::billing::refund"),
             ("super::super::email::send", "crate::email::send"),
             ("reqwest::Client", "reqwest::Client"),
