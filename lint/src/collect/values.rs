@@ -3,6 +3,7 @@
 //! `const` is judged by its verb where it is executed, or wherever it is beyond doubt a
 //! statement), and which locals are guards of state the server keeps between calls.
 
+use proc_macro2::Span;
 use syn::{Expr, Lit};
 
 use super::{Collector, lit_str, strip};
@@ -115,7 +116,9 @@ impl Collector<'_> {
     }
 
     /// A `let name = <init>` in a function: remember its text, or that it guards a field.
-    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: Loc) {
+    /// `at`: the spans of the binding's first and last tokens; their place (a source-map
+    /// lookup) is read only when a text is recorded.
+    pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: (Span, Span)) {
         let ty = self.constructed_type(init);
         if let Some(f) = self.fn_stack.last_mut() {
             match ty {
@@ -136,7 +139,8 @@ impl Collector<'_> {
         };
         match text {
             Some(t) => {
-                f.text_locs.insert(name.to_string(), at);
+                f.text_locs
+                    .insert(name.to_string(), Loc::of_spans(at.0, at.1));
                 f.texts.insert(name.to_string(), t);
             }
             None if !f.texts.is_empty() => {
@@ -308,13 +312,13 @@ impl Collector<'_> {
 
     /// A string literal or template anywhere in a function that is, beyond doubt, a
     /// statement that writes.
-    pub(super) fn check_literal_statement(&mut self, text: &str, loc: Loc) {
+    pub(super) fn check_literal_statement(&mut self, text: &str, loc: impl FnOnce() -> Loc) {
         if let Some(Statement::Write(kw)) = statement::statement_shaped(text) {
             self.evidence(
                 EvidenceKind::Sql,
                 true,
                 format!("{kw} statement"),
-                loc,
+                loc(),
                 None,
             );
         }
@@ -390,7 +394,7 @@ impl Collector<'_> {
 
     /// `self.field = ..`, `*guard = ..`, `guard.field = ..`: an assignment to state kept
     /// between calls.
-    pub(super) fn check_state_assignment(&mut self, left: &Expr, loc: Loc) {
+    pub(super) fn check_state_assignment(&mut self, left: &Expr, loc: impl FnOnce() -> Loc) {
         let through_self_or_guard = matches!(
             strip(left),
             Expr::Unary(_) | Expr::Field(_) | Expr::Index(_)
@@ -412,7 +416,7 @@ impl Collector<'_> {
             EvidenceKind::State,
             true,
             format!("state kept between calls assigned (`{field} = ..`)"),
-            loc,
+            loc(),
             None,
         );
     }

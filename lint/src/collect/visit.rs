@@ -446,8 +446,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if let (Some(init), Some(name)) = (&l.init, local_name) {
             // From the `let` and `;` tokens: serialising the whole statement's tokens for
             // its range cost more than the rest of the visit on large functions.
-            let loc = Loc::of_spans(l.let_token.span, l.semi_token.span);
-            self.record_local_value(&name, &init.expr, loc);
+            self.record_local_value(&name, &init.expr, (l.let_token.span, l.semi_token.span));
         }
     }
 
@@ -464,12 +463,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         if self.in_fn() {
-            self.check_state_assignment(&a.left, Loc::of_tokens(&a.left));
+            self.check_state_assignment(&a.left, || Loc::of_tokens(&a.left));
             if let Expr::Path(p) = strip(&a.left)
                 && let Some(id) = p.path.get_ident()
             {
                 let name = id.to_string();
-                self.record_local_value(&name, &a.right, Loc::of_span(id.span()));
+                self.record_local_value(&name, &a.right, (id.span(), id.span()));
             }
         }
         if self.in_fn()
@@ -502,7 +501,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if self.in_fn()
             && let Lit::Str(s) = &l.lit
         {
-            self.check_literal_statement(&s.value(), Loc::of_span(s.span()));
+            self.check_literal_statement(&s.value(), || Loc::of_span(s.span()));
         }
     }
 
