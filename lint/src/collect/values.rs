@@ -58,7 +58,14 @@ impl Collector<'_> {
                 }
             }
             Expr::Path(p) => {
-                let last = p.path.segments.last()?.ident.to_string();
+                let ident = &p.path.segments.last()?.ident;
+                let locals = p.path.segments.len() == 1
+                    && self.fn_stack.last().is_some_and(|f| !f.texts.is_empty());
+                if !locals && self.const_texts.is_empty() {
+                    // Most paths: no text to look up (and no name to spell out for it).
+                    return None;
+                }
+                let last = ident.to_string();
                 if p.path.segments.len() == 1
                     && let Some(t) = self.fn_stack.last().and_then(|f| f.texts.get(&last))
                 {
@@ -87,14 +94,19 @@ impl Collector<'_> {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;
                 };
-                let segs = super::scope::path_segments(&p.path);
-                match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                    [.., "String", "new"] => Some(String::new()),
-                    [.., "String" | "Cow", "from"] | [.., "from"] => {
-                        c.args.first().and_then(|a| self.text_of(a))
-                    }
-                    [.., "with_capacity"] => Some(String::new()),
-                    _ => None,
+                // `String::new()`, `String::with_capacity(..)`: an empty text; `..::from(x)`:
+                // `x`'s. Read from the last two names, not the whole path spelled out.
+                let segs = &p.path.segments;
+                let last = &segs.last()?.ident;
+                let before_last = segs.len().checked_sub(2).map(|i| &segs[i].ident);
+                if last == "new" && before_last.is_some_and(|t| t == "String") {
+                    Some(String::new())
+                } else if last == "from" {
+                    c.args.first().and_then(|a| self.text_of(a))
+                } else if last == "with_capacity" {
+                    Some(String::new())
+                } else {
+                    None
                 }
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
