@@ -10,10 +10,11 @@ impl Collector<'_> {
             return None;
         };
         let id = p.path.get_ident()?;
-        self.fn_stack
-            .last()
-            .and_then(|f| f.local_types.get(&id.to_string()))
-            .cloned()
+        let f = self.fn_stack.last()?;
+        if f.local_types.is_empty() {
+            return None;
+        }
+        f.local_types.get(&id.to_string()).cloned()
     }
 
     pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {

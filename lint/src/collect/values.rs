@@ -361,11 +361,13 @@ impl Collector<'_> {
                 self.state_field(&u.expr, allow_guard_calls)
             }
             Expr::Path(p) => {
+                let f = self.fn_stack.last()?;
+                if f.state_aliases.is_empty() {
+                    // Most functions alias no state: no name to spell out and look up.
+                    return None;
+                }
                 let id = p.path.get_ident()?.to_string();
-                self.fn_stack
-                    .last()
-                    .and_then(|f| f.state_aliases.get(&id))
-                    .cloned()
+                f.state_aliases.get(&id).cloned()
             }
             _ => None,
         }
