@@ -175,7 +175,6 @@ fn generate(dir: &Path, lines: usize) -> Vec<PathBuf> {
     paths
 }
 
-/// User + system CPU time of this process, in milliseconds (from /proc/self/stat).
 /// This process's counters from /proc/self/stat: minor page faults, user and kernel CPU
 /// time (ms). The child modes print their differences over the measured window too.
 #[derive(Clone, Copy)]
@@ -216,6 +215,7 @@ impl ProcStat {
     }
 }
 
+/// User + system CPU time of this process, in milliseconds.
 fn cpu_ms() -> f64 {
     let s = ProcStat::now();
     s.user_ms + s.sys_ms
@@ -296,10 +296,14 @@ fn child(mode: &str, dir: &Path) {
                 cache: warm,
                 ..Default::default()
             };
-            let t_plan = Instant::now();
+            let (t_plan, k_plan) = (Instant::now(), ProcStat::now());
             let plan = cargo_idemcheck::discover::plan(&sel).expect("a plan");
-            let t0 = if warm { t_plan } else { Instant::now() };
-            let k0 = ProcStat::now();
+            // The window's counters start with its clock.
+            let (t0, k0) = if warm {
+                (t_plan, k_plan)
+            } else {
+                (Instant::now(), ProcStat::now())
+            };
             let (files, _) = cargo_idemcheck::analysis::collect_prefiltered(&plan, false);
             let t_collected = t0.elapsed().as_secs_f64() * 1000.0;
             let a = cargo_idemcheck::analysis::analyze_files(&plan, &files);

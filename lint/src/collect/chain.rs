@@ -378,9 +378,8 @@ pub(super) struct MethodClass {
     browser: bool,
     /// A possible SDK write ([`crate::effects::verbs::client_write_name`]).
     client_write: bool,
-    /// A method that changes the object it is called on ([`crate::effects::state::MUTATORS`]),
-    /// or switches what it points at (`db.use_ns(..)`, `session.set_mode(..)`): kept state
-    /// changes when the object is kept between calls (`check_state_mutation`).
+    /// A mutator of kept state ([`crate::effects::state::state_mutator`]), for
+    /// `check_state_mutation`.
     pub(super) state_mutator: bool,
 }
 
@@ -395,10 +394,7 @@ impl MethodClass {
             message: ev::MESSAGE_METHODS.contains(&name),
             browser: crate::effects::state::browser_action_name(name),
             client_write: verbs::client_write_name(name),
-            state_mutator: crate::effects::state::MUTATORS.contains(&name)
-                || ["use_", "set_", "switch_", "select_"]
-                    .iter()
-                    .any(|p| name.starts_with(p)),
+            state_mutator: crate::effects::state::state_mutator(name),
         }
     }
 

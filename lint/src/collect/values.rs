@@ -66,9 +66,7 @@ impl Collector<'_> {
                     return None;
                 }
                 let last = ident.to_string();
-                if p.path.segments.len() == 1
-                    && let Some(t) = self.fn_stack.last().and_then(|f| f.texts.get(&last))
-                {
+                if locals && let Some(t) = self.fn_stack.last().and_then(|f| f.texts.get(&last)) {
                     return Some(t.clone());
                 }
                 self.const_texts.get(&last).cloned()

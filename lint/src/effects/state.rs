@@ -48,6 +48,16 @@ pub const MUTATORS: &[&str] = &[
     "rcu",
 ];
 
+/// Whether a method of this name changes the object it is called on ([`MUTATORS`]), or
+/// switches what a kept connection or object points at (`db.use_ns(..)`,
+/// `session.set_mode(..)`): a change of kept state when the object is kept between calls.
+pub fn state_mutator(method: &str) -> bool {
+    MUTATORS.contains(&method)
+        || ["use_", "set_", "switch_", "select_"]
+            .iter()
+            .any(|p| method.starts_with(p))
+}
+
 /// Field names that hold a memo cache, telemetry or synchronisation, not state a retry would
 /// duplicate.
 pub fn benign_field(name: &str) -> bool {
@@ -258,6 +268,19 @@ mod tests {
         assert!(!benign_field("notes"));
         assert!(!benign_field("todos"));
         assert!(MUTATORS.contains(&"push"));
+        for m in [
+            "push",
+            "insert",
+            "use_ns",
+            "set_mode",
+            "switch_db",
+            "select_table",
+        ] {
+            assert!(state_mutator(m), "{m}");
+        }
+        for m in ["len", "get", "user", "settings", "selected"] {
+            assert!(!state_mutator(m), "{m}");
+        }
         assert!(benign_type("ReadSessionLease"));
         assert!(!benign_type("NoteStore"));
         assert!(browser_action("click", Some("element")));
