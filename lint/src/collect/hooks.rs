@@ -4,7 +4,8 @@
 //!
 //! - `collect_source` → [`Collector::fw_prepare`] (cheap text checks: which scans can find
 //!   anything in this file);
-//! - `visit_file` → [`Collector::fw_begin_file`] (string constants, for rig `NAME`s);
+//! - the start of a file's items → [`Collector::fw_begin_file`] (string constants, for rig
+//!   `NAME`s);
 //! - `handle_fn`, before the body is walked → [`Collector::fw_scan_fn`] (function tools and
 //!   dispatch arms in the body are noted by the address of their body expression);
 //! - `visit_expr` → [`Collector::fw_expr`] (a noted closure or arm is recorded as a function
@@ -104,9 +105,9 @@ impl Collector<'_> {
     }
 
     /// The file's string constants, when a rig `NAME` may need them.
-    pub(super) fn fw_begin_file(&mut self, file: &syn::File) {
+    pub(super) fn fw_begin_file(&mut self, items: &[syn::Item]) {
         if self.fw.want_consts {
-            self.fw.consts = rig::string_consts(&file.items);
+            self.fw.consts = rig::string_consts(items);
         }
     }
 

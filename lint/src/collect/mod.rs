@@ -1,5 +1,5 @@
-//! The per-file pass: one `syn::visit::Visit` walk over a parsed file, on the thread that
-//! parsed it, producing [`FileFacts`].
+//! The per-file pass: one `syn::visit::Visit` walk over each item of a file as soon as it is
+//! parsed, on the thread that parsed it, producing [`FileFacts`].
 //!
 //! It recognises tool definitions (our `#[side_effect]`, rmcp, rig, rust-mcp-sdk and
 //! configured attributes and traits), runs the shared contract check
@@ -10,8 +10,11 @@
 //!
 //! The pass in the order the data flows:
 //!
-//! - this module: the file job ([`FileJob`], [`collect_file_with`], [`collect_source`]) and the
+//! - this module: the file job ([`FileJob`], [`collect_file_with`], [`collect_source`]), the
+//!   parse (item by item, or the whole tree when the item facts are wanted) and the
 //!   `Collector` that carries the per-file state;
+//! - `ahead`: what the walk needs from the whole file before its first item (the `use`
+//!   items, the string constants), read from its tokens ahead of the parse;
 //! - `visit`: the `Visit` impl, which walks items and expressions and hands the larger
 //!   arms to the modules below;
 //! - `scope`: `use` scopes, path resolution, call targets and string constants;
@@ -49,6 +52,7 @@ use crate::evidence as ev;
 use crate::facts::*;
 use crate::frameworks;
 
+mod ahead;
 mod calls;
 mod chain;
 mod comments;
@@ -167,7 +171,91 @@ pub fn collect_source_with(
     config: &Config,
     item_facts: bool,
 ) -> (FileFacts, Vec<FileJob>) {
-    collect_parsed(job, text, parse_file(text), config, item_facts)
+    if item_facts {
+        // The item facts are read from the whole tree once it has been walked.
+        return collect_parsed(job, text, parse_file(text), config, item_facts);
+    }
+    collect_streamed(job, text, config)
+}
+
+/// [`collect_parsed`] of [`parse_file`] without building the whole tree: each item is walked
+/// as soon as it is parsed and dropped after, once what the walk needs from the whole file
+/// has been read ahead from its tokens ([`ahead`]). The facts are the same (a test holds
+/// them to it). A file whose read-ahead fails (it does not parse) takes the whole-tree way,
+/// which reports why.
+fn collect_streamed(job: &FileJob, text: &str, config: &Config) -> (FileFacts, Vec<FileJob>) {
+    let Some(content) = streamable(text) else {
+        return collect_parsed(job, text, parse_file(text), config, false);
+    };
+    let (blanked, docs) = comments::blank_doc_comments(content);
+    let mut c = Collector::new(job, config);
+    c.docs = docs;
+    c.fw_prepare(text);
+    let walked = syn::parse::Parser::parse_str(
+        |input: syn::parse::ParseStream| {
+            use syn::parse::discouraged::Speculative;
+            input.call(Attribute::parse_inner)?;
+            let Ok(ahead) = ahead::read(input) else {
+                // The whole-tree way reports why, from the start.
+                input.parse::<proc_macro2::TokenStream>()?;
+                return Ok(false);
+            };
+            c.begin_items(&ahead.items);
+            let mut uses = ahead.uses.into_iter().peekable();
+            while !input.is_empty() {
+                // A `use` item was parsed ahead, and is not walked. (Were the read-ahead to
+                // have taken items apart differently, its `use` items left behind are parsed.)
+                let here = input.cursor();
+                while uses.next_if(|(at, _)| *at < here).is_some() {}
+                if let Some((_, end)) = uses.next_if(|(at, _)| *at == here) {
+                    input.advance_to(&end);
+                    continue;
+                }
+                let item = match test_module(input) {
+                    Some(item) => item,
+                    None => input.parse()?,
+                };
+                c.visit_item(&item);
+            }
+            c.end_items();
+            Ok(true)
+        },
+        blanked.as_deref().unwrap_or(content),
+    );
+    let mut facts = empty_facts(job);
+    let children = match walked {
+        Ok(true) => {
+            facts.parsed = true;
+            c.finish_file(text, &mut facts);
+            let children = std::mem::take(&mut c.children);
+            drop(c);
+            // Packed densely, as in `collect_parsed`.
+            facts = facts.clone();
+            children
+        }
+        Ok(false) => {
+            drop(c);
+            proc_macro2::extra::invalidate_current_thread_spans();
+            return collect_parsed(job, text, parse_file(text), config, false);
+        }
+        Err(e) => {
+            push_parse_error(&mut facts, job, config, &e);
+            Vec::new()
+        }
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    (facts, children)
+}
+
+/// The text the streamed collection parses: `text` without a byte-order mark; `None` for a
+/// file that starts with `#!` not followed by `[` (a shebang line, or `#!` then a comment),
+/// which [`parse_file`] handles.
+fn streamable(text: &str) -> Option<&str> {
+    let content = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match content.strip_prefix("#!") {
+        Some(rest) if !rest.trim_start().starts_with('[') => None,
+        _ => Some(content),
+    }
 }
 
 /// The collection of a parsed file (`parsed`, of `text`).
@@ -200,26 +288,31 @@ fn collect_parsed(
             children
         }
         Err(e) => {
-            let start = e.span().start();
-            let loc = Loc {
-                line: start.line.max(1) as u32,
-                column: start.column as u32 + 1,
-                end_line: start.line.max(1) as u32,
-                end_column: start.column as u32 + 2,
-            };
-            push_finding(
-                &mut facts.findings,
-                config,
-                RuleCode::Idem012,
-                loc,
-                format!("cannot parse `{}`: {e}", job.rel),
-                Some("fix the syntax error; the tools in this file were not checked".to_string()),
-            );
+            push_parse_error(&mut facts, job, config, &e);
             Vec::new()
         }
     };
     proc_macro2::extra::invalidate_current_thread_spans();
     (facts, result)
+}
+
+/// The `IDEM012` finding of a file that does not parse, at syn's error.
+fn push_parse_error(facts: &mut FileFacts, job: &FileJob, config: &Config, e: &syn::Error) {
+    let start = e.span().start();
+    let loc = Loc {
+        line: start.line.max(1) as u32,
+        column: start.column as u32 + 1,
+        end_line: start.line.max(1) as u32,
+        end_column: start.column as u32 + 2,
+    };
+    push_finding(
+        &mut facts.findings,
+        config,
+        RuleCode::Idem012,
+        loc,
+        format!("cannot parse `{}`: {e}", job.rel),
+        Some("fix the syntax error; the tools in this file were not checked".to_string()),
+    );
 }
 
 /// A parsed file: its syntax tree, without doc comments, and its doc comments.
@@ -757,35 +850,34 @@ mod tests {
         proc_macro2::extra::invalidate_current_thread_spans();
     }
 
-    /// What the walk collects from [`parse_file`]'s tree (doc comments aside, test modules
-    /// unparsed) is what it collects from `syn::parse_file`'s, for every file of this
-    /// repository and the doc shapes, under a configuration that marks nothing and under
-    /// the example's.
-    #[test]
-    fn facts_are_the_same_from_either_parse() {
-        let texts = with_doc_shapes(repository_sources());
+    type Collection = (FileFacts, Vec<FileJob>);
+
+    /// Two collections of each of `texts` by `collect` (`None`: the text is left out), under
+    /// a configuration that marks nothing and under the example's: how many were compared
+    /// and, for those that differ, the file and the first five differing JSON lines of
+    /// their facts (or their module children).
+    fn compare_collections(
+        texts: &[(String, String)],
+        collect: impl Fn(&FileJob, &str, &Config) -> Option<(Collection, Collection)>,
+    ) -> (usize, Vec<String>) {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let configs = [
             Config::default(),
             Config::discover(&root.join("../examples/agent-tools")).expect("the example's"),
         ];
         let mut compared = 0;
+        let mut differ = Vec::new();
         for config in &configs {
-            for (name, text) in &texts {
+            for (name, text) in texts {
                 let job = FileJob {
                     module: vec!["m".into()],
                     mod_rs: false,
                     ..test_job(name)
                 };
-                let Some(file) = syn_emptied(text) else {
+                let Some(((a, a_children), (b, b_children))) = collect(&job, text, config) else {
                     continue;
                 };
-                let theirs = Parsed {
-                    file,
-                    docs: comments::DocComments::default(),
-                };
-                let (a, a_children) = collect_parsed(&job, text, Ok(theirs), config, true);
-                let (b, b_children) = collect_parsed(&job, text, parse_file(text), config, true);
+                compared += 1;
                 let (a, b) = (
                     serde_json::to_string_pretty(&a).unwrap(),
                     serde_json::to_string_pretty(&b).unwrap(),
@@ -799,16 +891,103 @@ mod tests {
                         .take(5)
                         .map(|(i, (x, y))| format!("line {i}: {x} | {y}"))
                         .collect();
-                    panic!("{name}: the facts differ:\n{}", diff.join("\n"));
+                    differ.push(format!("{name}:\n{}", diff.join("\n")));
+                } else if a_children != b_children {
+                    differ.push(format!("{name}: {a_children:?} | {b_children:?}"));
                 }
-                assert_eq!(
-                    format!("{a_children:?}"),
-                    format!("{b_children:?}"),
-                    "{name}"
-                );
-                compared += 1;
             }
         }
+        (compared, differ)
+    }
+
+    /// What the walk collects from [`parse_file`]'s tree (doc comments aside, test modules
+    /// unparsed) is what it collects from `syn::parse_file`'s, for every file of this
+    /// repository and the doc shapes, under a configuration that marks nothing and under
+    /// the example's.
+    #[test]
+    fn facts_are_the_same_from_either_parse() {
+        let texts = with_doc_shapes(repository_sources());
+        let (compared, differ) = compare_collections(&texts, |job, text, config| {
+            let theirs = Parsed {
+                file: syn_emptied(text)?,
+                docs: comments::DocComments::default(),
+            };
+            Some((
+                collect_parsed(job, text, Ok(theirs), config, true),
+                collect_parsed(job, text, parse_file(text), config, true),
+            ))
+        });
+        assert!(
+            differ.is_empty(),
+            "the facts differ:\n{}",
+            differ.join("\n")
+        );
+        assert!(compared > 300, "{compared}");
+    }
+
+    /// Shapes the read-ahead ([`ahead`]) has to get right: what the walk reads from the whole
+    /// file (scope, string constants) written after the items that use it, or in places a
+    /// token-level skip could mistake.
+    const AHEAD_SHAPES: &[&str] = &[
+        // A constant and a `use` written after the function that uses them.
+        "fn f(db: &Db) { db.execute(Q); }\nconst Q: &str = \"DELETE FROM orders\";\nuse sqlx::PgPool as Db;\n",
+        "fn g() { rm(\"x\").ok(); }\nuse std::fs::remove_file as rm;\n",
+        // Constants in impl blocks (after a header with generics and a where clause), in
+        // inline modules, in a trait impl; a precise-capturing `use<>` in a signature.
+        "impl<T> S<T> where T: Clone { const Q: &'static str = \"DELETE FROM t\"; fn f(&self, db: &Db) { db.execute(Self::Q); } }\nstruct S<T>(T);\nuse sqlx::PgPool as Db;\n",
+        "pub(crate) fn f(db: &sqlx::PgPool) -> impl Sized + use<> { db.execute(Q2) }\nmod inner { pub mod deeper { pub static Q2: &str = \"INSERT INTO t VALUES (1)\"; } }\n",
+        "fn f(db: &sqlx::PgPool) { db.execute(Q3); }\nimpl Tr for S { const Q3: &'static str = \"UPDATE t SET a = 1\"; }\n",
+        "fn f(db: &sqlx::PgPool) { db.execute(Q4); }\nconst Q4: &str = concat!(\"DELETE \", \"FROM t\");\n",
+        // Constants the parse does not see (the file's test modules) or that are not texts;
+        // items a token-level skip could run together.
+        "fn f(db: &sqlx::PgPool) { db.execute(Q5); db.execute(N); db.execute(T); db.execute(I); }\n#[cfg(test)]\nmod tests { pub const Q5: &str = \"DROP TABLE t\"; }\nconst fn k() -> u32 { 1 }\nconst unsafe fn u() {}\nconst N: usize = { 3 };\nconst T: [&str; 2] = [\"DELETE FROM a\", \"b\"];\nconst I: &dyn Iterator<Item = u8> = &\"DELETE FROM i\";\nconst F: fn() -> u8 = h;\n",
+        "#![allow(dead_code)]\nmacro_rules! m { () => { use std::fs; const Z: &str = \"z\"; } }\nm!();\nm! { }\nunsafe impl Send for S {}\nextern \"C\" { fn c(); }\nextern crate alloc;\ntype A = Vec<u8>;\nstruct S { a: u8 }\nenum E { A = 1 }\nunion U { a: u8 }\ntrait Tr { const C: &'static str = \"c\"; fn d(&self) { std::fs::remove_file(Self::C).ok(); } }\nfn w(db: &sqlx::PgPool) { db.execute(C2).ok(); }\nimpl X { pub(crate) const fn f() {} default fn g() {} const H: Option<&str> = Some(\"h\"); }\npub(in crate::a) const C2: &str = \"DELETE FROM w\";\n",
+        // A rig tool whose NAME is a constant of the file, written after it.
+        "impl Tool for Charge { const NAME: &'static str = CHARGE; type Error = E; type Args = A; type Output = (); async fn call(&self, a: A) -> Result<(), E> { self.http.post(\"https://x/charge\").send().await; Ok(()) } }\nuse rig::tool::Tool;\npub const CHARGE: &str = \"charge_card\";\n",
+        // Files that do not parse: the whole-tree way reports them.
+        "use a::;\nfn f() { std::fs::remove_file(\"x\").ok(); }\n",
+        "static _: u8 = 1;\n",
+        "fn f() { g( }\nuse std::fs;\n",
+    ];
+
+    /// The streamed collection ([`collect_streamed`]: each item walked as it is parsed) gives
+    /// exactly the facts and module children of the whole-tree one, for every file of this
+    /// repository, the doc shapes and the read-ahead shapes, under a configuration that marks
+    /// nothing and under the example's. `IDEMCHECK_STREAM_DIRS` (colon-separated) adds the
+    /// `.rs` files of other directories (real workspaces).
+    #[test]
+    fn facts_are_the_same_streamed() {
+        let mut texts = with_doc_shapes(repository_sources());
+        texts.extend(
+            AHEAD_SHAPES
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (format!("ahead shape {i}"), s.to_string())),
+        );
+        for dir in std::env::var("IDEMCHECK_STREAM_DIRS")
+            .unwrap_or_default()
+            .split(':')
+        {
+            if dir.is_empty() {
+                continue;
+            }
+            for path in crate::discover::walk_rs(Path::new(dir)) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    texts.push((path.display().to_string(), text));
+                }
+            }
+        }
+        let (compared, differ) = compare_collections(&texts, |job, text, config| {
+            Some((
+                collect_parsed(job, text, parse_file(text), config, false),
+                collect_streamed(job, text, config),
+            ))
+        });
+        assert!(
+            differ.is_empty(),
+            "the facts differ:\n{}",
+            differ.join("\n")
+        );
         assert!(compared > 300, "{compared}");
     }
 }

@@ -6,15 +6,29 @@ use syn::visit;
 
 use super::*;
 
+impl Collector<'_> {
+    /// What the walk of a file's items needs from all of them before the first: its string
+    /// constants, its scope. `items`: the file's items, or their read-ahead skeleton
+    /// ([`super::ahead`]), which holds the same `use`, `const` and `static` items.
+    pub(super) fn begin_items(&mut self, items: &[syn::Item]) {
+        collect_const_texts(items, &mut self.const_texts);
+        self.fw_begin_file(items);
+        self.push_scope(items);
+    }
+
+    /// The end of a file's items: its scope left.
+    pub(super) fn end_items(&mut self) {
+        self.scopes.pop();
+    }
+}
+
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_file(&mut self, file: &'ast syn::File) {
-        collect_const_texts(&file.items, &mut self.const_texts);
-        self.fw_begin_file(file);
-        self.push_scope(&file.items);
+        self.begin_items(&file.items);
         for item in &file.items {
             self.visit_item(item);
         }
-        self.scopes.pop();
+        self.end_items();
     }
 
     /// `cfg_rt! { pub mod runtime; }`, `cfg_if! { if #[cfg(unix)] { mod unix; } else { .. } }`:
