@@ -131,7 +131,8 @@ pub enum CallTarget {
     AnyMethod(String),
     /// `x.f(..)` on a local or parameter whose type the function shows (`let x = T::new(..)`,
     /// `x: &T`): `T`'s method `f`, else (a trait or a generic) every workspace method of
-    /// that distinctive name.
+    /// that distinctive name. A type imported from another crate is written `krate::T`; it
+    /// resolves only when that crate is a workspace member.
     TypedMethod(String, String),
 }
 
@@ -212,6 +213,11 @@ pub struct FnFacts {
     /// a client call with a read verb): with no write found, they make a tool a read rather
     /// than unknown.
     pub reads: Vec<Evidence>,
+    /// The arms of its `match` on a tool name it is given (`fn call_document_tool(name:
+    /// &str, ..)`), each recorded as a function of this file (index into
+    /// [`FileFacts::fns`]): a handler's arm that hands the name on reaches only its tool's
+    /// arm.
+    pub name_arms: Vec<(String, usize)>,
 }
 
 /// Which framework style a tool is written in.
@@ -241,6 +247,10 @@ pub enum ToolStyle {
     McpDispatch,
     /// A `#[tool]` attribute of another tool-macro crate (riglr-macros and look-alikes).
     ToolAttr,
+    /// An impl of a hand-written tool trait (`fn name` + `fn execute` + a schema method).
+    ToolTrait,
+    /// A tool registry call: `registry.register("name", "description", schema, handler)`.
+    Registry,
 }
 
 impl ToolStyle {
@@ -259,6 +269,8 @@ impl ToolStyle {
             ToolStyle::AdkFunctionTool => "adk-function-tool",
             ToolStyle::McpDispatch => "mcp-dispatch",
             ToolStyle::ToolAttr => "tool-attr",
+            ToolStyle::ToolTrait => "tool-trait",
+            ToolStyle::Registry => "tool-registry",
         }
     }
 }

@@ -4,7 +4,9 @@
 
 use std::collections::VecDeque;
 
-use crate::facts::{Call, CallTarget, Evidence, FileFacts, FnFacts, ToolBody, ToolFacts};
+use crate::facts::{
+    Call, CallTarget, Evidence, FileFacts, FnFacts, ToolBody, ToolFacts, ToolStyle,
+};
 
 /// How many calls deep a write is followed from a tool, `verify` or `key_fn` function.
 pub const MAX_DEPTH: u32 = 8;
@@ -354,14 +356,45 @@ impl<'a> Index<'a> {
     /// ..., in that order, each preferring the tool's crate). The tool's body is the first
     /// ([`crate::query::ToolView`]).
     pub fn tool_bodies(&self, fi: usize, tool: &ToolFacts) -> Vec<FnId> {
-        match &tool.body {
+        let bodies: Vec<FnId> = match &tool.body {
             ToolBody::Local(j) => vec![self.id(fi, *j)],
             ToolBody::Method(ty, names) => names
                 .iter()
                 .flat_map(|n| self.methods_of(ty, n, self.files[fi].krate))
                 .collect(),
             ToolBody::None => Vec::new(),
+        };
+        if !matches!(tool.style, ToolStyle::McpDispatch | ToolStyle::Registry) {
+            return bodies;
         }
+        bodies
+            .into_iter()
+            .map(|b| self.narrowed(b, &tool.name))
+            .collect()
+    }
+
+    /// A dispatch arm that only hands the tool name on (`"get_document" | "list_documents"
+    /// => documents::call_document_tool(name, ..)`) narrowed to the callee's arm for that
+    /// name (`"get_document" => get_document(..)`), through up to three such hand-ons.
+    fn narrowed(&self, mut body: FnId, name: &str) -> FnId {
+        for _ in 0..3 {
+            if self.own_evidence(body).next().is_some() {
+                break;
+            }
+            let arm = self.edges[body].iter().find_map(|e| {
+                let (fi, _) = self.fns[e.callee];
+                self.func(e.callee)
+                    .name_arms
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, j)| self.id(fi, *j))
+            });
+            match arm {
+                Some(a) => body = a,
+                None => break,
+            }
+        }
+        body
     }
 
     /// Every workspace method called `name` (whatever its type or crate).
@@ -393,6 +426,13 @@ impl<'a> Index<'a> {
             // in any crate (effects often live in another member than the caller).
             CallTarget::AnyMethod(name) => self.methods_named(name),
             CallTarget::TypedMethod(ty, name) => {
+                // `krate::Type`: a type imported from another crate. Only a workspace
+                // member's type can have workspace methods.
+                let ty = match ty.split_once("::") {
+                    Some((c, t)) if self.crate_names.contains_key(c) => t,
+                    Some(_) => return Vec::new(),
+                    None => ty.as_str(),
+                };
                 let found = self.methods_of(ty, name, krate);
                 if found.is_empty() {
                     self.methods_named_distinctive(name)

@@ -52,6 +52,12 @@ impl Collector<'_> {
             );
         } else if let Some(ty) = self.local_type(root) {
             let name = chain[0].method.to_string();
+            // A type imported from another crate is named with it (`twilight_http::Client`):
+            // the index follows it only when that crate is a workspace member.
+            let ty = match super::scope::external_crate(&self.resolve_segs(vec![ty.clone()])) {
+                Some(krate) => format!("{krate}::{ty}"),
+                None => ty,
+            };
             first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
         } else if let Expr::Field(field) = root
             && let syn::Member::Named(fname) = &field.member
@@ -128,13 +134,13 @@ impl Collector<'_> {
             let span = mc.method.span();
             let loc = || Loc::of_span(span);
             let unless = if i == 0 { first_call } else { None };
-            // A POST to a search, query, token or login endpoint only reads.
+            // A POST to a search, query, token or login endpoint only reads, and so does one
+            // to a dotted RPC method whose action reads (`documents.info`).
             let post_reads = name == "post"
-                && mc
-                    .args
-                    .iter()
-                    .filter_map(|a| self.text_of(a))
-                    .any(|t| crate::effects::verbs::read_endpoint(&t).is_some());
+                && mc.args.iter().filter_map(|a| self.text_of(a)).any(|t| {
+                    crate::effects::verbs::read_endpoint(&t).is_some()
+                        || crate::effects::verbs::rpc_endpoint_reads(&t) == Some(true)
+                });
             if post_reads {
                 self.read_signal(
                     format!("POST to a read endpoint (`.{name}(..)`)"),
@@ -231,6 +237,9 @@ impl Collector<'_> {
                 );
             } else if !(query_method || i == 0 && is_self(root) || http_write)
                 && class.client_write
+                // A builder switch (`.follow_links(true)`, `.delete_on_drop(false)`) sets an
+                // option; it performs nothing.
+                && !(mc.args.len() == 1 && bool_lit(&mc.args[0]).is_some())
                 && crate::effects::verbs::client_write(
                     &name,
                     i,
@@ -494,5 +503,126 @@ mod tests {
             assert_eq!(MethodClass::of(name), want, "{name}");
             assert_eq!(MethodClass::of(name), want, "{name}");
         }
+    }
+}
+
+/// Effects of method chains judged on whole tools, as the inventory shows them.
+#[cfg(test)]
+mod judged {
+    use crate::analysis::inventory_rows;
+
+    fn kinds(src: &str) -> Vec<(String, String)> {
+        inventory_rows(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|(name, _, _, kind)| (name, kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_method_of_a_type_from_another_crate_is_not_a_workspace_method_of_that_name() {
+        // `discord.create_emoji(..)` is twilight's, not the tool method of the same name.
+        let src = r#"
+use std::sync::Arc;
+use twilight_http::Client;
+pub struct Server { discord: Arc<Client> }
+pub async fn create_emoji(discord: &Arc<Client>, name: &str) -> Result<(), E> {
+    discord.create_emoji(1, name, "img").await?;
+    Ok(())
+}
+impl Server {
+    #[rmcp::tool(description = "Create an emoji")]
+    pub async fn create_emoji(&self, name: String) -> Result<(), E> {
+        create_emoji(&self.discord, &name).await
+    }
+}
+"#;
+        assert_eq!(kinds(src), [("create_emoji".into(), "Write".into())]);
+    }
+
+    #[test]
+    fn a_builder_switch_is_no_write() {
+        let src = r#"
+pub struct S;
+impl S {
+    #[rmcp::tool(description = "Find files")]
+    pub async fn glob(&self, root: String) -> Vec<String> {
+        let walker = walkdir::WalkDir::new(&root).follow_links(true);
+        let files: Vec<String> = walker.into_iter().map(|e| e.unwrap().path().display().to_string()).collect();
+        std::fs::read_to_string(&root).ok();
+        files
+    }
+}
+"#;
+        assert_eq!(kinds(src), [("glob".into(), "Read".into())]);
+    }
+
+    #[test]
+    fn a_post_to_a_dotted_rpc_method_is_judged_by_its_action() {
+        let src = r#"
+pub struct S { client: OutlineClient }
+async fn get_document(id: String, client: &OutlineClient) -> Result<Value> {
+    client.post("documents.info", json!({ "id": id })).await
+}
+async fn list_drafts(client: &OutlineClient) -> Result<Value> {
+    client.post("documents.drafts", json!({})).await
+}
+async fn create_document(title: String, client: &OutlineClient) -> Result<Value> {
+    client.post("documents.create", json!({ "title": title })).await
+}
+async fn templatize(id: String, client: &OutlineClient) -> Result<Value> {
+    client.post("documents.templatize", json!({ "id": id })).await
+}
+impl S {
+    #[rmcp::tool(description = "Get a document")]
+    pub async fn get(&self, id: String) -> Result<Value> { get_document(id, &self.client).await }
+    #[rmcp::tool(description = "List drafts")]
+    pub async fn drafts(&self) -> Result<Value> { list_drafts(&self.client).await }
+    #[rmcp::tool(description = "New document")]
+    pub async fn new_doc(&self, t: String) -> Result<Value> { create_document(t, &self.client).await }
+    #[rmcp::tool(description = "Make a template")]
+    pub async fn template(&self, id: String) -> Result<Value> { templatize(id, &self.client).await }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("drafts".into(), "Read".into()),
+                ("get".into(), "Read".into()),
+                ("new_doc".into(), "Write".into()),
+                ("template".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn resetting_a_connection_is_bookkeeping() {
+        // `mark_dead` drops the session and the per-connection state beside it; a read
+        // that calls it on an error stays a read. A tool that keeps data stays a write.
+        let src = r#"
+pub struct Imap { session: Option<Session>, selected_folder: Option<String>, drafts: Vec<String> }
+impl Imap {
+    fn mark_dead(&mut self) {
+        self.session = None;
+        self.selected_folder = None;
+    }
+    fn fetch(&mut self, q: &str) -> Result<Vec<String>> {
+        match std::fs::read_to_string(q) {
+            Ok(m) => Ok(vec![m]),
+            Err(e) => { self.mark_dead(); Err(e) }
+        }
+    }
+    #[rmcp::tool(description = "List emails")]
+    pub fn list_emails(&mut self, q: String) -> Result<Vec<String>> { self.fetch(&q) }
+    #[rmcp::tool(description = "Keep a draft")]
+    pub fn keep_draft(&mut self, d: String) { self.drafts.push(d); }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("keep_draft".into(), "Write".into()),
+                ("list_emails".into(), "Read".into()),
+            ]
+        );
     }
 }

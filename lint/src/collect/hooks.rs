@@ -62,6 +62,10 @@ struct PendingBody {
     function: String,
     sig: syn::Signature,
     kind: BodyKind,
+    /// An arm of a function that dispatches on a tool name it is given, not a tools/call
+    /// handler itself: recorded as a function and noted in the enclosing function's
+    /// [`crate::facts::FnFacts::name_arms`], no tool made.
+    sub_arm: bool,
 }
 
 /// A signature standing for a closure: its parameters, with `_` for missing types and a
@@ -99,7 +103,8 @@ impl Collector<'_> {
         // memchr's searcher, not `str::contains`: these run over every parsed file.
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
-        self.fw.function_tools = has("FunctionTool");
+        self.fw.function_tools =
+            has("FunctionTool") || has(".register") || has("register_tool") || has("add_tool");
         self.fw.tools_call = has("tools/call");
         self.fw.swiftide = has("swiftide");
     }
@@ -128,6 +133,11 @@ impl Collector<'_> {
         if self.fw.function_tools {
             let found = function_tool::find(block, &|p: &syn::Path| self.resolve(p));
             for t in found {
+                let style = if t.registry {
+                    ToolStyle::Registry
+                } else {
+                    ToolStyle::AdkFunctionTool
+                };
                 let ident = synthetic_ident(&enclosing_name, &t.name, t.name_span);
                 let (kind, function, sig) = match t.handler {
                     Some(function_tool::Handler::Closure(c)) => (
@@ -150,7 +160,7 @@ impl Collector<'_> {
                             ..ToolHints::default()
                         };
                         self.make_tool(
-                            ToolStyle::AdkFunctionTool,
+                            style,
                             &sig,
                             None,
                             Some(hints),
@@ -165,7 +175,7 @@ impl Collector<'_> {
                 };
                 let key = t.handler_expr as *const syn::Expr as usize;
                 self.fw.bodies.entry(key).or_default().push(PendingBody {
-                    style: ToolStyle::AdkFunctionTool,
+                    style,
                     name: t.name,
                     span: t.name_span,
                     description: t.description,
@@ -174,10 +184,18 @@ impl Collector<'_> {
                     function,
                     sig,
                     kind,
+                    sub_arm: false,
                 });
             }
         }
-        for arm in dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call) {
+        let mut arms = dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call);
+        // `fn call_document_tool(name: &str, ..) { match name { "get_document" => .. } }`,
+        // called by a handler's arm with the tool name: its arms narrow that tool's body.
+        let sub_arm = arms.is_empty() && dispatch::takes_tool_name(sig);
+        if sub_arm {
+            arms = dispatch::scan(block).arms;
+        }
+        for arm in arms {
             let ident = synthetic_ident(&enclosing_name, &arm.name, arm.span);
             let mut arm_sig = sig.clone();
             arm_sig.ident = ident.clone();
@@ -193,6 +211,7 @@ impl Collector<'_> {
                 function,
                 sig: arm_sig,
                 kind: BodyKind::Inline,
+                sub_arm,
             });
         }
     }
@@ -223,6 +242,14 @@ impl Collector<'_> {
         };
         let idx = self.end_fn();
         self.fns[idx].display = first.function.clone();
+        if first.sub_arm {
+            if let Some(enclosing) = self.fn_stack.last_mut() {
+                for p in &pending {
+                    enclosing.facts.name_arms.push((p.name.clone(), idx));
+                }
+            }
+            return walked;
+        }
         for p in pending {
             let hints = ToolHints {
                 description: p.description.clone(),

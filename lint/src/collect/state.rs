@@ -80,6 +80,10 @@ pub(super) struct FnState {
     /// A JSON-RPC body in this function names a method with a read verb
     /// (`"method": "getAssetsByOwner"`).
     pub(super) rpc_reads: bool,
+    /// The function assigns a connection handle of `self` (`self.session = None`): its other
+    /// assignments to kept state reset per-connection state (see
+    /// [`crate::effects::state::connection_handle`]).
+    pub(super) resets_connection: bool,
     /// The word list of the last `vec![..]` walked, by the macro's address, so that a `let`
     /// binding it does not parse the macro's body a second time.
     pub(super) last_vec: Option<(usize, Vec<Option<String>>)>,
@@ -261,6 +265,7 @@ impl Collector<'_> {
     pub(super) fn end_fn(&mut self) -> usize {
         let mut state = self.fn_stack.pop().expect("begin_fn");
         values::posts_that_read(&mut state);
+        values::connection_bookkeeping(&mut state);
         let idx = self.fns.len();
         if let Some(ty) = &state.facts.self_ty {
             self.local_methods

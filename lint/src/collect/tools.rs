@@ -614,6 +614,14 @@ impl Collector<'_> {
                 || (tp.len() == 1 && fn_idx.contains_key("call"))))
             || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
         let configured = !tp.is_empty() && self.trait_matches_config(&tp);
+        // A hand-written tool trait (`fn name` + `fn execute` + a schema method).
+        let tool_trait = !is_rig
+            && !configured
+            && !tp.is_empty()
+            && trait_last != "ToolBase"
+            && trait_last != "AsyncTool"
+            && trait_last != "SyncTool"
+            && frameworks::tool_trait::is_shape(&trait_last, &i.items);
         if trait_last == "ToolBase" {
             let mut info = ToolBaseInfo {
                 name: None,
@@ -645,15 +653,25 @@ impl Collector<'_> {
                     });
                 }
             }
-        } else if is_rig || configured {
-            let pick = ["call", "run", "invoke", "execute", "call_tool", "handle"]
-                .iter()
-                .find_map(|n| fn_idx.get(*n))
-                .or_else(|| if is_rig { None } else { fn_idx.values().next() });
+        } else if is_rig || configured || tool_trait {
+            let pick = if tool_trait {
+                frameworks::tool_trait::RUN_METHODS
+                    .iter()
+                    .find_map(|n| fn_idx.get(*n))
+            } else {
+                ["call", "run", "invoke", "execute", "call_tool", "handle"]
+                    .iter()
+                    .find_map(|n| fn_idx.get(*n))
+                    .or_else(|| if is_rig { None } else { fn_idx.values().next() })
+            };
             if let Some((idx, f)) = pick {
                 let (se, _) = self.tool_attrs(&f.attrs, false);
                 if se.is_none() {
-                    let name = const_name.clone().or_else(|| {
+                    let trait_name = || {
+                        frameworks::tool_trait::name_expr(&i.items)
+                            .and_then(|e| frameworks::rig::tool_name(e, &self.fw.consts))
+                    };
+                    let name = const_name.clone().or_else(trait_name).or_else(|| {
                         fn_idx
                             .get("name")
                             .and_then(|(_, nf)| first_lit_in_tokens(nf.block.to_token_stream()))
@@ -661,6 +679,8 @@ impl Collector<'_> {
                     });
                     let style = if is_rig {
                         ToolStyle::RigTrait
+                    } else if tool_trait {
+                        ToolStyle::ToolTrait
                     } else {
                         ToolStyle::Configured
                     };

@@ -9,7 +9,7 @@ use syn::{Expr, Lit};
 use super::{Collector, lit_str, strip};
 use crate::effects::state;
 use crate::effects::statement::{self, Statement};
-use crate::facts::{EvidenceKind, Loc};
+use crate::facts::{Evidence, EvidenceKind, Loc};
 
 /// Longest text kept for a local (statements are decided by their first clauses).
 const MAX_TEXT: usize = 512;
@@ -424,13 +424,37 @@ impl Collector<'_> {
         if field.split('.').any(state::benign_field) || self.in_benign_type() {
             return;
         }
+        if state::connection_handle(&field) {
+            if let Some(f) = self.fn_stack.last_mut() {
+                f.resets_connection = true;
+            }
+            return;
+        }
         self.evidence(
             EvidenceKind::State,
             true,
-            format!("state kept between calls assigned (`{field} = ..`)"),
+            format!("{ASSIGNED} (`{field} = ..`)"),
             loc(),
             None,
         );
+    }
+}
+
+/// How an assignment to kept state is described.
+const ASSIGNED: &str = "state kept between calls assigned";
+
+/// A function that assigns a connection handle (`self.session = None` in `mark_dead`,
+/// `self.conn = Some(c)` in `connect`) resets per-connection state beside it
+/// (`self.selected_folder = None`): those assignments are connection bookkeeping, not state a
+/// retry duplicates.
+pub(super) fn connection_bookkeeping(state: &mut super::FnState) {
+    if !state.resets_connection {
+        return;
+    }
+    let kept = |e: &Evidence| !(e.kind == EvidenceKind::State && e.what.starts_with(ASSIGNED));
+    state.facts.evidence.retain(kept);
+    for r in &mut state.facts.retries {
+        r.evidence.retain(kept);
     }
 }
 

@@ -422,6 +422,10 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::AdkFunctionTool => "`FunctionTool::new` (adk-rust)",
         ToolStyle::McpDispatch => "hand-written MCP `tools/call` dispatch arm",
         ToolStyle::ToolAttr => "`#[tool]` of a tool-macro crate (riglr-macros and look-alikes)",
+        ToolStyle::ToolTrait => "impl of a hand-written tool trait (`fn name` + `fn execute`)",
+        ToolStyle::Registry => {
+            "tool registry entry (`registry.register(name, description, .., handler)`)"
+        }
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),

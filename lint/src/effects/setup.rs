@@ -3,7 +3,9 @@
 //! authentication that POSTs credentials for a token (`authenticate`, `login`). A retry does
 //! not repeat what they do, so writes found in them, or below them, do not make the tool that
 //! reaches them a write. They are a barrier for the write search, nothing more: their own
-//! evidence stays in the facts.
+//! evidence stays in the facts. Loaders that create what is missing (`load_or_init`,
+//! `open_or_create`) and helpers that make sure a directory exists (`ensure_parent_dir`,
+//! `ensure_output_dir`) are set-up too: a second run finds it there.
 
 /// Names of set-up and authentication functions.
 pub fn is_setup_fn(name: &str) -> bool {
@@ -51,7 +53,24 @@ pub fn is_setup_fn(name: &str) -> bool {
         .iter()
         .any(|k| rest.ends_with(k))
     };
+    let directory = |rest: &str| {
+        [
+            "dir",
+            "dirs",
+            "directory",
+            "directories",
+            "folder",
+            "exists",
+        ]
+        .iter()
+        .any(|k| rest.ends_with(k))
+    };
     EXACT.contains(&name)
+        || name.starts_with("load_or_")
+        || name.starts_with("open_or_")
+        || name.ends_with("_or_init")
+        || name.ends_with("_or_default")
+        || name.strip_prefix("ensure_").is_some_and(directory)
         || name.starts_with("new_with")
         || name.starts_with("with_")
         || name.strip_prefix("get_or_").is_some_and(connection)
@@ -76,5 +95,13 @@ mod tests {
         assert!(!is_setup_fn("create_entities"));
         assert!(!is_setup_fn("new_issue"));
         assert!(is_setup_fn("get_or_create_client"));
+        assert!(is_setup_fn("load_or_init"));
+        assert!(is_setup_fn("open_or_create"));
+        assert!(is_setup_fn("config_or_default"));
+        assert!(is_setup_fn("ensure_parent_dir"));
+        assert!(is_setup_fn("ensure_output_dir"));
+        assert!(!is_setup_fn("ensure_deleted"));
+        assert!(!is_setup_fn("create_dir"));
+        assert!(!is_setup_fn("create_directory"));
     }
 }

@@ -109,6 +109,31 @@ pub fn benign_field(name: &str) -> bool {
     .any(|k| lower.contains(k))
 }
 
+/// A field holding one connection (`session`, `conn`, `client`, `socket`): assigning it
+/// connects, reconnects or drops the connection — bookkeeping a retry repeats harmlessly —
+/// and the function that does it resets per-connection state beside it (`mark_dead`,
+/// `disconnect`). A collection of them (`sessions`) is not one: inserting into it is kept
+/// state.
+pub fn connection_handle(field: &str) -> bool {
+    let last = field
+        .rsplit('.')
+        .next()
+        .unwrap_or(field)
+        .to_ascii_lowercase();
+    const HANDLES: &[&str] = &[
+        "session",
+        "conn",
+        "connection",
+        "client",
+        "socket",
+        "stream",
+        "transport",
+    ];
+    HANDLES
+        .iter()
+        .any(|h| last == *h || last.strip_suffix(h).is_some_and(|head| head.ends_with('_')))
+}
+
 /// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics.
 pub fn benign_type(name: &str) -> bool {
     [
@@ -229,6 +254,28 @@ pub fn browser_script_action(script: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connection_handles() {
+        for f in [
+            "session",
+            "conn",
+            "imap_session",
+            "inner.client",
+            "db_connection",
+        ] {
+            assert!(connection_handle(f), "{f}");
+        }
+        for f in [
+            "sessions",
+            "clients",
+            "subscription",
+            "notes",
+            "session_count",
+        ] {
+            assert!(!connection_handle(f), "{f}");
+        }
+    }
 
     #[test]
     fn browser_scripts_that_act() {

@@ -342,9 +342,52 @@ pub fn command_variant(enum_name: &str, variant: &str) -> Option<String> {
         .then(|| format!("command `{enum_name}::{variant}` built to be executed"))
 }
 
+/// Whether a URL's last segment is a dotted RPC method (`documents.info`,
+/// `conversations.history`, `chat.postMessage`, as Outline's and Slack's APIs name them, all
+/// POSTed to) whose action reads: a read verb (`info`, `list`) or a collection noun
+/// (`drafts`, `members`, `history`), and no write verb. `Some(false)`: any other dotted RPC
+/// method (`documents.create`, `chat.postMessage`, `documents.templatize`: a POST whose
+/// action does not say it reads is taken at its verb); `None`: not a dotted RPC method
+/// (`/issues`, `upload.php`).
+pub fn rpc_endpoint_reads(url: &str) -> Option<bool> {
+    const EXTENSIONS: &[&str] = &[
+        "php", "json", "xml", "html", "htm", "asp", "aspx", "cgi", "jsp", "txt", "js", "do",
+    ];
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.rsplit('/').find(|s| !s.is_empty())?;
+    let parts: Vec<&str> = last.split('.').collect();
+    let well_formed = parts.len() >= 2
+        && parts.iter().all(|p| {
+            p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    let action = parts.last()?;
+    if !well_formed || EXTENSIONS.contains(&action.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let ws = words(action);
+    if ws.iter().any(|w| is_write_verb(w)) {
+        return Some(false);
+    }
+    let noun =
+        |w: &String| w == "history" || (w.len() > 3 && w.ends_with('s') && !w.ends_with("ss"));
+    Some(ws.iter().any(|w| is_read_verb(w)) || (ws.len() == 1 && noun(&ws[0])))
+}
+
 /// Whether a URL or path names an endpoint that only reads even when it is POSTed to: search,
 /// query, GraphQL reads, token exchanges and logins.
+///
+/// The last path segment has the last word: an endpoint that names a write on another object
+/// under a search or query path (`/api/v2/search/installPlugin`, `/query/saved/deleteView`)
+/// writes; a bare verb there acts on the search itself (`/search/start`, `/search/delete`
+/// of a search job) and still reads.
 pub fn read_endpoint(url: &str) -> Option<&'static str> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or(path);
+    let last_words = words(last);
+    if last_words.len() >= 2 && last_words.iter().any(|w| is_write_verb(w)) {
+        return None;
+    }
     let lower = url.to_ascii_lowercase();
     const MARKERS: &[(&str, &str)] = &[
         ("search", "a search endpoint"),
@@ -461,6 +504,32 @@ mod tests {
         assert!(read_endpoint("/rest/api/2/search").is_some());
         assert!(read_endpoint("https://x/oauth/token").is_some());
         assert!(read_endpoint("/issue").is_none());
+        // A write named in the last segment, under a search path.
+        assert!(read_endpoint("{}/api/v2/search/installPlugin").is_none());
+        assert!(read_endpoint("/api/v2/search/updatePlugins?x=1").is_none());
+        assert!(read_endpoint("/query/saved/deleteView").is_none());
+        assert!(read_endpoint("/api/v2/search/delete").is_some());
+        assert!(read_endpoint("/api/v2/search/results?id=1").is_some());
+        assert!(read_endpoint("/api/v2/search/start").is_some());
+    }
+
+    #[test]
+    fn dotted_rpc_endpoints() {
+        assert_eq!(rpc_endpoint_reads("documents.info"), Some(true));
+        assert_eq!(rpc_endpoint_reads("documents.drafts"), Some(true));
+        assert_eq!(
+            rpc_endpoint_reads("{}/api/conversations.history"),
+            Some(true)
+        );
+        assert_eq!(rpc_endpoint_reads("documents.create"), Some(false));
+        assert_eq!(
+            rpc_endpoint_reads("https://slack.com/api/chat.postMessage"),
+            Some(false)
+        );
+        assert_eq!(rpc_endpoint_reads("documents.templatize"), Some(false));
+        assert_eq!(rpc_endpoint_reads("/upload.php"), None);
+        assert_eq!(rpc_endpoint_reads("/api/issues"), None);
+        assert_eq!(rpc_endpoint_reads("{}/api/{}"), None);
     }
 
     #[test]

@@ -46,6 +46,28 @@ pub fn is_handler_name(name: &str) -> bool {
     HANDLER_NAME_PARTS.iter().any(|p| n.contains(p))
 }
 
+/// Whether a function takes a tool name as a text parameter (`name: &str`,
+/// `tool_name: String`): a function a handler may hand the dispatch on to.
+pub fn takes_tool_name(sig: &syn::Signature) -> bool {
+    sig.inputs.iter().any(|input| {
+        let syn::FnArg::Typed(pt) = input else {
+            return false;
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return false;
+        };
+        let text = match &*pt.ty {
+            syn::Type::Reference(r) => {
+                matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str"))
+            }
+            syn::Type::Path(p) => p.path.is_ident("String"),
+            _ => false,
+        };
+        let n = pi.ident.to_string();
+        text && (n == "name" || n == "tool_name" || n == "tool")
+    })
+}
+
 /// Whether an expression names the tool being called: after `&`, `*`, parentheses and
 /// conversions (`.as_str()`, `.as_ref()`, `.unwrap()`, ...), a variable, field or getter
 /// called `name`, `function_name` or containing `tool`.
@@ -236,6 +258,49 @@ mod tests {
         ] {
             assert!(!is_tool_name_expr(&e(s)), "{s}");
         }
+    }
+
+    #[test]
+    fn a_handler_arm_that_hands_the_name_on_is_narrowed_to_the_callee_arm() {
+        // outline-mcp-rs: `call_tool` matches groups of names and hands the name to a
+        // per-area dispatcher in another file, whose arms run each tool.
+        let handler = r#"
+mod documents;
+pub async fn call_tool(name: &str, arguments: Value, client: &Client) -> Result<Value> {
+    match name {
+        "get_document" | "create_document" => documents::call_document_tool(name, arguments, client).await,
+        _ => Err(unknown(name)),
+    }
+}
+"#;
+        let documents = r#"
+pub async fn call_document_tool(name: &str, arguments: Value, client: &Client) -> Result<Value> {
+    match name {
+        "get_document" => get_document(arguments).await,
+        "create_document" => create_document(arguments).await,
+        _ => unreachable!(),
+    }
+}
+async fn get_document(args: Value) -> Result<Value> {
+    Ok(std::fs::read_to_string(args["path"].as_str().unwrap())?.into())
+}
+async fn create_document(args: Value) -> Result<Value> {
+    std::fs::write(args["path"].as_str().unwrap(), "x")?;
+    Ok(Value::Null)
+}
+"#;
+        let kinds: Vec<(String, String)> =
+            inventory(&[("src/lib.rs", handler), ("src/documents.rs", documents)])
+                .into_iter()
+                .map(|(name, _, _, kind)| (name, kind))
+                .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("create_document".into(), "Write".into()),
+                ("get_document".into(), "Read".into()),
+            ]
+        );
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! tool's function so that the effects in it are found, or a path to a function
 //! (`get_weather`), which the tool's body calls. A second string literal argument is the
 //! description; a schema argument in between (`json!({..})`) is allowed.
+//!
+//! Tool registries have the same shape as a method: `registry.register("list_instances",
+//! "List all configured instances ..", json!({..}), system::list_instances)` (also
+//! `register_tool`, `add_tool`). There the name must read as a tool name (one word, no
+//! spaces) and the second argument as prose (a description with spaces), so that an event
+//! bus's `bus.register("topic", "x", handler)` is not taken for a tool.
 
 use proc_macro2::Span;
 use syn::visit::Visit;
@@ -35,7 +41,13 @@ pub struct FunctionTool<'a> {
     pub handler: Option<Handler<'a>>,
     /// The handler expression (the key under which the collector finds it again).
     pub handler_expr: &'a Expr,
+    /// Registered on a tool registry (`registry.register(..)`), not built by
+    /// `FunctionTool::new`.
+    pub registry: bool,
 }
+
+/// Methods of a tool registry that register a tool.
+const REGISTER_METHODS: &[&str] = &["register", "register_tool", "add_tool"];
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
 pub fn is_constructor(resolved: &[String]) -> bool {
@@ -52,9 +64,34 @@ pub fn of_call<'a>(
     if !is_constructor(&resolve(&p.path)) || c.args.len() < 3 {
         return None;
     }
-    let (name, name_span) = str_lit(c.args.first()?)?;
-    let description = str_lit(&c.args[1]).map(|p| p.0);
-    let last = c.args.last()?;
+    let args: Vec<&Expr> = c.args.iter().collect();
+    from_args(&args, false)
+}
+
+/// The tool a registry call registers, if it is one: `registry.register("name", "A
+/// description.", schema, handler)`.
+pub fn of_method_call(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
+    if m.args.len() < 3 || !REGISTER_METHODS.iter().any(|r| m.method == r) {
+        return None;
+    }
+    let args: Vec<&Expr> = m.args.iter().collect();
+    let name = str_lit(args[0])?.0;
+    let description = str_lit(args[1])?.0;
+    let tool_like = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    if !tool_like || !description.trim().contains(' ') {
+        return None;
+    }
+    let t = from_args(&args, true)?;
+    t.handler.is_some().then_some(t)
+}
+
+fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<FunctionTool<'a>> {
+    let (name, name_span) = str_lit(args.first()?)?;
+    let description = str_lit(args.get(1)?).map(|p| p.0);
+    let last = args.last()?;
     let handler = match strip_handler(last) {
         Expr::Closure(cl) => Some(Handler::Closure(cl)),
         Expr::Path(p) => Some(Handler::Path(&p.path)),
@@ -66,6 +103,7 @@ pub fn of_call<'a>(
         description,
         handler,
         handler_expr: strip_handler(last),
+        registry,
     })
 }
 
@@ -79,8 +117,8 @@ fn strip_handler(e: &Expr) -> &Expr {
     }
 }
 
-/// Every `FunctionTool::new(..)` call in a function body (nested items left out: they are
-/// scanned when the collector reaches them).
+/// Every `FunctionTool::new(..)` call and tool registration in a function body (nested
+/// items left out: they are scanned when the collector reaches them).
 pub fn find<'a>(
     block: &'a syn::Block,
     resolve: &impl Fn(&syn::Path) -> Vec<String>,
@@ -96,6 +134,12 @@ pub fn find<'a>(
                 self.out.push(t);
             }
             syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if let Some(t) = of_method_call(m) {
+                self.out.push(t);
+            }
+            syn::visit::visit_expr_method_call(self, m);
         }
     }
     let mut scan = Scan {
@@ -216,5 +260,54 @@ pub fn build() {
             .find(|f| f.tool == "post_message")
             .expect("a finding for the write tool");
         assert_eq!(f.line, 4);
+    }
+
+    #[test]
+    fn tool_registry_entries_are_tools() {
+        // syncthing-mcp-rs: `registry.register(name, description, schema, handler)`.
+        let src = r#"
+pub mod system {
+    pub async fn list_instances(c: Client, cfg: AppConfig, a: Value) -> Result<Value> {
+        Ok(std::fs::read_to_string("instances")?.into())
+    }
+}
+pub fn create_registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry.register(
+        "list_instances",
+        "List all configured instances and their health.",
+        serde_json::json!({ "type": "object" }),
+        system::list_instances,
+    );
+    registry.register(
+        "delete_conflict",
+        "Delete a conflict file.",
+        serde_json::json!({ "type": "object" }),
+        |c, cfg, a| async move { std::fs::remove_file("conflict")?; Ok(Value::Null) },
+    );
+    // Not tools: an event bus's topic, a registration without a description in prose.
+    bus.register("user.created", "x", on_user_created);
+    registry.register("Hello world", "Says hello to the world.", json!({}), hello);
+    registry
+}
+"#;
+        assert_eq!(
+            inventory(src)
+                .into_iter()
+                .map(|(n, _, style, kind)| (n, style, kind))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "delete_conflict".into(),
+                    "tool-registry".into(),
+                    "Write".into()
+                ),
+                (
+                    "list_instances".into(),
+                    "tool-registry".into(),
+                    "Read".into()
+                ),
+            ]
+        );
     }
 }

@@ -11,13 +11,15 @@
 //! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
 //!   look-alikes);
 //! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name;
-//! - [`tool_attr`]: `#[tool]` of other tool-macro crates (riglr-macros and look-alikes).
+//! - [`tool_attr`]: `#[tool]` of other tool-macro crates (riglr-macros and look-alikes);
+//! - [`tool_trait`]: impls of hand-written tool traits (`fn name` + `fn execute` + a schema).
 
 pub mod dispatch;
 pub mod function_tool;
 pub mod rig;
 pub mod swiftide;
 pub mod tool_attr;
+pub mod tool_trait;
 
 use proc_macro2::Span;
 use syn::{Expr, Lit};
@@ -35,7 +37,12 @@ use crate::facts::{FileFacts, ToolStyle};
 ///   trait for that type is the same tool again.
 pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_generated_twins(files);
-    let weak = |s: ToolStyle| matches!(s, ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool);
+    let weak = |s: ToolStyle| {
+        matches!(
+            s,
+            ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool | ToolStyle::Registry
+        )
+    };
     if !files.iter().any(|f| f.tools.iter().any(|t| weak(t.style))) {
         return;
     }
@@ -68,8 +75,10 @@ fn drop_generated_twins(files: &mut [FileFacts]) {
     for f in files.iter_mut() {
         let krate = f.krate;
         f.tools.retain(|t| {
-            !(matches!(t.style, ToolStyle::RigTrait | ToolStyle::Configured)
-                && generated.contains(&(krate, t.name.clone())))
+            !(matches!(
+                t.style,
+                ToolStyle::RigTrait | ToolStyle::Configured | ToolStyle::ToolTrait
+            ) && generated.contains(&(krate, t.name.clone())))
         });
     }
 }

@@ -394,7 +394,7 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         ToolStyle::RigTrait => Some(
             "a trait method: --fix does not edit trait impls; put the proposed `#[side_effect(..)]` on `call` by hand (it is guarded in place, README \"Guarding a rig `Tool` in place\"), with the postcondition as an inherent method",
         ),
-        ToolStyle::RmcpToolBase => Some(
+        ToolStyle::RmcpToolBase | ToolStyle::ToolTrait => Some(
             "a trait method keeps the trait's signature: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the trait method",
         ),
         ToolStyle::McpSdk => Some(
@@ -407,7 +407,7 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         ToolStyle::Swiftide => Some(
             "swiftide's `#[tool]` / `#[derive(Tool)]` generates the tool: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the tool",
         ),
-        ToolStyle::AdkFunctionTool => Some(
+        ToolStyle::AdkFunctionTool | ToolStyle::Registry => Some(
             "a `FunctionTool` handler is a closure or function value: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the handler",
         ),
         ToolStyle::McpDispatch => Some(

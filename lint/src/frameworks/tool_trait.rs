@@ -1,0 +1,174 @@
+//! Hand-written tool traits, recognised by shape.
+//!
+//! Coding agents and small agent frameworks define their own trait instead of using a
+//! framework's: `trait Tool { fn name(&self) -> &str; fn description(&self) -> &str;
+//! fn parameters(&self) -> Value; async fn execute(&self, args: Value, ..) -> .. }`, and
+//! each tool is an impl of it with `fn name(&self) -> &str { "write_file" }`. An impl is
+//! taken for such a tool when it has
+//!
+//! - `fn name` whose body is only a string literal or a constant (the tool's public name),
+//! - a method that runs it (`execute`, `call`, `run`, `invoke`, `call_tool`, `handle`: the
+//!   tool's body), and
+//! - a method that describes its arguments to the model (`parameters`, `input_schema`,
+//!   `schema`, `definition`, ...) — or a trait whose name says `Tool`.
+//!
+//! The last condition keeps out the many traits that have a name and a run method but are
+//! no agent tool (CLI subcommands, plugins, jobs).
+
+use syn::{Expr, ImplItem, Stmt};
+
+/// Methods that run the tool, in the order they are looked for.
+pub const RUN_METHODS: &[&str] = &["execute", "call", "run", "invoke", "call_tool", "handle"];
+
+/// Methods that give the model the tool's argument schema.
+const SCHEMA_METHODS: &[&str] = &[
+    "parameters",
+    "parameters_schema",
+    "parameter_schema",
+    "input_schema",
+    "args_schema",
+    "arguments_schema",
+    "json_schema",
+    "schema",
+    "definition",
+    "tool_definition",
+    "spec",
+];
+
+/// The expression a `fn name` body consists of: `"x"`, `"x".into()`, `NAME`, `Self::NAME`.
+pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
+    let f = items.iter().find_map(|i| match i {
+        ImplItem::Fn(f) if f.sig.ident == "name" && f.sig.inputs.len() <= 1 => Some(f),
+        _ => None,
+    })?;
+    let [Stmt::Expr(e, None)] = f.block.stmts.as_slice() else {
+        return None;
+    };
+    let e = match e {
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "into" | "to_string" | "to_owned"
+                ) =>
+        {
+            &*m.receiver
+        }
+        other => other,
+    };
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(_),
+            ..
+        })
+        | Expr::Path(_) => Some(e),
+        _ => None,
+    }
+}
+
+/// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
+pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
+    let has = |names: &[&str]| {
+        items
+            .iter()
+            .any(|i| matches!(i, ImplItem::Fn(f) if names.iter().any(|n| f.sig.ident == n)))
+    };
+    name_expr(items).is_some()
+        && has(RUN_METHODS)
+        && (has(SCHEMA_METHODS) || trait_last.contains("Tool"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(src: &str) -> Vec<ImplItem> {
+        syn::parse_str::<syn::ItemImpl>(src).unwrap().items
+    }
+
+    #[test]
+    fn shape() {
+        let tool = "impl Tool for W { fn name(&self) -> &str { \"write\" } fn parameters(&self) -> Value { json!({}) } async fn execute(&self, a: Value) -> R { todo!() } }";
+        assert!(is_shape("Tool", &items(tool)));
+        // Any trait name, with a schema method.
+        assert!(is_shape("Capability", &items(tool)));
+        // A trait named for tools needs no schema method.
+        assert!(is_shape(
+            "AgentTool",
+            &items(
+                "impl AgentTool for W { fn name(&self) -> &'static str { \"w\".into() } fn run(&self) {} }"
+            )
+        ));
+        // A CLI subcommand: name and run, no schema, trait not named for tools.
+        assert!(!is_shape(
+            "Command",
+            &items(
+                "impl Command for Build { fn name(&self) -> &str { \"build\" } fn run(&self) {} }"
+            )
+        ));
+        // A name computed at run time is no tool name.
+        assert!(!is_shape(
+            "Tool",
+            &items(
+                "impl Tool for W { fn name(&self) -> &str { &self.name } fn execute(&self) {} }"
+            )
+        ));
+        // No method that runs it.
+        assert!(!is_shape(
+            "Tool",
+            &items("impl Tool for W { fn name(&self) -> &str { \"w\" } fn parameters(&self) {} }")
+        ));
+    }
+
+    #[test]
+    fn tools_of_a_hand_written_trait_are_judged() {
+        let src = r#"
+            use async_trait::async_trait;
+            pub trait Tool: Send + Sync {
+                fn name(&self) -> &str;
+                fn description(&self) -> &str;
+                fn parameters(&self) -> serde_json::Value;
+                async fn execute(&self, args: serde_json::Value) -> Result<String, String>;
+            }
+            pub struct WriteTool;
+            #[async_trait]
+            impl Tool for WriteTool {
+                fn name(&self) -> &'static str { "write" }
+                fn description(&self) -> &'static str { "Create or overwrite a file." }
+                fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+                async fn execute(&self, args: serde_json::Value) -> Result<String, String> {
+                    std::fs::write(args["path"].as_str().unwrap(), "x").map_err(|e| e.to_string())?;
+                    Ok("ok".into())
+                }
+            }
+            pub struct ReadTool;
+            #[async_trait]
+            impl Tool for ReadTool {
+                fn name(&self) -> &str { "read" }
+                fn description(&self) -> &str { "Read a file." }
+                fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+                async fn execute(&self, args: serde_json::Value) -> Result<String, String> {
+                    std::fs::read_to_string(args["path"].as_str().unwrap()).map_err(|e| e.to_string())
+                }
+            }
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        assert_eq!(
+            tools,
+            vec![
+                (
+                    "read".into(),
+                    "ReadTool::execute".into(),
+                    "tool-trait".into(),
+                    "Read".into()
+                ),
+                (
+                    "write".into(),
+                    "WriteTool::execute".into(),
+                    "tool-trait".into(),
+                    "Write".into()
+                ),
+            ]
+        );
+    }
+}
