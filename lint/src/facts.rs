@@ -144,6 +144,21 @@ pub struct Call {
     /// Where: for paths written in an attribute (`verify = path`); calls in bodies leave it
     /// empty (messages point at the write, and computing positions is not free).
     pub loc: Loc,
+    /// The arguments that are a request's text, by position (receiver not counted): a
+    /// callee that sends the text of a parameter ([`FnFacts::doc_param`]) is judged by it.
+    pub docs: Vec<(u32, SentText)>,
+}
+
+/// Text passed to a function that sends it (a GraphQL document, a statement, an endpoint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SentText {
+    /// Its text says the request reads (`query { .. }`, `SELECT ..`, `documents.info`).
+    Reads,
+    /// Its text says the request writes (`mutation { .. }`, `INSERT ..`).
+    Writes,
+    /// A constant of another file (`queries::LIST_ISSUES`), as its path resolves here:
+    /// looked up among the workspace's [`FileFacts::sent_consts`].
+    Const(Vec<String>),
 }
 
 /// A random, clock or per-attempt value.
@@ -218,6 +233,11 @@ pub struct FnFacts {
     /// [`FileFacts::fns`]): a handler's arm that hands the name on reaches only its tool's
     /// arm.
     pub name_arms: Vec<(String, usize)>,
+    /// The parameter (by position, receiver not counted) whose text the function's HTTP POST
+    /// sends as its GraphQL document or statement (`json!({"query": query, ..})`,
+    /// `GraphQLRequest { query, variables }`): what the POST does is decided by what each
+    /// caller passes there.
+    pub doc_param: Option<u32>,
 }
 
 /// Which framework style a tool is written in.
@@ -462,6 +482,10 @@ pub struct FileFacts {
     pub fns: Vec<FnFacts>,
     /// Tool definitions.
     pub tools: Vec<ToolFacts>,
+    /// String constants whose text is a request's (`const LIST_ISSUES: &str = "query
+    /// ListIssues { .. }"`), by module path (`graphql::queries::LIST_ISSUES`), and whether
+    /// it writes.
+    pub sent_consts: Vec<(String, bool)>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
     /// Structs with named fields, with docs and types (argument schemas, `Via::SelfField`).

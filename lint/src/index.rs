@@ -32,6 +32,12 @@ pub struct Reach {
     pub next: Option<Edge>,
 }
 
+/// Request-text constants of the workspace (see [`Index::sent_consts`]).
+struct SentConsts<'a> {
+    by_path: rustc_hash::FxHashMap<(usize, &'a str), bool>,
+    by_name: rustc_hash::FxHashMap<(usize, &'a str), Option<bool>>,
+}
+
 /// The indexed workspace.
 #[derive(Debug)]
 pub struct Index<'a> {
@@ -56,6 +62,10 @@ pub struct Index<'a> {
     /// Free functions carrying a `#[side_effect]` contract, with their public tool name:
     /// `f::call(..)` enters them under the contract, `f(..)` bypasses it.
     guarded: rustc_hash::FxHashMap<FnId, &'a str>,
+    /// Calls (caller, index into its calls) left out of the write search: they hand a
+    /// function that only POSTs the text of its parameter ([`FnFacts::doc_param`]) a text
+    /// that reads.
+    reading_calls: rustc_hash::FxHashSet<(FnId, usize)>,
 }
 
 impl<'a> Index<'a> {
@@ -87,6 +97,7 @@ impl<'a> Index<'a> {
             strong: Vec::new(),
             reads: Vec::new(),
             guarded: rustc_hash::FxHashMap::default(),
+            reading_calls: rustc_hash::FxHashSet::default(),
         };
         for (fi, file) in files.iter().enumerate() {
             for tool in &file.tools {
@@ -153,11 +164,109 @@ impl<'a> Index<'a> {
         let setup = index.setup_barrier();
         let none = vec![false; index.fns.len()];
         index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
-        index.strong = index.reach_by(&rev, &setup, |id| index.own_evidence(id).any(|e| e.strong));
         index.reads = index.reach_by(&rev, &none, |id| {
             index.standing(&index.func(id).reads, id).next().is_some()
         });
+        index.reading_calls = index.reading_calls();
+        if !index.reading_calls.is_empty() {
+            // The write search goes without them; the read search (above) went through.
+            for callers in &mut rev {
+                callers.retain(|(caller, e)| !index.reading_calls.contains(&(*caller, e.call)));
+            }
+            index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
+        }
+        index.strong = index.reach_by(&rev, &setup, |id| index.own_evidence(id).any(|e| e.strong));
         index
+    }
+
+    /// The calls that hand a function sending its parameter's text ([`FnFacts::doc_param`])
+    /// a text that reads, when that function writes nothing else: its POST, and nothing it
+    /// calls reaches a write (by the first search, [`Index::any`]).
+    fn reading_calls(&self) -> rustc_hash::FxHashSet<(FnId, usize)> {
+        let mut out = rustc_hash::FxHashSet::default();
+        let senders: rustc_hash::FxHashSet<FnId> = (0..self.fns.len())
+            .filter(|&id| self.func(id).doc_param.is_some())
+            .filter(|&id| {
+                self.own_evidence(id).all(|e| {
+                    e.kind == crate::facts::EvidenceKind::Http && e.what.starts_with("HTTP POST")
+                }) && self.edges[id].iter().all(|e| self.any[e.callee].is_none())
+            })
+            .collect();
+        if senders.is_empty() {
+            return out;
+        }
+        let consts = self.sent_consts();
+        for (caller, edges) in self.edges.iter().enumerate() {
+            for e in edges {
+                if !senders.contains(&e.callee) {
+                    continue;
+                }
+                let pos = self.func(e.callee).doc_param.expect("a sender");
+                let call = &self.func(caller).calls[e.call];
+                let Some((_, text)) = call.docs.iter().find(|(p, _)| *p == pos) else {
+                    continue;
+                };
+                let writes = match text {
+                    crate::facts::SentText::Reads => Some(false),
+                    crate::facts::SentText::Writes => Some(true),
+                    crate::facts::SentText::Const(path) => {
+                        self.sent_const(&consts, self.krate(caller), path)
+                    }
+                };
+                if writes == Some(false) {
+                    out.insert((caller, e.call));
+                }
+            }
+        }
+        out
+    }
+
+    /// The workspace's request-text constants: by (crate, module path) and by (crate, name).
+    fn sent_consts(&self) -> SentConsts<'a> {
+        let mut by_path = rustc_hash::FxHashMap::default();
+        let mut by_name: rustc_hash::FxHashMap<(usize, &'a str), Option<bool>> =
+            rustc_hash::FxHashMap::default();
+        for file in self.files {
+            for (path, writes) in &file.sent_consts {
+                by_path.insert((file.krate, path.as_str()), *writes);
+                let name = path.rsplit("::").next().unwrap_or(path);
+                by_name
+                    .entry((file.krate, name))
+                    .and_modify(|w| {
+                        if *w != Some(*writes) {
+                            *w = None;
+                        }
+                    })
+                    .or_insert(Some(*writes));
+            }
+        }
+        SentConsts { by_path, by_name }
+    }
+
+    /// Whether the request text a constant's path names writes: by its module path from the
+    /// crate root (`crate::graphql::queries::LIST_ISSUES`), else by its name when the crate
+    /// has one such constant of that name (or several that agree).
+    fn sent_const(&self, consts: &SentConsts<'_>, krate: usize, path: &[String]) -> Option<bool> {
+        let segs: Vec<&str> = path
+            .iter()
+            .map(String::as_str)
+            .skip_while(|s| *s == "crate")
+            .collect();
+        let krate = match segs.first().and_then(|c| self.crate_names.get(*c)) {
+            Some(k) if segs.len() > 1 => *k,
+            _ => krate,
+        };
+        let joined = segs.join("::");
+        if let Some(w) = consts.by_path.get(&(krate, joined.as_str())) {
+            return Some(*w);
+        }
+        if let Some(rest) = joined.split_once("::").map(|(_, r)| r)
+            && let Some(w) = consts.by_path.get(&(krate, rest))
+        {
+            return Some(*w);
+        }
+        let name = *segs.last()?;
+        consts.by_name.get(&(krate, name)).copied().flatten()
     }
 
     /// The public tool name of a function that carries a `#[side_effect]` contract (a free
@@ -639,6 +748,9 @@ impl<'a> Index<'a> {
         call: usize,
         depth: u32,
     ) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
+        if self.reading_calls.contains(&(caller, call)) {
+            return None;
+        }
         self.edges[caller]
             .iter()
             .filter(|e| e.call == call)

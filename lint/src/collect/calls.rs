@@ -119,6 +119,7 @@ impl Collector<'_> {
         let combinator = idem008::combinator_fn(&segs);
         let target = self.call_target(segs);
         let call_idx = target.and_then(|t| self.call(t, Loc::default()));
+        self.note_sent_texts(call_idx, &c.args);
         if let Some((strong, what)) = sdk {
             self.evidence(EvidenceKind::Sdk, strong, what, loc(), call_idx);
         }
@@ -238,7 +239,10 @@ impl Collector<'_> {
                 }
             }
             "nanoid" => self.unstable("`nanoid!()`".into(), Loc::of_tokens(mac)),
-            "json" => self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac)),
+            "json" => {
+                self.json_doc(&mac.tokens);
+                self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac));
+            }
             name if ev::QUERY_MACROS.contains(&name) => {
                 if let Some(crate::effects::statement::Statement::Write(kw)) =
                     first_lit_in_tokens(mac.tokens.clone())

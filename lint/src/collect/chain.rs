@@ -38,6 +38,7 @@ impl Collector<'_> {
         if is_self(root) {
             let name = chain[0].method.to_string();
             first_call = self.call(CallTarget::SelfMethod(name), Loc::default());
+            self.note_sent_texts(first_call, &chain[0].args);
             // Evidence of `self.post(..)` comes from following the method.
             if chain.len() == 1 {
                 return;
@@ -79,6 +80,9 @@ impl Collector<'_> {
             if distinctive_method(&name) {
                 first_call = self.call(CallTarget::AnyMethod(name), Loc::default());
             }
+        }
+        if !is_self(root) {
+            self.note_sent_texts(first_call, &chain[0].args);
         }
         // Root: Command::new / OpenOptions::new / a command variable.
         let mut proc: Option<ProcSpec> = None;

@@ -124,6 +124,7 @@ impl Collector<'_> {
                 tool.comment_allows.dedup();
             }
         }
+        facts.sent_consts = self.sent_consts();
         facts.fns = std::mem::take(&mut self.fns);
         facts.tools = std::mem::take(&mut self.tools);
         facts.fields = std::mem::take(&mut self.fields);

@@ -61,6 +61,7 @@ mod hooks;
 mod items;
 mod macros;
 mod scope;
+mod sent;
 mod state;
 mod structs;
 mod syntax;

@@ -84,6 +84,10 @@ pub(super) struct FnState {
     /// assignments to kept state reset per-connection state (see
     /// [`crate::effects::state::connection_handle`]).
     pub(super) resets_connection: bool,
+    /// Its text parameters (`query: &str`), with their positions (receiver not counted).
+    pub(super) text_params: Vec<(String, u32)>,
+    /// The text parameter that becomes its request body's document (see [`super::sent`]).
+    pub(super) doc_param: Option<u32>,
     /// The word list of the last `vec![..]` walked, by the macro's address, so that a `let`
     /// binding it does not parse the macro's body a second time.
     pub(super) last_vec: Option<(usize, Vec<Option<String>>)>,
@@ -162,7 +166,11 @@ impl Collector<'_> {
     pub(super) fn call(&mut self, target: CallTarget, loc: Loc) -> Option<usize> {
         let f = self.cur()?;
         let idx = f.facts.calls.len();
-        f.facts.calls.push(Call { target, loc });
+        f.facts.calls.push(Call {
+            target,
+            loc,
+            docs: Vec::new(),
+        });
         for frame in &mut f.frames {
             frame.calls.push(idx);
         }
@@ -266,6 +274,7 @@ impl Collector<'_> {
         let mut state = self.fn_stack.pop().expect("begin_fn");
         values::posts_that_read(&mut state);
         values::connection_bookkeeping(&mut state);
+        sent::finish_doc_param(&mut state);
         let idx = self.fns.len();
         if let Some(ty) = &state.facts.self_ty {
             self.local_methods

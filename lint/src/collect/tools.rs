@@ -355,6 +355,7 @@ impl Collector<'_> {
                             Call {
                                 target: t,
                                 loc: Loc::of_tokens(p),
+                                docs: Vec::new(),
                             },
                             p.to_token_stream().to_string().replace(' ', ""),
                         )
@@ -445,6 +446,7 @@ impl Collector<'_> {
             None
         };
         self.begin_fn(&sig.ident, self_ty);
+        self.note_text_params(sig);
         // Destructured model-supplied keys in parameters; the types of plain parameters.
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {

@@ -465,6 +465,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
+        if self.in_fn() {
+            self.doc_field(fv);
+        }
         if let syn::Member::Named(m) = &fv.member
             && self.in_fn()
             && ev::key_header(&m.to_string())

@@ -3,7 +3,7 @@
 //! Servers that do not use a framework's router answer `tools/call` with a `match` on the
 //! tool name:
 //!
-//! ```ignore
+//! ```text
 //! async fn call_tool(&self, request: CallToolRequestParam, ..) -> Result<CallToolResult, _> {
 //!     match request.name.as_ref() {
 //!         "create_issue" => self.create_issue(request.arguments).await,

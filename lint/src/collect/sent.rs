@@ -1,0 +1,343 @@
+//! Requests whose text a caller decides.
+//!
+//! A GraphQL client sends every document through one function:
+//!
+//! ```text
+//! pub async fn execute<T>(&self, query: &'static str, variables: Value) -> Result<T> {
+//!     let body = json!({ "query": query, "variables": variables });
+//!     self.http.post(API_URL).json(&body).send().await?  // ..
+//! }
+//! // a read tool:  self.client.execute(queries::LIST_ISSUES, vars)   (`query ListIssues {..}`)
+//! // a write tool: self.client.execute(queries::CREATE_ISSUE, vars)  (`mutation {..}`)
+//! ```
+//!
+//! Its POST alone says nothing: the document its caller passes does. So the function's
+//! parameter that becomes the request's `query` (or `document`, `sql`, `statement`) is noted
+//! as its [`FnFacts::doc_param`], the text arguments of every call are noted by position
+//! ([`crate::facts::Call::docs`]: what their text says, or the path of the constant that
+//! holds it), and so are the file's string constants whose text is a request
+//! ([`crate::facts::FileFacts::sent_consts`]). The index then leaves out of the write search
+//! a call whose text reads, made to a function whose only write is that POST.
+
+use super::*;
+use crate::facts::SentText;
+
+/// Body fields and JSON keys that carry the request's text.
+const DOC_FIELDS: &[&str] = &["query", "document", "mutation", "gql", "sql", "statement"];
+
+/// What a request's text says it does: `Some(true)` writes (`mutation {..}`, `INSERT ..`,
+/// `documents.create`), `Some(false)` reads (`query {..}`, `SELECT ..`, a search endpoint,
+/// `documents.info`).
+pub(crate) fn sent_text_writes(text: &str) -> Option<bool> {
+    if let Some(st) = crate::effects::statement::classify(text) {
+        return Some(st.writes());
+    }
+    if crate::effects::verbs::read_endpoint(text).is_some() {
+        return Some(false);
+    }
+    crate::effects::verbs::rpc_endpoint_reads(text).map(|reads| !reads)
+}
+
+/// Whether a name is written as a constant (`LIST_ISSUES`).
+fn screaming(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+impl Collector<'_> {
+    /// Note the text parameters of the function just begun (`query: &str`, `sql: String`).
+    pub(super) fn note_text_params(&mut self, sig: &syn::Signature) {
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        let mut pos = 0u32;
+        for input in &sig.inputs {
+            let syn::FnArg::Typed(pt) = input else {
+                continue;
+            };
+            if let syn::Pat::Ident(pi) = &*pt.pat
+                && matches!(syntax::type_name(&pt.ty).as_deref(), Some("str" | "String"))
+            {
+                f.text_params.push((pi.ident.to_string(), pos));
+            }
+            pos += 1;
+        }
+    }
+
+    /// The position of the text parameter an expression is (`query`, `&query`,
+    /// `query.to_string()`).
+    fn text_param(&self, e: &Expr) -> Option<u32> {
+        let f = self.fn_stack.last()?;
+        if f.text_params.is_empty() {
+            return None;
+        }
+        let mut e = strip(e);
+        while let Expr::MethodCall(m) = e
+            && m.args.is_empty()
+        {
+            e = strip(&m.receiver);
+        }
+        let Expr::Path(p) = e else { return None };
+        let id = p.path.get_ident()?;
+        f.text_params
+            .iter()
+            .find(|(n, _)| id == n)
+            .map(|(_, pos)| *pos)
+    }
+
+    /// `Request { query, variables }`, `Request { query: query, .. }`: the body's document
+    /// is a parameter.
+    pub(super) fn doc_field(&mut self, fv: &syn::FieldValue) {
+        let syn::Member::Named(m) = &fv.member else {
+            return;
+        };
+        if !DOC_FIELDS.iter().any(|d| m == d) {
+            return;
+        }
+        if let Some(pos) = self.text_param(&fv.expr)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.doc_param = Some(pos);
+        }
+    }
+
+    /// `json!({ "query": query, .. })`: the body's document is a parameter.
+    pub(super) fn json_doc(&mut self, tokens: &proc_macro2::TokenStream) {
+        fn find(tokens: proc_macro2::TokenStream, params: &[(String, u32)]) -> Option<u32> {
+            let toks: Vec<TokenTree> = tokens.into_iter().collect();
+            for (i, t) in toks.iter().enumerate() {
+                match t {
+                    TokenTree::Group(g) => {
+                        if let Some(p) = find(g.stream(), params) {
+                            return Some(p);
+                        }
+                    }
+                    TokenTree::Literal(l) => {
+                        let s = l.to_string();
+                        let key = s.trim_matches('"');
+                        if s.starts_with('"')
+                            && DOC_FIELDS.contains(&key)
+                            && let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(v))) =
+                                (toks.get(i + 1), toks.get(i + 2))
+                            && p.as_char() == ':'
+                            && !matches!(toks.get(i + 3), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                        {
+                            return params.iter().find(|(n, _)| v == n).map(|(_, pos)| *pos);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.text_params.is_empty() {
+            return;
+        }
+        if let Some(pos) = find(tokens.clone(), &f.text_params)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.doc_param = Some(pos);
+        }
+    }
+
+    /// Note the arguments of call `idx` whose text is a request's.
+    pub(super) fn note_sent_texts<'e>(
+        &mut self,
+        idx: Option<usize>,
+        args: impl IntoIterator<Item = &'e Expr>,
+    ) {
+        let Some(idx) = idx else { return };
+        let mut docs = Vec::new();
+        for (pos, a) in args.into_iter().enumerate() {
+            let sent = match self.text_of(a) {
+                Some(t) => match sent_text_writes(&t) {
+                    Some(true) => SentText::Writes,
+                    Some(false) => SentText::Reads,
+                    None => continue,
+                },
+                None => match strip(a) {
+                    Expr::Path(p)
+                        if p.path
+                            .segments
+                            .last()
+                            .is_some_and(|s| screaming(&s.ident.to_string())) =>
+                    {
+                        SentText::Const(self.resolve(&p.path))
+                    }
+                    _ => continue,
+                },
+            };
+            docs.push((pos as u32, sent));
+        }
+        if docs.is_empty() {
+            return;
+        }
+        if let Some(f) = self.fn_stack.last_mut()
+            && let Some(call) = f.facts.calls.get_mut(idx)
+        {
+            call.docs = docs;
+        }
+    }
+
+    /// The file's string constants whose text is a request's, by module path.
+    pub(super) fn sent_consts(&self) -> Vec<(String, bool)> {
+        let module = self.job.module.join("::");
+        let mut out: Vec<(String, bool)> = self
+            .const_texts
+            .iter()
+            .filter_map(|(name, text)| {
+                let writes = sent_text_writes(text)?;
+                let path = if module.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{module}::{name}")
+                };
+                Some((path, writes))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// At the end of a function: it sends the text of its parameter when the parameter becomes
+/// the body's document and the function POSTs. Its POST then also reads (for callers whose
+/// text reads), said so.
+pub(super) fn finish_doc_param(state: &mut FnState) {
+    let Some(pos) = state.doc_param else { return };
+    let post = state
+        .facts
+        .evidence
+        .iter()
+        .find(|e| e.kind == EvidenceKind::Http && e.what.starts_with("HTTP POST"))
+        .cloned();
+    let Some(mut read) = post else { return };
+    let name = state
+        .text_params
+        .iter()
+        .find(|(_, p)| *p == pos)
+        .map(|(n, _)| n.clone())
+        .unwrap_or_default();
+    read.what = format!(
+        "{} of the request text its caller passes in `{name}`",
+        read.what
+    );
+    read.unless_resolved = None;
+    state.facts.reads.push(read);
+    state.facts.doc_param = Some(pos);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::inventory_rows;
+
+    /// A GraphQL client whose documents live in another module, as linear-mcp-rs has it.
+    const CLIENT: &str = r#"
+mod graphql;
+use crate::graphql::queries;
+use reqwest::Client;
+const URL: &str = "https://api.example.com/graphql";
+#[derive(serde::Serialize)]
+struct GraphQlRequest<V> { query: &'static str, variables: V }
+pub struct Api { http: Client }
+impl Api {
+    pub async fn execute_json(&self, query: &'static str, variables: Value) -> Result<Value> {
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        Ok(self.http.post(URL).json(&body).send().await?.json().await?)
+    }
+    pub async fn execute<V>(&self, query: &'static str, variables: V) -> Result<Value> {
+        let body = GraphQlRequest { query, variables };
+        Ok(self.http.post(URL).json(&body).send().await?.json().await?)
+    }
+    /// Sends the caller's text, and also writes a file: its callers all write.
+    pub async fn execute_logged(&self, query: &'static str) -> Result<Value> {
+        std::fs::write("last_query", query)?;
+        let body = serde_json::json!({ "query": query });
+        Ok(self.http.post(URL).json(&body).send().await?.json().await?)
+    }
+}
+pub struct Server { api: Api }
+impl Server {
+    #[rmcp::tool(description = "List issues")]
+    pub async fn list_issues(&self) -> Result<Value> {
+        self.api.execute_json(queries::LIST_ISSUES, json!({})).await
+    }
+    #[rmcp::tool(description = "Get an issue", annotations(read_only_hint = true))]
+    pub async fn get_issue(&self, id: String) -> Result<Value> {
+        self.api.execute(queries::GET_ISSUE, id).await
+    }
+    #[rmcp::tool(description = "Create an issue")]
+    pub async fn create_issue(&self, title: String) -> Result<Value> {
+        self.api.execute(queries::CREATE_ISSUE, title).await
+    }
+    #[rmcp::tool(description = "Who am I")]
+    pub async fn viewer(&self) -> Result<Value> {
+        self.api.execute_json("query { viewer { id } }", json!({})).await
+    }
+    #[rmcp::tool(description = "Archive")]
+    pub async fn archive(&self) -> Result<Value> {
+        self.api.execute_json("mutation { archive { ok } }", json!({})).await
+    }
+    #[rmcp::tool(description = "Run a document given by the model")]
+    pub async fn run_document(&self, doc: String) -> Result<Value> {
+        self.api.execute_json(Box::leak(doc.into_boxed_str()), json!({})).await
+    }
+    #[rmcp::tool(description = "Count issues")]
+    pub async fn count_issues(&self) -> Result<Value> {
+        self.api.execute_logged(queries::LIST_ISSUES).await
+    }
+}
+"#;
+
+    const QUERIES: &str = r#"
+pub const LIST_ISSUES: &str = r"
+query ListIssues($first: Int!) { issues(first: $first) { nodes { id } } }
+";
+pub const GET_ISSUE: &str = "query GetIssue($id: String!) { issue(id: $id) { id } }";
+pub const CREATE_ISSUE: &str = "mutation CreateIssue($t: String!) { issueCreate(input: {title: $t}) { success } }";
+"#;
+
+    #[test]
+    fn a_request_sent_for_its_caller_is_judged_by_the_caller_text() {
+        let rows = inventory_rows(&[
+            ("src/lib.rs", CLIENT),
+            ("src/graphql/mod.rs", "pub mod queries;"),
+            ("src/graphql/queries.rs", QUERIES),
+        ]);
+        let kinds: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|(n, _, _, k)| (n.as_str(), k.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("archive", "Write"),
+                // Its sender also writes a file.
+                ("count_issues", "Write"),
+                ("create_issue", "Write"),
+                ("get_issue", "Read"),
+                ("list_issues", "Read"),
+                // A text the code does not show: the POST stands.
+                ("run_document", "Write"),
+                ("viewer", "Read"),
+            ]
+        );
+    }
+
+    #[test]
+    fn request_texts() {
+        use super::sent_text_writes as w;
+        assert_eq!(w("query { viewer { id } }"), Some(false));
+        assert_eq!(w("mutation { a }"), Some(true));
+        assert_eq!(w("SELECT * FROM t"), Some(false));
+        assert_eq!(w("INSERT INTO t VALUES (1)"), Some(true));
+        assert_eq!(w("documents.info"), Some(false));
+        assert_eq!(w("/api/search"), Some(false));
+        assert_eq!(w("hello"), None);
+    }
+}
