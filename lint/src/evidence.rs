@@ -153,6 +153,8 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "explain",
             "version",
             "api-resources",
+            "kustomize",
+            "diff",
         ],
     ),
     (
@@ -162,8 +164,17 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "helm",
+        &[
+            "template", "lint", "list", "ls", "status", "get", "show", "search", "history",
+            "version", "env",
+        ],
+    ),
+    (
         "cargo",
         &[
+            "check",
+            "clippy",
             "metadata",
             "tree",
             "--version",
@@ -186,6 +197,10 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         return false;
     };
     let base = program.rsplit('/').next().unwrap_or(program);
+    // `cargo clippy --fix`, `eslint --fix`: told to edit what they check.
+    if args.iter().any(|a| a == "--fix" || a == "--write") {
+        return false;
+    }
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
     }
@@ -461,6 +476,16 @@ mod tests {
             Some("/usr/bin/kubectl"),
             &s(&["get", "pods"])
         ));
+        assert!(read_only_process(
+            Some("cargo"),
+            &s(&["check", "--message-format=json"])
+        ));
+        assert!(!read_only_process(Some("cargo"), &s(&["clippy", "--fix"])));
+        assert!(read_only_process(
+            Some("helm"),
+            &s(&["template", "release-name", "."])
+        ));
+        assert!(!read_only_process(Some("helm"), &s(&["install", "x"])));
     }
 
     #[test]

@@ -147,6 +147,10 @@ pub struct Call {
     /// The arguments that are a request's text, by position (receiver not counted): a
     /// callee that sends the text of a parameter ([`FnFacts::doc_param`]) is judged by it.
     pub docs: Vec<(u32, SentText)>,
+    /// A method called on a value the function built itself (`let mut r = LintResult::new();
+    /// r.sort()`): what the method changes in its own fields is that local value, not state
+    /// kept between calls.
+    pub owned_receiver: bool,
 }
 
 /// Text passed to a function that sends it (a GraphQL document, a statement, an endpoint).

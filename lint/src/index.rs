@@ -64,8 +64,9 @@ pub struct Index<'a> {
     guarded: rustc_hash::FxHashMap<FnId, &'a str>,
     /// Calls (caller, index into its calls) left out of the write search: they hand a
     /// function that only POSTs the text of its parameter ([`FnFacts::doc_param`]) a text
-    /// that reads.
-    reading_calls: rustc_hash::FxHashSet<(FnId, usize)>,
+    /// that reads, or they call a method that only changes its own fields on a value the
+    /// caller built itself ([`crate::facts::Call::owned_receiver`]).
+    cut_calls: rustc_hash::FxHashSet<(FnId, usize)>,
 }
 
 impl<'a> Index<'a> {
@@ -97,7 +98,7 @@ impl<'a> Index<'a> {
             strong: Vec::new(),
             reads: Vec::new(),
             guarded: rustc_hash::FxHashMap::default(),
-            reading_calls: rustc_hash::FxHashSet::default(),
+            cut_calls: rustc_hash::FxHashSet::default(),
         };
         for (fi, file) in files.iter().enumerate() {
             for tool in &file.tools {
@@ -167,16 +168,67 @@ impl<'a> Index<'a> {
         index.reads = index.reach_by(&rev, &none, |id| {
             index.standing(&index.func(id).reads, id).next().is_some()
         });
-        index.reading_calls = index.reading_calls();
-        if !index.reading_calls.is_empty() {
+        index.cut_calls = index.reading_calls();
+        index.cut_calls.extend(index.calls_on_owned_values());
+        if !index.cut_calls.is_empty() {
             // The write search goes without them; the read search (above) went through.
             for callers in &mut rev {
-                callers.retain(|(caller, e)| !index.reading_calls.contains(&(*caller, e.call)));
+                callers.retain(|(caller, e)| !index.cut_calls.contains(&(*caller, e.call)));
             }
             index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
         }
         index.strong = index.reach_by(&rev, &setup, |id| index.own_evidence(id).any(|e| e.strong));
         index
+    }
+
+    /// Calls of a method on a value the caller built itself (`let mut r = LintResult::new();
+    /// r.sort()`) when all the method writes is its own fields — itself or through its own
+    /// methods (`self.update_counts()`): that is the local value, not state kept between
+    /// calls.
+    fn calls_on_owned_values(&self) -> Vec<(FnId, usize)> {
+        let mut memo: rustc_hash::FxHashMap<FnId, bool> = rustc_hash::FxHashMap::default();
+        let mut out = Vec::new();
+        for (caller, edges) in self.edges.iter().enumerate() {
+            let calls = &self.func(caller).calls;
+            for e in edges {
+                if calls[e.call].owned_receiver
+                    && self.any[e.callee].is_some()
+                    && self.writes_only_own_fields(e.callee, 4, &mut memo)
+                {
+                    out.push((caller, e.call));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether all a method writes (within `depth` calls of its own methods) is its own
+    /// fields: its evidence is all kept-state evidence, and what it calls either reaches no
+    /// write or is a method of its own (`self.f()`) of which the same holds.
+    fn writes_only_own_fields(
+        &self,
+        id: FnId,
+        depth: u32,
+        memo: &mut rustc_hash::FxHashMap<FnId, bool>,
+    ) -> bool {
+        if let Some(v) = memo.get(&id) {
+            return *v;
+        }
+        // Assumed while it is being decided: a method that calls itself back.
+        memo.insert(id, true);
+        let f = self.func(id);
+        let v = f.self_ty.is_some()
+            && depth > 0
+            && self
+                .own_evidence(id)
+                .all(|e| e.kind == crate::facts::EvidenceKind::State)
+            && self.edges[id].iter().all(|e| {
+                self.any[e.callee].is_none()
+                    || (matches!(f.calls[e.call].target, CallTarget::SelfMethod(_))
+                        && self.writes_only_own_fields(e.callee, depth - 1, memo))
+            });
+        memo.insert(id, v);
+        v
     }
 
     /// The calls that hand a function sending its parameter's text ([`FnFacts::doc_param`])
@@ -748,7 +800,7 @@ impl<'a> Index<'a> {
         call: usize,
         depth: u32,
     ) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
-        if self.reading_calls.contains(&(caller, call)) {
+        if self.cut_calls.contains(&(caller, call)) {
             return None;
         }
         self.edges[caller]

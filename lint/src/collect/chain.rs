@@ -60,6 +60,14 @@ impl Collector<'_> {
                 None => ty,
             };
             first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
+            if let (Some(idx), Expr::Path(p)) = (first_call, root)
+                && let Some(f) = self.fn_stack.last_mut()
+                && p.path.get_ident().is_some_and(|id| {
+                    !f.owned_locals.is_empty() && f.owned_locals.contains(&id.to_string())
+                })
+            {
+                f.facts.calls[idx].owned_receiver = true;
+            }
         } else if let Expr::Field(field) = root
             && let syn::Member::Named(fname) = &field.member
             && let Some(ty) = self.local_type(&field.base)
@@ -626,6 +634,63 @@ impl Imap {
             [
                 ("keep_draft".into(), "Write".into()),
                 ("list_emails".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_method_changing_a_value_built_by_its_caller_is_no_kept_state() {
+        // syncable-cli: `let mut result = LintResult::new(); .. result.sort()`. The server's
+        // own list stays kept state.
+        let src = r#"
+pub struct LintResult { failures: Vec<String>, errors: usize }
+impl LintResult {
+    pub fn new() -> Self { LintResult { failures: Vec::new(), errors: 0 } }
+    pub fn sort(&mut self) { self.failures.sort(); self.update_counts(); }
+    fn update_counts(&mut self) { self.errors = self.failures.len(); }
+}
+pub fn lint(text: &str) -> LintResult {
+    let mut result = LintResult::new();
+    result.sort();
+    let _ = std::fs::read_to_string(text);
+    result
+}
+pub struct Server { results: std::sync::Mutex<LintResult> }
+impl Server {
+    #[rmcp::tool(description = "Lint a file")]
+    pub fn hadolint(&self, path: String) -> usize { lint(&path).errors }
+    #[rmcp::tool(description = "Remember a lint")]
+    pub fn remember(&self, path: String) { self.results.lock().unwrap().failures.push(path); }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("hadolint".into(), "Read".into()),
+                ("remember".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_of_words_tested_against_is_no_command_line() {
+        let src = r#"
+pub struct S;
+impl S {
+    #[rmcp::tool(description = "Check a Dockerfile")]
+    pub fn check(&self, cmd: Cmd) -> bool {
+        let _ = std::fs::read_to_string("Dockerfile");
+        cmd.has_any_arg(&["upgrade", "dist-upgrade"])
+    }
+    #[rmcp::tool(description = "Commit")]
+    pub fn commit(&self) { run_git(&["commit", "-m", "x"]); }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("check".into(), "Read".into()),
+                ("commit".into(), "Write".into()),
             ]
         );
     }

@@ -84,6 +84,11 @@ pub(super) struct FnState {
     /// assignments to kept state reset per-connection state (see
     /// [`crate::effects::state::connection_handle`]).
     pub(super) resets_connection: bool,
+    /// Array literals handed to a predicate (`cmd.has_any_arg(&["upgrade", ..])`): sets to
+    /// test against, not command lines.
+    pub(super) test_sets: Vec<usize>,
+    /// Locals bound to a value built here (`let r = LintResult::new()`, `T { .. }`).
+    pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
     /// The text parameter that becomes its request body's document (see [`super::sent`]).
@@ -170,6 +175,7 @@ impl Collector<'_> {
             target,
             loc,
             docs: Vec::new(),
+            owned_receiver: false,
         });
         for frame in &mut f.frames {
             frame.calls.push(idx);

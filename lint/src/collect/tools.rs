@@ -356,6 +356,7 @@ impl Collector<'_> {
                                 target: t,
                                 loc: Loc::of_tokens(p),
                                 docs: Vec::new(),
+                                owned_receiver: false,
                             },
                             p.to_token_stream().to_string().replace(' ', ""),
                         )

@@ -134,10 +134,12 @@ impl Collector<'_> {
             match ty {
                 Some(ty) => {
                     f.local_types.insert(name.to_string(), ty);
+                    f.owned_locals.insert(name.to_string());
                 }
                 // Most functions record few values: an empty map is not hashed into.
                 None if !f.local_types.is_empty() => {
                     f.local_types.remove(name);
+                    f.owned_locals.remove(name);
                 }
                 None => {}
             }
@@ -437,6 +439,31 @@ impl Collector<'_> {
             loc(),
             None,
         );
+    }
+}
+
+impl Collector<'_> {
+    /// The array literals handed to a predicate method (`has_any_arg`, `contains`,
+    /// `is_one_of`, `matches_any`): sets of words to test against, never a command line.
+    pub(super) fn note_test_sets(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        let predicate = [
+            "has_", "is_", "contains", "matches", "any_", "all_", "includes",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+            || matches!(name.as_str(), "any" | "all" | "starts_with" | "ends_with");
+        if !predicate {
+            return;
+        }
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        for a in &m.args {
+            if let Expr::Array(arr) = strip(a) {
+                f.test_sets.push(arr as *const _ as usize);
+            }
+        }
     }
 }
 

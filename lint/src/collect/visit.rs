@@ -192,6 +192,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let meth = &m.method;
         let nargs = m.args.len();
         self.check_state_mutation(m);
+        self.note_test_sets(m);
         if nargs == 1
             && (meth == "push_str" || meth == "push")
             && let Expr::Path(p) = strip(&m.receiver)
@@ -504,7 +505,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
-        if self.in_fn() {
+        let test_set = self.in_fn()
+            && take_ptr(
+                &mut self.fn_stack.last_mut().unwrap().test_sets,
+                a as *const _ as usize,
+            );
+        if self.in_fn() && !test_set {
             let words: Vec<Option<String>> = a.elems.iter().map(|e| self.text_of(e)).collect();
             self.command_words(
                 &words,

@@ -154,6 +154,37 @@ pub struct Scan<'a> {
 
 impl<'a> Visit<'a> for Scan<'a> {
     fn visit_item(&mut self, _: &'a syn::Item) {}
+    /// `if name == "show_all_tools" { return self.show_all(); }` before the `match`: an arm
+    /// too, whose body is the `if` (it has no `else`).
+    fn visit_expr(&mut self, e: &'a Expr) {
+        if let Expr::If(i) = e
+            && i.else_branch.is_none()
+            && let Expr::Binary(b) = &*i.cond
+            && matches!(b.op, syn::BinOp::Eq(_))
+        {
+            let lit = |x: &Expr| match x {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some((s.value(), s.span())),
+                _ => None,
+            };
+            let named = match (lit(&b.left), lit(&b.right)) {
+                (None, Some(l)) if is_tool_name_expr(&b.left) => Some(l),
+                (Some(l), None) if is_tool_name_expr(&b.right) => Some(l),
+                _ => None,
+            };
+            if let Some((name, span)) = named
+                && !name.contains('/')
+            {
+                self.arms.push(DispatchArm {
+                    name,
+                    span,
+                    body: e,
+                });
+            }
+        }
+        syn::visit::visit_expr(self, e);
+    }
     fn visit_lit_str(&mut self, s: &'a syn::LitStr) {
         if !self.mentions_tools_call && s.value() == "tools/call" {
             self.mentions_tools_call = true;
@@ -299,6 +330,43 @@ async fn create_document(args: Value) -> Result<Value> {
             [
                 ("create_document".into(), "Write".into()),
                 ("get_document".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_if_on_the_tool_name_before_the_match_is_an_arm() {
+        let src = r#"
+pub struct Server { state: std::sync::Mutex<State> }
+impl Server {
+    fn show_all(&self) -> Value {
+        let mut state = self.state.lock().unwrap();
+        state.lazy_mode = false;
+        Value::Null
+    }
+    pub async fn call_tool(&self, name: &str, args: &Value) -> Result<Value> {
+        if name == "show_all_tools" {
+            return Ok(self.show_all());
+        }
+        if name.len() > 64 {
+            return Err(too_long());
+        }
+        match name {
+            "list" => Ok(std::fs::read_to_string("list")?.into()),
+            _ => Err(unknown()),
+        }
+    }
+}
+"#;
+        let kinds: Vec<(String, String)> = inventory(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|(name, _, _, kind)| (name, kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("list".into(), "Read".into()),
+                ("show_all_tools".into(), "Write".into()),
             ]
         );
     }
