@@ -129,6 +129,10 @@ pub enum CallTarget {
     /// recorded for SDK-like names, so that a workspace method of that name is followed
     /// instead of counting the name as a write).
     AnyMethod(String),
+    /// `x.f(..)` on a local bound to what a call returns (`let ks = self.keystore().await?;
+    /// ks.generate(..)`): the method `f` of the type the called functions return, else every
+    /// workspace method of that distinctive name.
+    ReturnedMethod(Box<CallTarget>, String),
     /// `x.f(..)` on a local or parameter whose type the function shows (`let x = T::new(..)`,
     /// `x: &T`): `T`'s method `f`, else (a trait or a generic) every workspace method of
     /// that distinctive name. A type imported from another crate is written `krate::T`; it
@@ -242,6 +246,9 @@ pub struct FnFacts {
     /// `GraphQLRequest { query, variables }`): what the POST does is decided by what each
     /// caller passes there.
     pub doc_param: Option<u32>,
+    /// The type it returns, through `Result`, `Option`, `Arc` and the like (`KeyStore` for
+    /// `-> Result<Arc<KeyStore>, E>`), when it is a named type (`Self` as written).
+    pub ret: Option<String>,
 }
 
 /// Which framework style a tool is written in.

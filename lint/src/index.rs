@@ -586,6 +586,24 @@ impl<'a> Index<'a> {
             // The receiver's type is not known here: every workspace method of that name,
             // in any crate (effects often live in another member than the caller).
             CallTarget::AnyMethod(name) => self.methods_named(name),
+            CallTarget::ReturnedMethod(inner, name) => {
+                let mut found = Vec::new();
+                for callee in self.resolve(caller, inner) {
+                    let g = self.func(callee);
+                    let ret = match (g.ret.as_deref(), &g.self_ty) {
+                        // `-> Self`, `-> Result<Self>`: its own type.
+                        (Some("Self"), Some(t)) => t.as_str(),
+                        (Some(r), _) if r != "Self" => r,
+                        _ => continue,
+                    };
+                    found.extend(self.methods_of(ret, name, self.krate(callee)));
+                }
+                if found.is_empty() {
+                    self.methods_named_distinctive(name)
+                } else {
+                    found
+                }
+            }
             CallTarget::TypedMethod(ty, name) => {
                 // `krate::Type`: a type imported from another crate. Only a workspace
                 // member's type can have workspace methods.

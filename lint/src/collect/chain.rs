@@ -79,6 +79,21 @@ impl Collector<'_> {
                 CallTarget::TypedFieldMethod(ty, fname.to_string(), name),
                 Loc::default(),
             );
+        } else if let Expr::Path(p) = root
+            && let Some(id) = p.path.get_ident()
+            && let Some(call) = self
+                .fn_stack
+                .last()
+                .filter(|f| !f.returned.is_empty())
+                .and_then(|f| f.returned.get(&id.to_string()).cloned())
+        {
+            // A method on what a call returned (`let ks = self.keystore().await?;
+            // ks.generate(..)`): the method of the type that call returns.
+            let name = chain[0].method.to_string();
+            first_call = self.call(
+                CallTarget::ReturnedMethod(Box::new(call), name),
+                Loc::default(),
+            );
         } else if matches!(root, Expr::Path(_) | Expr::Field(_)) {
             // A method on a local or a field of a local (`ds.add_account(..)`, whose type is
             // not known here): followed to the workspace methods of that name, when the name
@@ -691,6 +706,43 @@ impl S {
             [
                 ("check".into(), "Read".into()),
                 ("commit".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_method_of_what_a_call_returned_is_that_type_method() {
+        // nostr-mcp-rs: `let keystore = self.keystore().await?; keystore.generate(..)`.
+        let src = r#"
+pub struct KeyStore { path: String }
+impl KeyStore {
+    pub async fn generate(&self, label: String) -> Result<(), E> {
+        std::fs::write(&self.path, label)?;
+        Ok(())
+    }
+    pub async fn list(&self) -> Result<String, E> { Ok(std::fs::read_to_string(&self.path)?) }
+    pub fn open_default() -> Result<Self, E> { Ok(KeyStore { path: "k".into() }) }
+}
+pub struct Server { ks: std::sync::Arc<KeyStore> }
+impl Server {
+    async fn keystore(&self) -> Result<std::sync::Arc<KeyStore>, E> { Ok(self.ks.clone()) }
+    #[rmcp::tool(description = "Generate a key")]
+    pub async fn keys_generate(&self, label: String) -> Result<(), E> {
+        let keystore = self.keystore().await?;
+        keystore.generate(label).await
+    }
+    #[rmcp::tool(description = "List keys")]
+    pub async fn keys_list(&self) -> Result<String, E> {
+        let ks = KeyStore::open_default().unwrap();
+        ks.list().await
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("keys_generate".into(), "Write".into()),
+                ("keys_list".into(), "Read".into()),
             ]
         );
     }

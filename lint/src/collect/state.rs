@@ -87,6 +87,9 @@ pub(super) struct FnState {
     /// Array literals handed to a predicate (`cmd.has_any_arg(&["upgrade", ..])`): sets to
     /// test against, not command lines.
     pub(super) test_sets: Vec<usize>,
+    /// Locals bound to what a workspace call returns (`let ks = self.keystore().await?`):
+    /// the call.
+    pub(super) returned: FastMap<String, CallTarget>,
     /// Locals bound to a value built here (`let r = LintResult::new()`, `T { .. }`).
     pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).

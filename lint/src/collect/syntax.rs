@@ -151,6 +151,22 @@ pub(super) fn unwrap_type(ty: &Type) -> &Type {
     }
 }
 
+/// The named type a function returns, through `Result`/`Option` and the wrappers
+/// [`type_name`] sees through: `KeyStore` for `Result<Arc<KeyStore>, Error>`; `None` for
+/// `()`, tuples, `impl Trait` and trait objects; `Self` as written (the index knows it from
+/// the method).
+pub(super) fn returned_type_name(ty: &Type) -> Option<String> {
+    if let Type::Path(p) = ty
+        && let Some(seg) = p.path.segments.last()
+        && (seg.ident == "Result" || seg.ident == "Option")
+        && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+        && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+    {
+        return returned_type_name(inner);
+    }
+    type_name(ty).filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+}
+
 pub(super) fn type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Reference(r) => type_name(&r.elem),

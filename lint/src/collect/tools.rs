@@ -448,6 +448,11 @@ impl Collector<'_> {
         };
         self.begin_fn(&sig.ident, self_ty);
         self.note_text_params(sig);
+        if let syn::ReturnType::Type(_, ty) = &sig.output
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.facts.ret = syntax::returned_type_name(ty);
+        }
         // Destructured model-supplied keys in parameters; the types of plain parameters.
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {

@@ -9,7 +9,7 @@ use syn::{Expr, Lit};
 use super::{Collector, lit_str, strip};
 use crate::effects::state;
 use crate::effects::statement::{self, Statement};
-use crate::facts::{Evidence, EvidenceKind, Loc};
+use crate::facts::{CallTarget, Evidence, EvidenceKind, Loc};
 
 /// Longest text kept for a local (statements are decided by their first clauses).
 const MAX_TEXT: usize = 512;
@@ -125,12 +125,70 @@ impl Collector<'_> {
         }
     }
 
+    /// The call whose result an initializer is, through `.await`, `?`, `.unwrap()`,
+    /// `.clone()` and the like: `self.keystore()`, `store::open_default()`,
+    /// `Registry::global()`.
+    fn returning_call(&self, init: &Expr) -> Option<CallTarget> {
+        let mut e = strip(init);
+        loop {
+            e = match e {
+                Expr::Await(a) => strip(&a.base),
+                Expr::Try(t) => strip(&t.expr),
+                Expr::MethodCall(m)
+                    if m.args.len() <= 1
+                        && matches!(
+                            m.method.to_string().as_str(),
+                            "unwrap"
+                                | "expect"
+                                | "clone"
+                                | "context"
+                                | "map_err"
+                                | "ok_or"
+                                | "ok_or_else"
+                                | "with_context"
+                        ) =>
+                {
+                    strip(&m.receiver)
+                }
+                _ => break,
+            };
+        }
+        match e {
+            Expr::MethodCall(m) => {
+                if !matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) {
+                    return None;
+                }
+                Some(CallTarget::SelfMethod(m.method.to_string()))
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = strip(&c.func) else {
+                    return None;
+                };
+                self.call_target(self.resolve(&p.path))
+            }
+            _ => None,
+        }
+    }
+
     /// A `let name = <init>` in a function: remember its text, or that it guards a field.
     /// `at`: the spans of the binding's first and last tokens; their place (a source-map
     /// lookup) is read only when a text is recorded.
     pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: (Span, Span)) {
         let ty = self.constructed_type(init);
+        let returned = match ty {
+            Some(_) => None,
+            None => self.returning_call(init),
+        };
         if let Some(f) = self.fn_stack.last_mut() {
+            match returned {
+                Some(call) => {
+                    f.returned.insert(name.to_string(), call);
+                }
+                None if !f.returned.is_empty() => {
+                    f.returned.remove(name);
+                }
+                None => {}
+            }
             match ty {
                 Some(ty) => {
                     f.local_types.insert(name.to_string(), ty);
