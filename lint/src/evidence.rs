@@ -163,6 +163,9 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "ps", "images", "inspect", "logs", "version", "info", "stats",
         ],
     ),
+    // ast-grep searches unless told to rewrite (`-U`, `--update-all`, below).
+    ("sg", &["run", "scan", "test", "--version"]),
+    ("ast-grep", &["run", "scan", "test", "--version"]),
     (
         "helm",
         &[
@@ -197,8 +200,11 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         return false;
     };
     let base = program.rsplit('/').next().unwrap_or(program);
-    // `cargo clippy --fix`, `eslint --fix`: told to edit what they check.
-    if args.iter().any(|a| a == "--fix" || a == "--write") {
+    // `cargo clippy --fix`, `eslint --fix`, `sg run -U`: told to edit what they check.
+    if args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--fix" | "--write" | "-U" | "--update-all"))
+    {
         return false;
     }
     if READ_ONLY_PROGRAMS.contains(&base) {
@@ -486,6 +492,14 @@ mod tests {
             &s(&["template", "release-name", "."])
         ));
         assert!(!read_only_process(Some("helm"), &s(&["install", "x"])));
+        assert!(read_only_process(
+            Some("sg"),
+            &s(&["run", "--pattern", "x", "--lang", "rust"])
+        ));
+        assert!(!read_only_process(
+            Some("sg"),
+            &s(&["run", "-p", "x", "-r", "y", "-U"])
+        ));
     }
 
     #[test]

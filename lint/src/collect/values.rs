@@ -554,7 +554,15 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
         "query", "search", "list", "get", "fetch", "find", "lookup", "read", "count", "describe",
         "parse", "estimate", "simulate", "preview", "explain", "inspect", "analyze", "analyse",
     ];
-    let name_words = words(&state.facts.name);
+    // A tool trait's run method (`WebSearchTool::execute`) is named by its type.
+    let name_words = match &state.facts.self_ty {
+        Some(ty)
+            if crate::frameworks::tool_trait::RUN_METHODS.contains(&state.facts.name.as_str()) =>
+        {
+            words(ty)
+        }
+        _ => words(&state.facts.name),
+    };
     let named_read = name_words.iter().any(|w| NAMED_READS.contains(&w.as_str()))
         && !name_words
             .iter()

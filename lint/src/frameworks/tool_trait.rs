@@ -6,7 +6,9 @@
 //! each tool is an impl of it with `fn name(&self) -> &str { "write_file" }`. An impl is
 //! taken for such a tool when it has
 //!
-//! - `fn name` whose body is only a string literal or a constant (the tool's public name),
+//! - `fn name` whose body is only a string literal or a constant, or a `const NAME` (the
+//!   tool's public name: `impl HyperVTool for AddVmDvdDrive { const NAME: &str = ".."; async
+//!   fn run(..) }`, rig's shape with another run method),
 //! - a method that runs it (`execute`, `call`, `run`, `invoke`, `call_tool`, `handle`: the
 //!   tool's body), and
 //! - a method that describes its arguments to the model (`parameters`, `input_schema`,
@@ -35,8 +37,15 @@ const SCHEMA_METHODS: &[&str] = &[
     "spec",
 ];
 
-/// The expression a `fn name` body consists of: `"x"`, `"x".into()`, `NAME`, `Self::NAME`.
+/// The expression a `fn name` body consists of (`"x"`, `"x".into()`, `NAME`, `Self::NAME`),
+/// or the value of `const NAME`.
 pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
+    if let Some(c) = items.iter().find_map(|i| match i {
+        ImplItem::Const(c) if c.ident == "NAME" => Some(c),
+        _ => None,
+    }) {
+        return Some(&c.expr);
+    }
     let f = items.iter().find_map(|i| match i {
         ImplItem::Fn(f) if f.sig.ident == "name" && f.sig.inputs.len() <= 1 => Some(f),
         _ => None,
@@ -113,6 +122,13 @@ mod tests {
                 "impl Tool for W { fn name(&self) -> &str { &self.name } fn execute(&self) {} }"
             )
         ));
+        // rig's shape with another run method.
+        assert!(is_shape(
+            "HyperVTool",
+            &items(
+                "impl HyperVTool for AddDvd { const NAME: &'static str = \"add_vm_dvd_drive\"; type Input = I; async fn run(&self, c: &Ctx, i: I) {} }"
+            )
+        ));
         // No method that runs it.
         assert!(!is_shape(
             "Tool",
@@ -168,6 +184,44 @@ mod tests {
                     "tool-trait".into(),
                     "Write".into()
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_post_of_a_tool_named_for_a_read_reads() {
+        // ion's `WebSearchTool::execute` POSTs its query to a search engine.
+        let src = r#"
+pub struct WebSearchTool { client: reqwest::Client }
+#[async_trait]
+impl Tool for WebSearchTool {
+    fn name(&self) -> &str { "web_search" }
+    fn parameters(&self) -> Value { json!({}) }
+    async fn execute(&self, q: String) -> Result<String, E> {
+        let r = self.client.post("https://html.duckduckgo.com/html/").form(&[("q", q)]).send().await?;
+        Ok(r.text().await?)
+    }
+}
+pub struct NotifyTool { client: reqwest::Client }
+#[async_trait]
+impl Tool for NotifyTool {
+    fn name(&self) -> &str { "notify" }
+    fn parameters(&self) -> Value { json!({}) }
+    async fn execute(&self, q: String) -> Result<String, E> {
+        let r = self.client.post("https://hooks.example.com/x").body(q).send().await?;
+        Ok(r.text().await?)
+    }
+}
+"#;
+        let kinds: Vec<(String, String)> = crate::analysis::inventory_rows(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|(n, _, _, k)| (n, k))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("notify".into(), "Write".into()),
+                ("web_search".into(), "Read".into()),
             ]
         );
     }
