@@ -263,6 +263,15 @@ fn to_finding(files: &[FileFacts], h: Hit) -> Finding {
     }
 }
 
+/// The inventory's `(name, kind)` pairs of source texts, sorted (see [`inventory_rows`]).
+#[cfg(test)]
+pub(crate) fn inventory_kinds(sources: &[(&str, &str)]) -> Vec<(String, String)> {
+    inventory_rows(sources)
+        .into_iter()
+        .map(|(name, _, _, kind)| (name, kind))
+        .collect()
+}
+
 /// The tool inventory of source texts (see [`analyze_sources`]) as sorted
 /// `(name, function, style, kind)` rows: what the unit tests of tool styles and effects check.
 #[cfg(test)]

@@ -249,6 +249,9 @@ pub struct FnFacts {
     /// The type it returns, through `Result`, `Option`, `Arc` and the like (`KeyStore` for
     /// `-> Result<Arc<KeyStore>, E>`), when it is a named type (`Self` as written).
     pub ret: Option<String>,
+    /// It is a tools/call handler: named like one (`call_tool`, `handle_tool_call`) or
+    /// mentioning `"tools/call"`.
+    pub tools_handler: bool,
 }
 
 /// Which framework style a tool is written in.
@@ -414,6 +417,11 @@ pub struct ToolFacts {
     pub contract: Option<idemcheck_spec::ToolContract>,
     /// Where the `#[side_effect]` attribute is: the key is derived from what it names.
     pub contract_loc: Option<Loc>,
+    /// An arm of a function that dispatches on a tool name it is given
+    /// ([`FnFacts::name_arms`]), not of a tools/call handler: a tool only when a tools/call
+    /// handler of its crate reaches that function and no other definition names the tool
+    /// (decided once every file is collected, [`crate::frameworks::drop_repeated`]).
+    pub provisional: bool,
 }
 
 /// MCP hints as declared (`None`: not declared).

@@ -536,13 +536,8 @@ mod tests {
 /// Effects of method chains judged on whole tools, as the inventory shows them.
 #[cfg(test)]
 mod judged {
-    use crate::analysis::inventory_rows;
-
     fn kinds(src: &str) -> Vec<(String, String)> {
-        inventory_rows(&[("src/lib.rs", src)])
-            .into_iter()
-            .map(|(name, _, _, kind)| (name, kind))
-            .collect()
+        crate::analysis::inventory_kinds(&[("src/lib.rs", src)])
     }
 
     #[test]

@@ -188,7 +188,11 @@ impl Collector<'_> {
                 });
             }
         }
-        let mut arms = dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call);
+        let (mut arms, handler) =
+            dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call);
+        if handler && let Some(f) = self.fn_stack.last_mut() {
+            f.facts.tools_handler = true;
+        }
         // `fn call_document_tool(name: &str, ..) { match name { "get_document" => .. } }`,
         // called by a handler's arm with the tool name: its arms narrow that tool's body.
         let sub_arm = arms.is_empty() && dispatch::takes_tool_name(sig);
@@ -242,13 +246,12 @@ impl Collector<'_> {
         };
         let idx = self.end_fn();
         self.fns[idx].display = first.function.clone();
-        if first.sub_arm {
-            if let Some(enclosing) = self.fn_stack.last_mut() {
-                for p in &pending {
-                    enclosing.facts.name_arms.push((p.name.clone(), idx));
-                }
+        if first.sub_arm
+            && let Some(enclosing) = self.fn_stack.last_mut()
+        {
+            for p in &pending {
+                enclosing.facts.name_arms.push((p.name.clone(), idx));
             }
-            return walked;
         }
         for p in pending {
             let hints = ToolHints {
@@ -266,6 +269,11 @@ impl Collector<'_> {
                 p.span.start().line as u32,
                 (Vec::new(), Vec::new()),
             );
+            if p.sub_arm
+                && let Some(t) = self.tools.last_mut()
+            {
+                t.provisional = true;
+            }
         }
         walked
     }

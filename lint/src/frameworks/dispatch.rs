@@ -222,21 +222,21 @@ pub fn scan(block: &syn::Block) -> Scan<'_> {
 }
 
 /// The tools of a function: its tool-name match arms, when it is a tools/call handler by
-/// name or mentions `"tools/call"`.
+/// name or mentions `"tools/call"`; and whether it is one.
 pub fn tools_of_fn<'a>(
     name: &str,
     block: &'a syn::Block,
     file_mentions_tools_call: bool,
-) -> Vec<DispatchArm<'a>> {
+) -> (Vec<DispatchArm<'a>>, bool) {
     let handler = is_handler_name(name);
     if !handler && !file_mentions_tools_call {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let s = scan(block);
     if handler || s.mentions_tools_call {
-        s.arms
+        (s.arms, true)
     } else {
-        Vec::new()
+        (Vec::new(), false)
     }
 }
 
@@ -320,16 +320,53 @@ async fn create_document(args: Value) -> Result<Value> {
     Ok(Value::Null)
 }
 "#;
-        let kinds: Vec<(String, String)> =
-            inventory(&[("src/lib.rs", handler), ("src/documents.rs", documents)])
-                .into_iter()
-                .map(|(name, _, _, kind)| (name, kind))
-                .collect();
+        let kinds = crate::analysis::inventory_kinds(&[
+            ("src/lib.rs", handler),
+            ("src/documents.rs", documents),
+        ]);
         assert_eq!(
             kinds,
             [
                 ("create_document".into(), "Write".into()),
                 ("get_document".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn arms_of_a_dispatcher_a_handler_hands_the_name_to_are_tools() {
+        // cargo-mcp-rs: `handle_tool_call` reads the name and calls `tools::call`, which calls
+        // `call_inner(name, ..)`, whose arms run the tools. A name match no handler reaches
+        // (`log_level`) stays no tool.
+        let main = r#"
+mod tools;
+fn handle_tool_call(params: Value) -> Result<Value> {
+    let name = params["name"].as_str().unwrap_or_default();
+    tools::call(name, &params["arguments"])
+}
+fn log_level(name: &str) -> u8 {
+    match name { "debug" => 0, "info" => 1, _ => 2 }
+}
+"#;
+        let tools = r#"
+pub fn call(name: &str, args: &Value) -> Result<Value> {
+    call_inner(name, args)
+}
+fn call_inner(name: &str, args: &Value) -> Result<Value> {
+    match name {
+        "cargo_clean" => { std::fs::remove_dir_all("target")?; Ok(Value::Null) }
+        "cargo_tree" => Ok(std::fs::read_to_string("Cargo.lock")?.into()),
+        _ => Err(unknown(name)),
+    }
+}
+"#;
+        let kinds =
+            crate::analysis::inventory_kinds(&[("src/main.rs", main), ("src/tools.rs", tools)]);
+        assert_eq!(
+            kinds,
+            [
+                ("cargo_clean".into(), "Write".into()),
+                ("cargo_tree".into(), "Read".into()),
             ]
         );
     }
@@ -358,10 +395,7 @@ impl Server {
     }
 }
 "#;
-        let kinds: Vec<(String, String)> = inventory(&[("src/lib.rs", src)])
-            .into_iter()
-            .map(|(name, _, _, kind)| (name, kind))
-            .collect();
+        let kinds = crate::analysis::inventory_kinds(&[("src/lib.rs", src)]);
         assert_eq!(
             kinds,
             [

@@ -37,6 +37,7 @@ use crate::facts::{FileFacts, ToolStyle};
 ///   trait for that type is the same tool again.
 pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_generated_twins(files);
+    confirm_provisional(files);
     let weak = |s: ToolStyle| {
         matches!(
             s,
@@ -57,6 +58,90 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
         let krate = f.krate;
         f.tools.retain(|t| {
             !weak(t.style) || (!strong.contains(&t.name) && seen.insert((krate, t.name.clone())))
+        });
+    }
+}
+
+/// How many calls from a tools/call handler a dispatcher it hands the tool name to may be.
+const HANDOFF_DEPTH: usize = 4;
+
+/// The first rule of [`drop_repeated`]: a provisional tool (an arm of a function that
+/// dispatches on a tool name it is given) stays when a tools/call handler of its crate
+/// reaches that function within [`HANDOFF_DEPTH`] calls — followed by the called names, as
+/// the per-file facts write them — and no other tool of the crate has its name.
+fn confirm_provisional(files: &mut [FileFacts]) {
+    use crate::facts::CallTarget;
+    if !files.iter().any(|f| f.tools.iter().any(|t| t.provisional)) {
+        return;
+    }
+    let callee_name = |t: &CallTarget| -> Option<String> {
+        match t {
+            CallTarget::Path { segments, .. } => segments.last().cloned(),
+            CallTarget::SelfMethod(n)
+            | CallTarget::TypeFn(_, n)
+            | CallTarget::FieldMethod(_, n)
+            | CallTarget::TypedFieldMethod(_, _, n)
+            | CallTarget::AnyMethod(n)
+            | CallTarget::TypedMethod(_, n)
+            | CallTarget::ReturnedMethod(_, n) => Some(n.clone()),
+        }
+    };
+    // Functions by (crate, name).
+    let mut by_name: rustc_hash::FxHashMap<(usize, &str), Vec<(usize, usize)>> =
+        rustc_hash::FxHashMap::default();
+    let mut queue = std::collections::VecDeque::new();
+    let mut depth_of: rustc_hash::FxHashMap<(usize, usize), usize> =
+        rustc_hash::FxHashMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        for (j, g) in f.fns.iter().enumerate() {
+            by_name
+                .entry((f.krate, g.name.as_str()))
+                .or_default()
+                .push((fi, j));
+            if g.tools_handler {
+                depth_of.insert((fi, j), 0);
+                queue.push_back((fi, j));
+            }
+        }
+    }
+    while let Some((fi, j)) = queue.pop_front() {
+        let d = depth_of[&(fi, j)];
+        if d >= HANDOFF_DEPTH {
+            continue;
+        }
+        let krate = files[fi].krate;
+        for call in &files[fi].fns[j].calls {
+            let Some(n) = callee_name(&call.target) else {
+                continue;
+            };
+            for &next in by_name.get(&(krate, n.as_str())).into_iter().flatten() {
+                if let std::collections::hash_map::Entry::Vacant(v) = depth_of.entry(next) {
+                    v.insert(d + 1);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    let defined: rustc_hash::FxHashSet<(usize, String)> = files
+        .iter()
+        .flat_map(|f| f.tools.iter().map(move |t| (f.krate, t)))
+        .filter(|(_, t)| !t.provisional)
+        .map(|(k, t)| (k, t.name.clone()))
+        .collect();
+    for (fi, f) in files.iter_mut().enumerate() {
+        let krate = f.krate;
+        let fns = &f.fns;
+        f.tools.retain(|t| {
+            if !t.provisional {
+                return true;
+            }
+            let crate::facts::ToolBody::Local(body) = t.body else {
+                return false;
+            };
+            let reached = fns.iter().enumerate().any(|(j, g)| {
+                g.name_arms.iter().any(|(_, a)| *a == body) && depth_of.contains_key(&(fi, j))
+            });
+            reached && !defined.contains(&(krate, t.name.clone()))
         });
     }
 }

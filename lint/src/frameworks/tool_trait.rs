@@ -213,10 +213,7 @@ impl Tool for NotifyTool {
     }
 }
 "#;
-        let kinds: Vec<(String, String)> = crate::analysis::inventory_rows(&[("src/lib.rs", src)])
-            .into_iter()
-            .map(|(n, _, _, k)| (n, k))
-            .collect();
+        let kinds = crate::analysis::inventory_kinds(&[("src/lib.rs", src)]);
         assert_eq!(
             kinds,
             [
