@@ -100,11 +100,12 @@ fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
 impl Collector<'_> {
     /// Which scans can find anything in this file, from its text.
     pub(super) fn fw_prepare(&mut self, text: &str) {
-        // memchr's searcher, not `str::contains`: these run over every parsed file.
+        // memchr's searcher, not `str::contains`: these run over every parsed file (and are
+        // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
-        self.fw.function_tools =
-            has("FunctionTool") || has(".register") || has("register_tool") || has("add_tool");
+        // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
+        self.fw.function_tools = has("FunctionTool") || has("register");
         self.fw.tools_call = has("tools/call");
         self.fw.swiftide = has("swiftide");
     }
@@ -188,17 +189,49 @@ impl Collector<'_> {
                 });
             }
         }
-        let (mut arms, handler) =
+        let (arms, handler) =
             dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call);
         if handler && let Some(f) = self.fn_stack.last_mut() {
             f.facts.tools_handler = true;
         }
         // `fn call_document_tool(name: &str, ..) { match name { "get_document" => .. } }`,
         // called by a handler's arm with the tool name: its arms narrow that tool's body.
-        let sub_arm = arms.is_empty() && dispatch::takes_tool_name(sig);
-        if sub_arm {
-            arms = dispatch::scan(block).arms;
+        // Its `match` is found by the walk itself ([`Collector::fw_sub_dispatch`]).
+        if arms.is_empty()
+            && dispatch::takes_tool_name(sig)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.tool_name_sig = Some(Box::new(sig.clone()));
         }
+        self.fw_arms(arms, sig, false);
+    }
+
+    /// A `match` of the walk on the tool name the function takes: its arms are noted (see
+    /// [`Collector::fw_scan_fn`]).
+    pub(super) fn fw_sub_dispatch(&mut self, m: &syn::ExprMatch) {
+        let Some(sig) = self.fn_stack.last().and_then(|f| f.tool_name_sig.clone()) else {
+            return;
+        };
+        if !dispatch::is_tool_name_expr(&m.expr) {
+            return;
+        }
+        let arms = dispatch::literal_arms(m);
+        self.fw_arms(arms, &sig, true);
+    }
+
+    /// Note dispatch arms as tool bodies (`sub_arm`: of a function handed the tool name).
+    fn fw_arms(
+        &mut self,
+        arms: Vec<dispatch::DispatchArm<'_>>,
+        sig: &syn::Signature,
+        sub_arm: bool,
+    ) {
+        let Some(cur) = self.fn_stack.last() else {
+            return;
+        };
+        let enclosing = cur.facts.display.clone();
+        let enclosing_name = cur.facts.name.clone();
+        let self_ty = cur.facts.self_ty.clone();
         for arm in arms {
             let ident = synthetic_ident(&enclosing_name, &arm.name, arm.span);
             let mut arm_sig = sig.clone();

@@ -38,6 +38,69 @@ pub(crate) fn sent_text_writes(text: &str) -> Option<bool> {
     crate::effects::verbs::rpc_endpoint_reads(text).map(|reads| !reads)
 }
 
+/// Whether a text can be a request's at all, without allocating: a GraphQL document, a
+/// statement that starts with one of the query languages' verbs, or an endpoint (a path or
+/// a dotted method, no spaces). Most literal arguments (messages, keys, formats) are not.
+fn could_be_request(text: &str) -> bool {
+    const FIRST_WORDS: &[&str] = &[
+        "query",
+        "mutation",
+        "subscription",
+        "select",
+        "insert",
+        "update",
+        "delete",
+        "upsert",
+        "merge",
+        "create",
+        "drop",
+        "alter",
+        "replace",
+        "with",
+        "match",
+        "show",
+        "describe",
+        "explain",
+        "set",
+        "relate",
+        "define",
+        "remove",
+        "truncate",
+        "grant",
+        "revoke",
+        "copy",
+        "rename",
+        "detach",
+        "call",
+        "exec",
+        "execute",
+        "optional",
+        "return",
+        "live",
+        "info",
+    ];
+    let t = text.trim_start();
+    if t.starts_with('{') {
+        return true;
+    }
+    if !t.contains(char::is_whitespace) {
+        return t.contains(['/', '.']);
+    }
+    let end = t
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(t.len());
+    FIRST_WORDS.iter().any(|w| t[..end].eq_ignore_ascii_case(w))
+}
+
+/// `&str`, `&'static str`, `String` (checked without spelling the type out).
+fn is_text_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_text_type(&r.elem),
+        syn::Type::Path(p) => p.path.is_ident("str") || p.path.is_ident("String"),
+        _ => false,
+    }
+}
+
 /// Whether a name is written as a constant (`LIST_ISSUES`).
 fn screaming(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
@@ -58,7 +121,7 @@ impl Collector<'_> {
                 continue;
             };
             if let syn::Pat::Ident(pi) = &*pt.pat
-                && matches!(syntax::type_name(&pt.ty).as_deref(), Some("str" | "String"))
+                && is_text_type(&pt.ty)
             {
                 f.text_params.push((pi.ident.to_string(), pos));
             }
@@ -153,26 +216,42 @@ impl Collector<'_> {
     ) {
         let Some(idx) = idx else { return };
         let mut docs = Vec::new();
+        let classify = |t: &str| match could_be_request(t).then(|| sent_text_writes(t)) {
+            Some(Some(true)) => Some(SentText::Writes),
+            Some(Some(false)) => Some(SentText::Reads),
+            _ => None,
+        };
         for (pos, a) in args.into_iter().enumerate() {
-            let sent = match self.text_of(a) {
-                Some(t) => match sent_text_writes(&t) {
-                    Some(true) => SentText::Writes,
-                    Some(false) => SentText::Reads,
-                    None => continue,
-                },
-                None => match strip(a) {
-                    Expr::Path(p)
-                        if p.path
-                            .segments
-                            .last()
-                            .is_some_and(|s| screaming(&s.ident.to_string())) =>
-                    {
-                        SentText::Const(self.resolve(&p.path))
+            // A request's text is a literal, a constant or a local holding one; anything
+            // else (`format!`, a call) is not looked into here.
+            let sent = match strip(a) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => classify(&s.value()),
+                Expr::Path(p) => {
+                    let Some(last) = p.path.segments.last() else {
+                        continue;
+                    };
+                    let has_locals = self.fn_stack.last().is_some_and(|f| !f.texts.is_empty());
+                    if p.path.segments.len() == 1 && has_locals {
+                        self.text_of(a).and_then(|t| classify(&t))
+                    } else {
+                        let name = last.ident.to_string();
+                        if !screaming(&name) {
+                            continue;
+                        }
+                        match self.const_texts.get(&name) {
+                            Some(t) if p.path.segments.len() == 1 => classify(t),
+                            _ => Some(SentText::Const(self.resolve(&p.path))),
+                        }
                     }
-                    _ => continue,
-                },
+                }
+                _ => None,
             };
-            docs.push((pos as u32, sent));
+            if let Some(sent) = sent {
+                docs.push((pos as u32, sent));
+            }
         }
         if docs.is_empty() {
             return;
@@ -339,5 +418,17 @@ pub const CREATE_ISSUE: &str = "mutation CreateIssue($t: String!) { issueCreate(
         assert_eq!(w("documents.info"), Some(false));
         assert_eq!(w("/api/search"), Some(false));
         assert_eq!(w("hello"), None);
+        for t in [
+            "query { a }",
+            "  mutation M { a }",
+            "SELECT 1",
+            "documents.info",
+            "/api/x",
+        ] {
+            assert!(super::could_be_request(t), "{t}");
+        }
+        for t in ["failed to open {}", "Content-Type", "id", "Hello world"] {
+            assert!(!super::could_be_request(t), "{t}");
+        }
     }
 }

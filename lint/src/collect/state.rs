@@ -90,6 +90,9 @@ pub(super) struct FnState {
     /// Locals bound to what a workspace call returns (`let ks = self.keystore().await?`):
     /// the call.
     pub(super) returned: FastMap<String, CallTarget>,
+    /// The signature of a function that takes a tool name (`fn call_document_tool(name:
+    /// &str, ..)`): its `match` on the name is a dispatch ([`Collector::fw_sub_dispatch`]).
+    pub(super) tool_name_sig: Option<Box<syn::Signature>>,
     /// Locals bound to a value built here (`let r = LintResult::new()`, `T { .. }`).
     pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).

@@ -151,6 +151,38 @@ pub(super) fn unwrap_type(ty: &Type) -> &Type {
     }
 }
 
+/// Whether a return type can name a type of the workspace, checked without spelling it out:
+/// not `bool`, `String`, `Vec<..>`, `()` and the like (most functions return those).
+pub(super) fn returns_named_type(ty: &Type) -> bool {
+    const STD: &[&str] = &[
+        "bool", "String", "Vec", "usize", "u8", "u16", "u32", "u64", "i32", "i64", "f64", "str",
+        "PathBuf", "HashMap", "BTreeMap", "HashSet", "Value", "Duration", "char", "Cow",
+    ];
+    match ty {
+        Type::Reference(r) => returns_named_type(&r.elem),
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return false;
+            };
+            if seg.ident == "Result"
+                || seg.ident == "Option"
+                || seg.ident == "Arc"
+                || seg.ident == "Box"
+            {
+                return match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+                        Some(syn::GenericArgument::Type(inner)) => returns_named_type(inner),
+                        _ => false,
+                    },
+                    _ => false,
+                };
+            }
+            !STD.iter().any(|s| seg.ident == s)
+        }
+        _ => false,
+    }
+}
+
 /// The named type a function returns, through `Result`/`Option` and the wrappers
 /// [`type_name`] sees through: `KeyStore` for `Result<Arc<KeyStore>, Error>`; `None` for
 /// `()`, tuples, `impl Trait` and trait objects; `Self` as written (the index knows it from

@@ -450,6 +450,7 @@ impl Collector<'_> {
         self.begin_fn(&sig.ident, self_ty);
         self.note_text_params(sig);
         if let syn::ReturnType::Type(_, ty) = &sig.output
+            && syntax::returns_named_type(ty)
             && let Some(f) = self.fn_stack.last_mut()
         {
             f.facts.ret = syntax::returned_type_name(ty);

@@ -136,17 +136,18 @@ impl Collector<'_> {
                 Expr::Try(t) => strip(&t.expr),
                 Expr::MethodCall(m)
                     if m.args.len() <= 1
-                        && matches!(
-                            m.method.to_string().as_str(),
-                            "unwrap"
-                                | "expect"
-                                | "clone"
-                                | "context"
-                                | "map_err"
-                                | "ok_or"
-                                | "ok_or_else"
-                                | "with_context"
-                        ) =>
+                        && [
+                            "unwrap",
+                            "expect",
+                            "clone",
+                            "context",
+                            "map_err",
+                            "ok_or",
+                            "ok_or_else",
+                            "with_context",
+                        ]
+                        .iter()
+                        .any(|n| m.method == n) =>
                 {
                     strip(&m.receiver)
                 }
@@ -160,11 +161,22 @@ impl Collector<'_> {
                 }
                 Some(CallTarget::SelfMethod(m.method.to_string()))
             }
+            // `Type::open_default()`: a type's function (free functions are left out: a
+            // `let` of their result is too common to resolve each one).
             Expr::Call(c) => {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;
                 };
-                self.call_target(self.resolve(&p.path))
+                let segs = &p.path.segments;
+                let n = segs.len();
+                if n < 2 {
+                    return None;
+                }
+                let ty = segs[n - 2].ident.to_string();
+                if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    return None;
+                }
+                Some(CallTarget::TypeFn(ty, segs[n - 1].ident.to_string()))
             }
             _ => None,
         }
@@ -504,6 +516,10 @@ impl Collector<'_> {
     /// The array literals handed to a predicate method (`has_any_arg`, `contains`,
     /// `is_one_of`, `matches_any`): sets of words to test against, never a command line.
     pub(super) fn note_test_sets(&mut self, m: &syn::ExprMethodCall) {
+        // Most calls have no array argument: the name is not even spelled out.
+        if !m.args.iter().any(|a| matches!(strip(a), Expr::Array(_))) {
+            return;
+        }
         let name = m.method.to_string();
         let predicate = [
             "has_", "is_", "contains", "matches", "any_", "all_", "includes",

@@ -535,6 +535,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     /// `match &*guard { Some(db) => db.use_ns(..), .. }`: the arms' bindings are parts of the
     /// state the scrutinee names, for the arm.
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.fw_sub_dispatch(m);
         for a in &m.attrs {
             self.visit_attribute(a);
         }

@@ -192,25 +192,30 @@ impl<'a> Visit<'a> for Scan<'a> {
     }
     fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
         if is_tool_name_expr(&m.expr) {
-            for arm in &m.arms {
-                let mut lits = Vec::new();
-                // An arm naming a protocol method (`"tools/list" | "list_tools"`) is the
-                // protocol, not a tool.
-                if pattern_literals(&arm.pat, &mut lits)
-                    && !lits.iter().any(|(name, _)| name.contains('/'))
-                {
-                    for (name, span) in lits {
-                        self.arms.push(DispatchArm {
-                            name,
-                            span,
-                            body: &arm.body,
-                        });
-                    }
-                }
-            }
+            self.arms.extend(literal_arms(m));
         }
         syn::visit::visit_expr_match(self, m);
     }
+}
+
+/// The string-literal arms of a `match` on a tool name: one per literal. An arm naming a
+/// protocol method (`"tools/list" | "list_tools"`) is the protocol, not a tool.
+pub fn literal_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
+    let mut out = Vec::new();
+    for arm in &m.arms {
+        let mut lits = Vec::new();
+        if pattern_literals(&arm.pat, &mut lits) && !lits.iter().any(|(name, _)| name.contains('/'))
+        {
+            for (name, span) in lits {
+                out.push(DispatchArm {
+                    name,
+                    span,
+                    body: &arm.body,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The tool-name match arms of a function body, and whether it mentions `"tools/call"`

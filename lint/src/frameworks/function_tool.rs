@@ -9,7 +9,7 @@
 //!
 //! Tool registries have the same shape as a method: `registry.register("list_instances",
 //! "List all configured instances ..", json!({..}), system::list_instances)` (also
-//! `register_tool`, `add_tool`). There the name must read as a tool name (one word, no
+//! `register_tool`). There the name must read as a tool name (one word, no
 //! spaces) and the second argument as prose (a description with spaces), so that an event
 //! bus's `bus.register("topic", "x", handler)` is not taken for a tool.
 
@@ -47,7 +47,7 @@ pub struct FunctionTool<'a> {
 }
 
 /// Methods of a tool registry that register a tool.
-const REGISTER_METHODS: &[&str] = &["register", "register_tool", "add_tool"];
+const REGISTER_METHODS: &[&str] = &["register", "register_tool"];
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
 pub fn is_constructor(resolved: &[String]) -> bool {
