@@ -741,4 +741,34 @@ impl Server {
             ]
         );
     }
+
+    #[test]
+    fn a_post_to_an_endpoint_named_for_a_read_reads() {
+        // hamcp-rs: the URL from a builder handed the path.
+        let src = r#"
+pub struct Ha { client: reqwest::Client }
+impl Ha {
+    fn api_url(&self, path: &str) -> Result<String, E> { Ok(format!("http://ha{path}")) }
+    pub async fn check(&self) -> Result<String, E> {
+        let url = self.api_url("/api/config/core/check_config")?;
+        Ok(self.client.post(url.as_str()).send().await?.text().await?)
+    }
+    pub async fn turn_on(&self) -> Result<String, E> {
+        let url = self.api_url("/api/services/light/turn_on")?;
+        Ok(self.client.post(url.as_str()).send().await?.text().await?)
+    }
+    #[rmcp::tool(description = "Check the configuration")]
+    pub async fn check_config(&self) -> Result<String, E> { self.check().await }
+    #[rmcp::tool(description = "Turn a light on")]
+    pub async fn light_on(&self) -> Result<String, E> { self.turn_on().await }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("check_config".into(), "Read".into()),
+                ("light_on".into(), "Write".into()),
+            ]
+        );
+    }
 }

@@ -88,6 +88,16 @@ impl Collector<'_> {
             {
                 self.text_of(&m.receiver)
             }
+            // A URL builder handed the path: `self.api_url("/api/config/core/check_config")?`,
+            // `base.join("v1/items")`: the base, then the path.
+            Expr::MethodCall(m)
+                if m.args.len() == 1 && matches!(strip(&m.args[0]), Expr::Lit(_)) && {
+                    let name = m.method.to_string();
+                    name == "join" || name.ends_with("url") || name.ends_with("endpoint")
+                } =>
+            {
+                lit_str(&m.args[0]).map(|path| format!("{{}}{path}"))
+            }
             Expr::Call(c) => {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;

@@ -388,6 +388,11 @@ pub fn read_endpoint(url: &str) -> Option<&'static str> {
     if last_words.len() >= 2 && last_words.iter().any(|w| is_write_verb(w)) {
         return None;
     }
+    // `/api/config/core/check_config`, `/v1/list_items`: a segment named for a read (two words
+    // at least: a bare `/status` may well be POSTed to).
+    if last_words.len() >= 2 && is_read_verb(&last_words[0]) {
+        return Some("an endpoint named for a read");
+    }
     let lower = url.to_ascii_lowercase();
     const MARKERS: &[(&str, &str)] = &[
         ("search", "a search endpoint"),
@@ -511,6 +516,9 @@ mod tests {
         assert!(read_endpoint("/api/v2/search/delete").is_some());
         assert!(read_endpoint("/api/v2/search/results?id=1").is_some());
         assert!(read_endpoint("/api/v2/search/start").is_some());
+        assert!(read_endpoint("{}/api/config/core/check_config").is_some());
+        assert!(read_endpoint("/api/status").is_none());
+        assert!(read_endpoint("/api/get_or_create_user").is_none());
     }
 
     #[test]
