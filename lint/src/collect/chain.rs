@@ -690,7 +690,8 @@ impl S {
     #[rmcp::tool(description = "Check a Dockerfile")]
     pub fn check(&self, cmd: Cmd) -> bool {
         let _ = std::fs::read_to_string("Dockerfile");
-        cmd.has_any_arg(&["upgrade", "dist-upgrade"])
+        let skip = ["install", "pip", "-m"];
+        cmd.args().iter().any(|a| skip.contains(a)) || cmd.has_any_arg(&["upgrade", "dist-upgrade"])
     }
     #[rmcp::tool(description = "Commit")]
     pub fn commit(&self) { run_git(&["commit", "-m", "x"]); }

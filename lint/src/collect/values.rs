@@ -526,18 +526,20 @@ impl Collector<'_> {
     /// The array literals handed to a predicate method (`has_any_arg`, `contains`,
     /// `is_one_of`, `matches_any`): sets of words to test against, never a command line.
     pub(super) fn note_test_sets(&mut self, m: &syn::ExprMethodCall) {
+        fn predicate(name: &str) -> bool {
+            [
+                "has_", "is_", "contains", "matches", "any_", "all_", "includes",
+            ]
+            .iter()
+            .any(|p| name.starts_with(p))
+                || matches!(name, "any" | "all" | "starts_with" | "ends_with")
+        }
+        self.retract_tested_list(m, predicate);
         // Most calls have no array argument: the name is not even spelled out.
         if !m.args.iter().any(|a| matches!(strip(a), Expr::Array(_))) {
             return;
         }
-        let name = m.method.to_string();
-        let predicate = [
-            "has_", "is_", "contains", "matches", "any_", "all_", "includes",
-        ]
-        .iter()
-        .any(|p| name.starts_with(p))
-            || matches!(name.as_str(), "any" | "all" | "starts_with" | "ends_with");
-        if !predicate {
+        if !predicate(&m.method.to_string()) {
             return;
         }
         let Some(f) = self.fn_stack.last_mut() else {
@@ -547,6 +549,42 @@ impl Collector<'_> {
             if let Expr::Array(arr) = strip(a) {
                 f.test_sets.push(arr as *const _ as usize);
             }
+        }
+    }
+
+    /// `let skip = ["install", "pip", "-m"]; .. skip.contains(a)`, `allowed.iter().any(..)`:
+    /// a word list held by a local and tested against is no command line; what its literal
+    /// was judged when it was walked is taken back.
+    fn retract_tested_list(&mut self, m: &syn::ExprMethodCall, predicate: fn(&str) -> bool) {
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.lists.is_empty() {
+            return;
+        }
+        let mut recv = strip(&m.receiver);
+        if let Expr::MethodCall(inner) = recv
+            && (inner.method == "iter" || inner.method == "into_iter")
+        {
+            recv = strip(&inner.receiver);
+        }
+        let Expr::Path(p) = recv else { return };
+        let Some(id) = p.path.get_ident() else { return };
+        let Some(words) = f.lists.get(&id.to_string()) else {
+            return;
+        };
+        if !predicate(&m.method.to_string()) {
+            return;
+        }
+        let Some((true, what)) = crate::evidence::command_words(words) else {
+            return;
+        };
+        let what = format!("command `{what}` built here");
+        let f = self.fn_stack.last_mut().expect("checked");
+        let keep = |e: &Evidence| !(e.kind == EvidenceKind::Process && e.what == what);
+        f.facts.evidence.retain(keep);
+        for frame in &mut f.frames {
+            frame.evidence.retain(keep);
         }
     }
 }
