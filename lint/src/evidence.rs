@@ -163,6 +163,8 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "ps", "images", "inspect", "logs", "version", "info", "stats",
         ],
     ),
+    // kustomize renders manifests; it changes nothing (`kubectl apply` would).
+    ("kustomize", &["build", "version", "cfg"]),
     // ast-grep searches unless told to rewrite (`-U`, `--update-all`, below).
     ("sg", &["run", "scan", "test", "--version"]),
     ("ast-grep", &["run", "scan", "test", "--version"]),
@@ -492,6 +494,14 @@ mod tests {
             &s(&["template", "release-name", "."])
         ));
         assert!(!read_only_process(Some("helm"), &s(&["install", "x"])));
+        assert!(read_only_process(
+            Some("kustomize"),
+            &s(&["build", "overlays/prod"])
+        ));
+        assert!(!read_only_process(
+            Some("kustomize"),
+            &s(&["edit", "set", "image"])
+        ));
         assert!(read_only_process(
             Some("sg"),
             &s(&["run", "--pattern", "x", "--lang", "rust"])
