@@ -6,7 +6,9 @@
 //! each tool is an impl of it with `fn name(&self) -> &str { "write_file" }`. An impl is
 //! taken for such a tool when it has
 //!
-//! - `fn name` whose body is only a string literal or a constant, or a `const NAME` (the
+//! - `fn name` whose body is only a string literal or a constant, a `const NAME`, or the
+//!   `name: ".."` field of the metadata a method builds (`fn info(&self) -> ToolInfo {
+//!   ToolInfo { name: "get_bot_info".to_string(), .. } }`) (the
 //!   tool's public name: `impl HyperVTool for AddVmDvdDrive { const NAME: &str = ".."; async
 //!   fn run(..) }`, rig's shape with another run method),
 //! - a method that runs it (`execute`, `call`, `run`, `invoke`, `call_tool`, `handle`: the
@@ -37,14 +39,24 @@ const SCHEMA_METHODS: &[&str] = &[
     "spec",
 ];
 
+/// Methods that build the tool's metadata (`ToolInfo { name: "..", .. }`).
+const METADATA_METHODS: &[&str] = &["info", "tool_info", "metadata", "definition", "spec"];
+
 /// The expression a `fn name` body consists of (`"x"`, `"x".into()`, `NAME`, `Self::NAME`),
-/// or the value of `const NAME`.
+/// the value of `const NAME`, or the literal `name` field of the metadata a method builds.
 pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     if let Some(c) = items.iter().find_map(|i| match i {
         ImplItem::Const(c) if c.ident == "NAME" => Some(c),
         _ => None,
     }) {
         return Some(&c.expr);
+    }
+    if !items
+        .iter()
+        .any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == "name"))
+        && let Some(e) = metadata_name(items)
+    {
+        return Some(e);
     }
     let f = items.iter().find_map(|i| match i {
         ImplItem::Fn(f) if f.sig.ident == "name" && f.sig.inputs.len() <= 1 => Some(f),
@@ -73,6 +85,42 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
         | Expr::Path(_) => Some(e),
         _ => None,
     }
+}
+
+/// The `name: "x"` (or `"x".to_string()`) field of a struct literal a metadata method builds.
+fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
+    use syn::visit::Visit;
+    struct Find<'a>(Option<&'a Expr>);
+    impl<'a> Visit<'a> for Find<'a> {
+        fn visit_field_value(&mut self, fv: &'a syn::FieldValue) {
+            if self.0.is_none() && matches!(&fv.member, syn::Member::Named(n) if n == "name") {
+                let mut e = &fv.expr;
+                if let Expr::MethodCall(m) = e
+                    && m.args.is_empty()
+                    && (m.method == "to_string" || m.method == "into" || m.method == "to_owned")
+                {
+                    e = &m.receiver;
+                }
+                if matches!(
+                    e,
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(_),
+                        ..
+                    })
+                ) {
+                    self.0 = Some(e);
+                }
+            }
+            syn::visit::visit_field_value(self, fv);
+        }
+    }
+    let f = items.iter().find_map(|i| match i {
+        ImplItem::Fn(f) if METADATA_METHODS.iter().any(|m| f.sig.ident == m) => Some(f),
+        _ => None,
+    })?;
+    let mut find = Find(None);
+    find.visit_block(&f.block);
+    find.0
 }
 
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
@@ -120,6 +168,13 @@ mod tests {
             "Tool",
             &items(
                 "impl Tool for W { fn name(&self) -> &str { &self.name } fn execute(&self) {} }"
+            )
+        ));
+        // The name in the metadata a method builds (telegram-mcp-rs).
+        assert!(is_shape(
+            "Tool",
+            &items(
+                "impl Tool for GetBotInfo { fn info(&self) -> ToolInfo { ToolInfo { name: \"get_bot_info\".to_string(), description: \"d\".to_string() } } async fn execute(&self, a: Value) {} }"
             )
         ));
         // rig's shape with another run method.
