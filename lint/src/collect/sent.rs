@@ -38,67 +38,15 @@ pub(crate) fn sent_text_writes(text: &str) -> Option<bool> {
     crate::effects::verbs::rpc_endpoint_reads(text).map(|reads| !reads)
 }
 
-/// Whether a text can be a request's at all, without allocating: a GraphQL document, a
-/// statement that starts with one of the query languages' verbs, or an endpoint (a path or
-/// a dotted method, no spaces). Most literal arguments (messages, keys, formats) are not.
+/// Whether a text can be a request's at all, without allocating: a statement or GraphQL
+/// document ([`crate::effects::statement::may_be_statement`]) or an endpoint (a path or a
+/// dotted method, no spaces). Most literal arguments (messages, keys, formats) are not.
 fn could_be_request(text: &str) -> bool {
-    const FIRST_WORDS: &[&str] = &[
-        "query",
-        "mutation",
-        "subscription",
-        "select",
-        "insert",
-        "update",
-        "delete",
-        "upsert",
-        "merge",
-        "create",
-        "drop",
-        "alter",
-        "replace",
-        "with",
-        "match",
-        "show",
-        "describe",
-        "explain",
-        "set",
-        "relate",
-        "define",
-        "remove",
-        "truncate",
-        "grant",
-        "revoke",
-        "copy",
-        "rename",
-        "detach",
-        "call",
-        "exec",
-        "execute",
-        "optional",
-        "return",
-        "live",
-        "info",
-    ];
     let t = text.trim_start();
-    if t.starts_with('{') {
+    if !t.contains(char::is_whitespace) && t.contains(['/', '.']) {
         return true;
     }
-    if !t.contains(char::is_whitespace) {
-        return t.contains(['/', '.']);
-    }
-    let end = t
-        .find(|c: char| !c.is_ascii_alphabetic())
-        .unwrap_or(t.len());
-    FIRST_WORDS.iter().any(|w| t[..end].eq_ignore_ascii_case(w))
-}
-
-/// `&str`, `&'static str`, `String` (checked without spelling the type out).
-fn is_text_type(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Reference(r) => is_text_type(&r.elem),
-        syn::Type::Path(p) => p.path.is_ident("str") || p.path.is_ident("String"),
-        _ => false,
-    }
+    crate::effects::statement::may_be_statement(t)
 }
 
 /// Whether a name is written as a constant (`LIST_ISSUES`).
@@ -121,7 +69,7 @@ impl Collector<'_> {
                 continue;
             };
             if let syn::Pat::Ident(pi) = &*pt.pat
-                && is_text_type(&pt.ty)
+                && crate::frameworks::is_text_type(&pt.ty)
             {
                 f.text_params.push((pi.ident.to_string(), pos));
             }

@@ -147,6 +147,27 @@ fn classify_words(ws: &[String]) -> Option<Statement> {
     None
 }
 
+/// Whether a text can be a statement at all, checked without allocating: its first word is
+/// one of the verbs and openers [`classify`] knows (any case), or a GraphQL operation, or it
+/// opens a GraphQL selection (`{`). A cheap gate before [`classify`] on texts that are
+/// mostly not statements (every literal argument of a call).
+pub fn may_be_statement(text: &str) -> bool {
+    let t = text.trim_start();
+    if t.starts_with('{') {
+        return true;
+    }
+    let end = t
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(t.len());
+    let first = &t[..end];
+    ["query", "mutation", "subscription"]
+        .iter()
+        .chain(WRITE_VERBS)
+        .chain(READ_VERBS)
+        .chain(OPENERS)
+        .any(|w| first.eq_ignore_ascii_case(w))
+}
+
 /// Classify text handed to a query API. `None`: not recognisably a statement (a parameter, a
 /// prepared-statement name, an empty string).
 pub fn classify(text: &str) -> Option<Statement> {

@@ -56,15 +56,8 @@ pub fn takes_tool_name(sig: &syn::Signature) -> bool {
         let Pat::Ident(pi) = &*pt.pat else {
             return false;
         };
-        let text = match &*pt.ty {
-            syn::Type::Reference(r) => {
-                matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str"))
-            }
-            syn::Type::Path(p) => p.path.is_ident("String"),
-            _ => false,
-        };
-        let n = pi.ident.to_string();
-        text && (n == "name" || n == "tool_name" || n == "tool")
+        super::is_text_type(&pt.ty)
+            && (pi.ident == "name" || pi.ident == "tool_name" || pi.ident == "tool")
     })
 }
 

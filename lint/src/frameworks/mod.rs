@@ -168,6 +168,15 @@ fn drop_generated_twins(files: &mut [FileFacts]) {
     }
 }
 
+/// `&str`, `&'static str`, `String` (checked without spelling the type out): a text parameter.
+pub fn is_text_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_text_type(&r.elem),
+        syn::Type::Path(p) => p.path.is_ident("str") || p.path.is_ident("String"),
+        _ => false,
+    }
+}
+
 /// `ResetFile` → `reset_file`, `HTTPGet` → `http_get` (heck's snake case, as the tool
 /// macros that derive a name from a type use).
 pub fn snake_case(name: &str) -> String {

@@ -65,18 +65,7 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     let [Stmt::Expr(e, None)] = f.block.stmts.as_slice() else {
         return None;
     };
-    let e = match e {
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && matches!(
-                    m.method.to_string().as_str(),
-                    "into" | "to_string" | "to_owned"
-                ) =>
-        {
-            &*m.receiver
-        }
-        other => other,
-    };
+    let e = unconverted(e);
     match e {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(_),
@@ -87,6 +76,19 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     }
 }
 
+/// `"x".into()`, `"x".to_string()`, `"x".to_owned()`: `"x"`.
+fn unconverted(e: &Expr) -> &Expr {
+    match e {
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && (m.method == "into" || m.method == "to_string" || m.method == "to_owned") =>
+        {
+            &m.receiver
+        }
+        other => other,
+    }
+}
+
 /// The `name: "x"` (or `"x".to_string()`) field of a struct literal a metadata method builds.
 fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
     use syn::visit::Visit;
@@ -94,13 +96,7 @@ fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
     impl<'a> Visit<'a> for Find<'a> {
         fn visit_field_value(&mut self, fv: &'a syn::FieldValue) {
             if self.0.is_none() && matches!(&fv.member, syn::Member::Named(n) if n == "name") {
-                let mut e = &fv.expr;
-                if let Expr::MethodCall(m) = e
-                    && m.args.is_empty()
-                    && (m.method == "to_string" || m.method == "into" || m.method == "to_owned")
-                {
-                    e = &m.receiver;
-                }
+                let e = unconverted(&fv.expr);
                 if matches!(
                     e,
                     Expr::Lit(syn::ExprLit {
