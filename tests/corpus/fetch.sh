@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Get the sources of every labelled corpus repository, checked out at its pinned commit.
 #
-#   tests/corpus/fetch.sh [NAME ...]      (NAME: owner__name, as in labels/ or heldout/;
-#                                         default: all)
+#   tests/corpus/fetch.sh [NAME | FILE.toml ...]
+#                                         (NAME: owner__name, as in labels/ or heldout/; or
+#                                         the path of any label file, e.g. fresh-a/*.toml;
+#                                         default: labels/ and heldout/)
 #
 # Work trees go to $CORPUS_DIR (default: ~/.cache/idemcheck/corpus: outside this workspace, or cargo would take
 # them for members), never into the repository itself.
@@ -20,6 +22,10 @@ mkdir -p "$dest"
 labels=()
 if [[ $# -gt 0 ]]; then
   for n in "$@"; do
+    if [[ "$n" == *.toml && -f "$n" ]]; then
+      labels+=("$n")
+      continue
+    fi
     for d in labels heldout; do
       [[ -f "$here/$d/$n.toml" ]] && labels+=("$here/$d/$n.toml")
     done

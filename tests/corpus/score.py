@@ -3,10 +3,12 @@
 
     tests/corpus/fetch.sh                 # get the sources at their pinned commits
     cargo build --release -p cargo-idemcheck
-    python3 tests/corpus/score.py [--markdown] [--detail] [--heldout] [NAME ...]
+    python3 tests/corpus/score.py [--markdown] [--detail] [--heldout | --set DIR] [NAME ...]
 
 `labels/` is the development set the classifier was tuned on; `heldout/` (`--heldout`) was
-labelled afterwards and is only measured, never tuned on.
+labelled afterwards and measured at first sight before it was tuned on; `--set DIR` scores the
+labels of another directory (a fresh batch: `fresh-a/`, relative to this directory, or an
+absolute path).
 
 For each labelled repository it runs the lint (`--workspace --message-format json`) on the
 pinned sources and compares its tool inventory and findings with the labels:
@@ -42,7 +44,7 @@ CODES = {f"IDEM00{i}" for i in range(1, 10)}
 
 def load_labels(names, subdir="labels"):
     out = []
-    for p in sorted((HERE / subdir).glob("*.toml")):
+    for p in sorted((HERE / subdir).glob("*.toml")):  # an absolute subdir replaces HERE
         if names and p.stem not in names:
             continue
         d = tomllib.loads(p.read_text())
@@ -182,8 +184,13 @@ def ratio(a, b):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    subdir = "heldout" if "--heldout" in sys.argv else "labels"
+    argv = sys.argv[1:]
+    subdir = "heldout" if "--heldout" in argv else "labels"
+    if "--set" in argv:
+        i = argv.index("--set")
+        subdir = argv[i + 1]
+        del argv[i : i + 2]
+    args = [a for a in argv if not a.startswith("--")]
     markdown = "--markdown" in sys.argv
     detail = "--detail" in sys.argv
     binary = Path(os.environ.get("IDEMCHECK_BIN", ROOT / "target/release/cargo-idemcheck"))
