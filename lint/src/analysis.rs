@@ -598,4 +598,168 @@ impl S {
         assert!(f.line >= 1);
         assert_eq!(a.report.summary.files, 2);
     }
+
+    /// Two rig tools guarded in place, keyed on the same field: each is its `NAME`, so they do
+    /// not collide; named `call` (as before) they would.
+    const RIG_TWO: &str = r#"
+use rig_core::tool::{Tool, ToolContext};
+use idemcheck::side_effect;
+pub struct Escalate;
+impl Tool for Escalate {
+    const NAME: &'static str = "escalate_ticket";
+    type Args = TicketArgs; type Output = String; type Error = E;
+    #[side_effect(key = [ticket_id], verify = find, max_retries = 0)]
+    async fn call(&self, _c: &mut ToolContext, args: Self::Args) -> Result<String, E> { self.db.execute("UPDATE tickets SET level = 2").await }
+}
+pub struct Deprioritise;
+impl Tool for Deprioritise {
+    const NAME: &'static str = "deprioritise_ticket";
+    type Args = TicketArgs; type Output = String; type Error = E;
+    #[side_effect(key = [ticket_id], verify = find, max_retries = 0)]
+    async fn call(&self, _c: &mut ToolContext, args: Self::Args) -> Result<String, E> { self.db.execute("UPDATE tickets SET prio = 0").await }
+}
+"#;
+
+    #[test]
+    fn a_guarded_rig_tool_is_named_by_its_name_const() {
+        let a = analyze_sources(&[("src/lib.rs", RIG_TWO)], Config::default());
+        let mut names: Vec<&str> = a.report.tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort();
+        assert_eq!(names, ["deprioritise_ticket", "escalate_ticket"]);
+        assert!(
+            !codes(RIG_TWO).iter().any(|c| c.starts_with("IDEM013")),
+            "{:?}",
+            codes(RIG_TWO)
+        );
+    }
+
+    #[test]
+    fn two_guarded_tools_with_one_identity_are_an_error_each() {
+        let src = r#"
+use idemcheck::side_effect;
+pub struct Tickets; pub struct Users;
+impl Tickets {
+    #[side_effect(key = [id], verify = find, max_retries = 0)]
+    pub async fn create(&self, id: String) -> Result<(), E> { self.http.post("u").send().await }
+}
+impl Users {
+    #[side_effect(key = [id], verify = find, max_retries = 0)]
+    pub async fn create(&self, id: String) -> Result<(), E> { self.http.post("v").send().await }
+}
+"#;
+        let found = codes(src);
+        let dup: Vec<&String> = found.iter().filter(|c| c.starts_with("IDEM013")).collect();
+        assert_eq!(dup.len(), 2, "{found:?}");
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let f = a
+            .report
+            .findings
+            .iter()
+            .find(|f| f.code == idemcheck_spec::RuleCode::Idem013)
+            .unwrap();
+        assert_eq!(f.severity, idemcheck_spec::Severity::Error);
+        assert!(
+            f.message.contains("Users::create") || f.message.contains("Tickets::create"),
+            "{}",
+            f.message
+        );
+        // Named apart, they pass.
+        let named = src.replacen(
+            "#[side_effect(key",
+            "#[side_effect(name = \"tickets.create\", key",
+            1,
+        );
+        assert!(
+            !codes(&named).iter().any(|c| c.starts_with("IDEM013")),
+            "{:?}",
+            codes(&named)
+        );
+        // A suppression cannot silence it: the keys would still collide.
+        assert!(
+            !idemcheck_spec::rules::idem010_unused_suppression::suppressible(
+                idemcheck_spec::RuleCode::Idem013
+            )
+        );
+    }
+
+    #[test]
+    fn a_name_that_contradicts_rigs_name_const_is_an_error() {
+        let src = RIG_TWO.replacen(
+            "#[side_effect(key",
+            "#[side_effect(name = \"escalate\", key",
+            1,
+        );
+        let a = analyze_sources(&[("src/lib.rs", &src)], Config::default());
+        let f = a
+            .report
+            .findings
+            .iter()
+            .find(|f| f.code == idemcheck_spec::RuleCode::Idem013)
+            .expect("IDEM013");
+        assert!(
+            f.message.contains(
+                "`name = \"escalate\"` contradicts the tool's `NAME` (\"escalate_ticket\")"
+            ),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.severity, idemcheck_spec::Severity::Error);
+        // The same name as `NAME` is fine.
+        let same = RIG_TWO.replacen(
+            "#[side_effect(key",
+            "#[side_effect(name = \"escalate_ticket\", key",
+            1,
+        );
+        assert!(!codes(&same).iter().any(|c| c.starts_with("IDEM013")));
+    }
+
+    /// An rmcp method guarded over a guarded function's raw body guards the same operation
+    /// (layered, as examples/agent-tools does): sharing its identity is no collision.
+    #[test]
+    fn a_guard_layered_over_a_guarded_function_shares_its_identity() {
+        let src = r#"
+use idemcheck::side_effect;
+#[side_effect(key = [id], verify = find, max_retries = 0)]
+pub async fn create(http: &Client, id: String) -> Result<(), E> { http.post("u").send().await }
+pub struct Server { http: Client }
+#[rmcp::tool_router]
+impl Server {
+    #[side_effect(key = [id], verify = find, max_retries = 0)]
+    #[rmcp::tool]
+    async fn create(&self, id: String) -> Result<(), E> { create(&self.http, id).await }
+}
+"#;
+        assert!(
+            !codes(src).iter().any(|c| c.starts_with("IDEM013")),
+            "{:?}",
+            codes(src)
+        );
+        // The same two, the method writing on its own: two operations, one identity.
+        let apart = src.replace(
+            "create(&self.http, id).await",
+            "self.http.post(\"v\").send().await",
+        );
+        assert_eq!(
+            codes(&apart)
+                .iter()
+                .filter(|c| c.starts_with("IDEM013"))
+                .count(),
+            2
+        );
+        // Keyed on other fields, their keys never meet (the field names are in the key).
+        let other_fields = apart
+            .replacen("key = [id]", "key = [other_id]", 1)
+            .replacen(
+                "pub async fn create(http: &Client, id: String)",
+                "pub async fn create(http: &Client, other_id: String)",
+                1,
+            );
+        assert!(
+            !codes(&other_fields)
+                .iter()
+                .any(|c| c.starts_with("IDEM013")),
+            "{:?}",
+            codes(&other_fields)
+        );
+    }
 }

@@ -591,6 +591,9 @@ pub struct ToolFnFacts {
     pub generics: String,
     /// `where` predicates as written.
     pub where_preds: Vec<String>,
+    /// In a trait impl: the impl block's last line (the stub postcondition goes in an inherent
+    /// impl after it).
+    pub impl_end_line: Option<u32>,
 }
 
 /// A parameter of a tool function.

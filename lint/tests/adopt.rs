@@ -710,20 +710,7 @@ fn suggest_fix_inserts_contracts_that_compile() {
     assert!(r.stdout.contains("0 tools fixed"), "{}", r.stdout);
     assert_eq!(std::fs::read_to_string(&lib).unwrap(), after);
     // It builds, and the stub makes an ambiguous failure end Unknown.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("adopt-suggest-target");
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--offline", "--lib", "--manifest-path"])
-        .arg(&manifest)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{log}");
+    let log = cargo_offline("test", &manifest, "adopt-suggest-target");
     assert!(
         log.contains("an_ambiguous_failure_is_escalated_until_the_postcondition_is_written ... ok"),
         "{log}"
@@ -1067,4 +1054,66 @@ fn a_raw_identifier_module_is_read_from_its_plain_file_name() {
     assert!(!r.stdout.contains("IDEM012"), "{}", r.stdout);
     assert!(r.stdout.contains("src/type.rs"), "{}", r.stdout);
     assert!(r.stdout.contains("in 3 files"), "{}", r.stdout);
+}
+
+/// `suggest --fix` on rig 0.44's `Tool::call`: the contract goes on `call` (guarded in place),
+/// the postcondition stub in an inherent impl after the trait impl, taking `&ToolContext` and
+/// the resolved argument type (an inherent method cannot name `Self::Args`); the result builds
+/// against rig's real trait. It used to propose `&mut ToolContext` and `Self::Args` (E0223,
+/// E0308).
+#[test]
+fn suggest_fix_guards_a_rig_tool_in_place_and_it_compiles() {
+    let ws = copy_fixture("rig_suggest");
+    let root = ws.path();
+    let manifest = root.join("Cargo.toml");
+    let runtime = repo_root().join("runtime");
+    let text = std::fs::read_to_string(&manifest).unwrap().replace(
+        "path = \"../../../../runtime\"",
+        &format!("path = {:?}", runtime.to_str().unwrap()),
+    );
+    write(&manifest, &text);
+    // The rig example's lock file: rig-core and its dependencies, already downloaded.
+    std::fs::copy(
+        repo_root().join("examples/rig-tools/Cargo.lock"),
+        root.join("Cargo.lock"),
+    )
+    .unwrap();
+    let r = run(root, &["suggest", "--fix"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 tool fixed in 1 file"), "{}", r.stdout);
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    for want in [
+        "    #[idemcheck::side_effect(key = [ticket_id], verify = verify_close_ticket, max_retries = 1)]\n    async fn call(",
+        "impl CloseTicket {\n    /// Postcondition of `close_ticket`",
+        "    async fn verify_close_ticket(\n        &self,\n        _context: &ToolContext,\n        args: &CloseArgs,\n    ) -> Result<Option<String>, &'static str> {",
+    ] {
+        assert!(lib.contains(want), "missing:\n{want}\nin:\n{lib}");
+    }
+    // The lint now sees a guarded tool named by its `NAME`.
+    let r = run(root, &["--message-format=short"]);
+    assert!(!r.stdout.contains("IDEM001"), "{}", r.stdout);
+    assert!(r.stdout.contains("close_ticket"), "{}", r.stdout);
+    cargo_offline("build", &manifest, "rig-suggest-target");
+}
+
+/// `cargo <command> --offline --lib` on a copied fixture, in a target directory of its own
+/// under this crate's test scratch space; asserts success and returns the output.
+fn cargo_offline(command: &str, manifest: &Path, target: &str) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args([command, "--offline", "--lib", "--manifest-path"])
+        .arg(manifest)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(target),
+        )
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{log}");
+    log
 }

@@ -304,7 +304,7 @@ fn sarif_has_rules_relative_paths_stable_fingerprints_and_suppressions() {
     let before = sarif(&dir);
     assert_eq!(before["version"], "2.1.0");
     let run = &before["runs"][0];
-    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 12);
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 13);
     let results = run["results"].as_array().unwrap();
     let loc = &results[0]["locations"][0]["physicalLocation"];
     assert_eq!(loc["artifactLocation"]["uri"], "src/lib.rs");

@@ -58,10 +58,19 @@ pub(crate) fn expand_with(
     };
     let hints =
         idemcheck_spec::hints::hint_attribute(&func.attrs, config).map(ToolHints::from_attribute);
+    // rig's `Tool::call` is keyed under `Self::NAME`: the findings name it so (the lint, which
+    // sees the impl, names it by the `NAME`'s value).
+    let mut named = hints.clone();
+    if attr.name.is_none() && is_rig_call(&func.sig) {
+        let h = named.get_or_insert_with(ToolHints::default);
+        if h.name_text.is_none() {
+            h.name_text = Some("Self::NAME".to_string());
+        }
+    }
     let mut verdict = check_contract(CheckInput {
         attr: &attr,
         sig: &func.sig,
-        hints: hints.as_ref(),
+        hints: named.as_ref(),
         config,
     });
     apply_allows(&mut verdict.violations, &attr.allows);
@@ -88,13 +97,14 @@ pub(crate) fn expand_with(
             None => errors = Some(e),
         }
     }
+    let (beside, inside) = place_warnings(&func, &warnings);
     if let Some(e) = errors {
         // Warnings are not a cascade: the user sees them with the errors, not after fixing.
-        let item = with_errors(&func, e);
-        return quote! { #item #warnings };
+        let item = with_errors(&with_leading(&func, &inside), e);
+        return quote! { #item #beside };
     }
-    let expanded = Expander::new(&func, &attr, &verdict, hints.as_ref()).expand();
-    quote! { #expanded #warnings }
+    let expanded = Expander::new(&func, &attr, &verdict, hints.as_ref(), inside).expand();
+    quote! { #expanded #beside }
 }
 
 /// The original item plus the errors: the user sees the contract errors, not a cascade.
@@ -103,33 +113,48 @@ fn with_errors(func: &ItemFn, errors: syn::Error) -> TokenStream {
     quote! { #func #errors }
 }
 
-/// A warning on stable Rust: the use of a deprecated constant whose note is the finding.
-/// Beside a method the warning lands in the impl block, where a `const _` is not allowed:
-/// there it is a named, hidden associated constant.
+/// A warning on stable Rust: the use of a deprecated constant whose note is the finding, as a
+/// block statement. Beside a free function it goes in a `const _`; a method's warnings go
+/// inside its body, since nothing but the trait's own items may stand beside a method in a
+/// trait impl (a `const` there is `E0438`).
 fn warning(sig: &syn::Signature, v: &Violation) -> TokenStream {
     let fn_name = &sig.ident;
     let span = v.span.start;
     let name = format_ident!("{}_{}", fn_name, v.code.as_str(), span = span);
     let note = v.compile_message();
-    let use_it = quote_spanned! {span=> let _ = #name; };
-    let body = quote! {
+    let use_it = quote_spanned! {span=>
+        #[allow(clippy::let_unit_value)]
+        let _ = #name;
+    };
+    quote! {
         {
             #[deprecated(note = #note)]
             #[allow(non_upper_case_globals)]
             const #name: () = ();
             #use_it
         }
-    };
-    if sig.receiver().is_some() {
-        let holder = format_ident!("__idemcheck_{}_{}", fn_name, v.code.as_str());
-        quote! {
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals, dead_code)]
-            const #holder: () = #body;
-        }
-    } else {
-        quote! { const _: () = #body; }
     }
+}
+
+/// Where the warnings go: beside a free function, inside a method's body.
+fn place_warnings(func: &ItemFn, warnings: &TokenStream) -> (TokenStream, TokenStream) {
+    if warnings.is_empty() {
+        (TokenStream::new(), TokenStream::new())
+    } else if func.sig.receiver().is_some() {
+        (TokenStream::new(), warnings.clone())
+    } else {
+        (quote! { const _: () = { #warnings }; }, TokenStream::new())
+    }
+}
+
+/// `func` with `stmts` first in its body.
+fn with_leading(func: &ItemFn, stmts: &TokenStream) -> ItemFn {
+    let mut func = func.clone();
+    if !stmts.is_empty() {
+        let block = &func.block;
+        func.block = Box::new(syn::parse_quote!({ #stmts #block }));
+    }
+    func
 }
 
 /// Whether a method is written in a trait impl, where nothing can be added beside it: it is
@@ -163,6 +188,12 @@ fn in_trait_impl(sig: &syn::Signature) -> bool {
     finder.0
 }
 
+/// Whether a method is rig's `Tool::call` guarded in place: a trait-impl method named `call`
+/// with a receiver. Its public name is the trait's `NAME`.
+fn is_rig_call(sig: &syn::Signature) -> bool {
+    sig.receiver().is_some() && sig.ident == "call" && in_trait_impl(sig)
+}
+
 /// rmcp's request extractors, which may carry the run scope in `_meta`.
 fn is_request_type(ty: &Type) -> bool {
     let ty = match ty {
@@ -170,6 +201,19 @@ fn is_request_type(ty: &Type) -> bool {
         other => other,
     };
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext" || s.ident == "RequestMetaObject"))
+}
+
+/// The path of `rig-core` as the crate being compiled names it (`::rig_core`, or its rename),
+/// when it depends on it.
+fn rig_crate() -> Option<TokenStream> {
+    use proc_macro_crate::{FoundCrate, crate_name};
+    match crate_name("rig-core").ok()? {
+        FoundCrate::Itself => Some(quote!(crate)),
+        FoundCrate::Name(name) => {
+            let ident = Ident::new(&name, Span::call_site());
+            Some(quote!(::#ident))
+        }
+    }
 }
 
 /// What one attempt runs.
@@ -187,6 +231,8 @@ struct Expander<'a> {
     hints: Option<&'a ToolHints>,
     /// Per parameter: the name the wrapper's signature gives it.
     names: Vec<Option<Ident>>,
+    /// Warning statements for a method's body.
+    warnings: TokenStream,
 }
 
 impl<'a> Expander<'a> {
@@ -195,6 +241,7 @@ impl<'a> Expander<'a> {
         attr: &'a SideEffectAttr,
         verdict: &'a Verdict,
         hints: Option<&'a ToolHints>,
+        warnings: TokenStream,
     ) -> Self {
         let names = verdict
             .signature
@@ -212,6 +259,7 @@ impl<'a> Expander<'a> {
             verdict,
             hints,
             names,
+            warnings,
         }
     }
 
@@ -219,8 +267,24 @@ impl<'a> Expander<'a> {
         self.verdict.signature.has_receiver()
     }
 
-    fn tool_name(&self) -> String {
-        idemcheck_spec::check::tool_name(self.attr, &self.func.sig, self.hints)
+    /// Whether this is rig's `Tool::call` guarded in place ([`is_rig_call`]).
+    fn is_rig_call(&self) -> bool {
+        is_rig_call(&self.func.sig)
+    }
+
+    /// The tool's identity (part of every key, the ledger's `tool`, escalations): `name = ".."`,
+    /// else the framework's name (rmcp `#[tool(name)]`), else rig's `Self::NAME` for
+    /// `Tool::call`, else the function's name.
+    fn tool_name(&self) -> TokenStream {
+        if self.attr.name.is_none()
+            && self.hints.and_then(|h| h.name_text.as_ref()).is_none()
+            && self.is_rig_call()
+        {
+            let span = self.func.sig.ident.span();
+            return quote_spanned!(span=> <Self>::NAME);
+        }
+        let name = idemcheck_spec::check::tool_name(self.attr, &self.func.sig, self.hints);
+        quote!(#name)
     }
 
     fn contract(&self) -> TokenStream {
@@ -242,6 +306,14 @@ impl<'a> Expander<'a> {
                 let t = path_text(path);
                 quote!(#p::KeySpec::Function(#t))
             }
+        };
+        let chosen: Vec<&str> = match &self.attr.key {
+            Some(KeyAttr::Fields { fields, .. }) => fields
+                .iter()
+                .map(|f| f.text.as_str())
+                .filter(|f| idemcheck_spec::rules::idem004_unstable_key::is_caller_chosen(f))
+                .collect(),
+            _ => Vec::new(),
         };
         let opt = |v: Option<TokenStream>| match v {
             Some(v) => quote!(::core::option::Option::Some(#v)),
@@ -279,6 +351,7 @@ impl<'a> Expander<'a> {
                 function: ::core::concat!(::core::module_path!(), "::", #fn_name),
                 kind: #kind,
                 key: #key,
+                chosen_key_fields: &[#(#chosen),*],
                 verify: #verify,
                 max_retries: #max_retries,
                 timeout_ms: #timeout_ms,
@@ -701,6 +774,48 @@ impl<'a> Expander<'a> {
         }
     }
 
+    /// rig's `Tool::map_error` for a guarded `Tool::call` (rig 0.44 and later, whose `call`
+    /// takes a `&mut ToolContext`): rig shows the model only a redacted "the tool failed" for
+    /// an error it does not know, so the guard's refusals and Unknowns would reach operators
+    /// only. The generated `map_error` keeps rig's default for every other error and gives an
+    /// escalation's [`Feedback`](idemcheck::Feedback) to the model. Not generated with
+    /// `map_error = false`, nor when `rig-core` is not a dependency of the crate (then it is
+    /// not rig's trait).
+    fn rig_map_error(&self) -> TokenStream {
+        if !self.is_rig_call() || self.attr.map_error.is_some_and(|m| !m.value) {
+            return TokenStream::new();
+        }
+        let takes_context = self.verdict.signature.params.iter().any(|p| {
+            let ty = match &p.ty {
+                Some(Type::Reference(r)) => &*r.elem,
+                Some(other) => other,
+                None => return false,
+            };
+            matches!(ty, Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == "ToolContext"))
+        });
+        if !takes_context {
+            return TokenStream::new();
+        }
+        let Some(rig) = rig_crate() else {
+            return TokenStream::new();
+        };
+        let span = self.func.sig.ident.span();
+        quote_spanned! {span=>
+            /// rig's error mapping with the idemcheck guard's advice shown to the model
+            /// (generated by `#[side_effect]` on `call`; `map_error = false` turns it off).
+            fn map_error(&self, error: Self::Error) -> #rig::tool::ToolExecutionError {
+                let feedback = ::idemcheck::Feedback::find_in(&error).cloned();
+                let mapped = #rig::tool::ToolExecutionError::from_error(error);
+                match feedback {
+                    ::core::option::Option::Some(f) => mapped
+                        .with_model_feedback(f.advice)
+                        .with_retryable(f.retryable),
+                    ::core::option::Option::None => mapped,
+                }
+            }
+        }
+    }
+
     fn expand_method(&self) -> TokenStream {
         let p = quote!(::idemcheck::__private);
         let func = self.func;
@@ -709,7 +824,6 @@ impl<'a> Expander<'a> {
         let const_ident = format_ident!("{}_CONTRACT", ident.to_string().to_uppercase());
         let vis = &func.vis;
         let contract = self.contract();
-        let tool_name = self.tool_name();
         // The raw method: the original body under a new name, without framework attributes
         // (they stay on the guarded method, which keeps the public name).
         let mut raw = func.clone();
@@ -732,7 +846,7 @@ impl<'a> Expander<'a> {
         // contract and the raw body stay inside it.
         let in_place = in_trait_impl(&func.sig);
         let contract_ref = if in_place {
-            quote!(&__IDEMCHECK_CONTRACT)
+            quote!(&__idemcheck_contract)
         } else {
             quote!(&Self::#const_ident)
         };
@@ -768,13 +882,16 @@ impl<'a> Expander<'a> {
             };
         };
         // A method is `async fn`: `check_signature` refused it otherwise, before expansion.
+        // In place, the contract is an inline `const` block: it may name `Self::NAME`, which an
+        // item inside the method could not.
         let local_contract = in_place.then(|| {
             quote! {
-                /// The contract of this method, as data.
-                const __IDEMCHECK_CONTRACT: #p::Contract = #contract;
+                let __idemcheck_contract: #p::Contract = const { #contract };
             }
         });
+        let warnings = &self.warnings;
         let guarded_body = quote! {
+            #warnings
             #local_contract
             #ctx
             let __idemcheck_outcome = { #body };
@@ -782,14 +899,17 @@ impl<'a> Expander<'a> {
             // outcome as an `isError` result; any other type as `E::from(Escalation)`.
             #[allow(unused_imports)]
             use #p::{FinishAsError as _, FinishAsToolResult as _};
-            (&#p::Finish::new(__idemcheck_outcome, #tool_name, #contract_ref, &__idemcheck_ctx)).idemcheck_finish()
+            (&#p::Finish::new(__idemcheck_outcome, #contract_ref, &__idemcheck_ctx)).idemcheck_finish()
         };
         if in_place {
+            let map_error = self.rig_map_error();
             return quote! {
                 #(#attrs)*
                 #vis #guarded_sig {
                     #guarded_body
                 }
+
+                #map_error
             };
         }
         let const_doc = format!("The contract of [`Self::{ident}`], as data.");

@@ -42,6 +42,10 @@ pub struct Contract {
     pub kind: ToolKind,
     /// Key derivation.
     pub key: KeySpec,
+    /// Of the key's fields, those the caller chooses per operation (a `reference`, a request
+    /// id: a new value names a new operation), as `idemcheck_spec::keys::is_caller_chosen`
+    /// decided at compile time. The advice to the model names only these as changeable.
+    pub chosen_key_fields: &'static [&'static str],
     /// Postcondition path.
     pub verify: Option<&'static str>,
     /// Retry cap.

@@ -11,13 +11,12 @@ use std::cell::Cell;
 use std::fmt::Display;
 
 use crate::context::Context;
-use crate::contract::{Contract, KeySpec};
+use crate::contract::Contract;
 use crate::outcome::{Escalation, Outcome};
 
 /// A finished guarded call waiting to be answered in the method's own return type.
 pub struct Finish<'a, T, E> {
     outcome: Cell<Option<Outcome<T, E>>>,
-    tool: &'a str,
     contract: &'a Contract,
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     ctx: &'a Context,
@@ -25,15 +24,9 @@ pub struct Finish<'a, T, E> {
 
 impl<'a, T, E> Finish<'a, T, E> {
     /// The outcome of the call to `contract`'s tool, made under `ctx`.
-    pub fn new(
-        outcome: Outcome<T, E>,
-        tool: &'a str,
-        contract: &'a Contract,
-        ctx: &'a Context,
-    ) -> Self {
+    pub fn new(outcome: Outcome<T, E>, contract: &'a Contract, ctx: &'a Context) -> Self {
         Finish {
             outcome: Cell::new(Some(outcome)),
-            tool,
             contract,
             ctx,
         }
@@ -44,14 +37,6 @@ impl<'a, T, E> Finish<'a, T, E> {
             Some(outcome) => outcome,
             // The generated code answers once; a second answer is a bug in the macro.
             None => unreachable!("a guarded call's outcome is answered once"),
-        }
-    }
-
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-    fn key_fields(&self) -> &'static [&'static str] {
-        match self.contract.key {
-            KeySpec::Fields(fields) => fields,
-            _ => &[],
         }
     }
 }
@@ -70,7 +55,7 @@ pub trait FinishAsError<T, E> {
 
 impl<T, E: Display + From<Escalation>> FinishAsError<T, E> for &Finish<'_, T, E> {
     fn idemcheck_finish(&self) -> Result<T, E> {
-        self.take().into_tool_result(self.tool)
+        self.take().into_contract_result(self.contract)
     }
 }
 
@@ -93,12 +78,11 @@ impl<E: Display + From<Escalation>> FinishAsToolResult<rmcp::model::CallToolResu
                     ..
                 }),
                 _,
-            ) => outcome.into_tool_result(self.tool),
+            ) => outcome.into_contract_result(self.contract),
             (_, Escalations::ToolResults) => {
-                let escalation = Escalation::of(self.tool, &outcome);
-                let fields = self.key_fields();
-                let mut result = CallToolResult::structured_error(escalation.to_json(fields));
-                result.content = vec![ContentBlock::text(escalation.advice(fields))];
+                let escalation = Escalation::for_contract(self.contract, &outcome);
+                let mut result = CallToolResult::structured_error(escalation.to_json());
+                result.content = vec![ContentBlock::text(escalation.advice())];
                 // The last attempt's own error is what the tool said: keep it visible too.
                 if let Outcome::NotCompleted(NotCompleted {
                     reason:

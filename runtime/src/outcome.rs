@@ -253,6 +253,22 @@ impl<T, E: fmt::Display> Outcome<T, E> {
     where
         E: From<Escalation>,
     {
+        self.into_result_with(|o| Escalation::of(tool, o))
+    }
+
+    /// [`Outcome::into_tool_result`] for the tool of `contract`: the escalation's advice names
+    /// the key's fields (what the generated code of a guarded method calls).
+    pub fn into_contract_result(self, contract: &crate::contract::Contract) -> Result<T, E>
+    where
+        E: From<Escalation>,
+    {
+        self.into_result_with(|o| Escalation::for_contract(contract, o))
+    }
+
+    fn into_result_with(self, escalate: impl FnOnce(&Self) -> Escalation) -> Result<T, E>
+    where
+        E: From<Escalation>,
+    {
         match self {
             Outcome::Completed(t) => Ok(t),
             Outcome::NotCompleted(NotCompleted {
@@ -266,12 +282,17 @@ impl<T, E: fmt::Display> Outcome<T, E> {
                     },
                 ..
             }) => Err(e),
-            other => Err(E::from(Escalation::of(tool, &other))),
+            other => Err(E::from(escalate(&other))),
         }
     }
 }
 
 /// A non-completed outcome as an error value, for tools whose signature a framework fixes.
+///
+/// Its [`source`](std::error::Error::source) is the [`Feedback`] for the model, so a
+/// framework adapter (or your own error mapping) finds the advice through any error type
+/// that wraps an `Escalation` with `#[from]` or `#[error(transparent)]`:
+/// [`Feedback::find_in`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{tool}: {status}: {detail} (idempotency key {key})")]
 pub struct Escalation {
@@ -288,6 +309,46 @@ pub struct Escalation {
     pub key: String,
     /// Attempts made.
     pub attempts: u32,
+    /// What the model is told, and whether calling again with the same arguments can help
+    /// (boxed: an `Escalation` is embedded in tools' error types, which should stay small).
+    #[source]
+    pub feedback: Box<Feedback>,
+}
+
+/// The part of an [`Escalation`] meant for the model: what happened and what it can do, in
+/// the tool's own words (the fields of its key it can change, and only those).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{advice}")]
+pub struct Feedback {
+    /// What happened and what to do.
+    pub advice: String,
+    /// Whether calling again with the same arguments can change the answer (`not_done`,
+    /// `ledger`, `unknown`: yes; `divergent`, `replayed_failure`, `key`: no).
+    pub retryable: bool,
+}
+
+impl Feedback {
+    /// The feedback carried by `error` or by any error in its
+    /// [`source`](std::error::Error::source) chain: an [`Escalation`] wrapped in a tool's own
+    /// error type (`#[error(transparent)] Escalated(#[from] Escalation)` or
+    /// `#[error("..")] Escalated(#[from] Escalation)`).
+    pub fn find_in<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a Feedback> {
+        let mut next = Some(error);
+        while let Some(e) = next {
+            if let Some(f) = e.downcast_ref::<Feedback>() {
+                return Some(f);
+            }
+            // The escalation's own source: its boxed feedback.
+            if let Some(f) = e.downcast_ref::<Box<Feedback>>() {
+                return Some(f);
+            }
+            if let Some(esc) = e.downcast_ref::<Escalation>() {
+                return Some(&esc.feedback);
+            }
+            next = e.source();
+        }
+        None
+    }
 }
 
 impl<E> Failure<E> {
@@ -304,9 +365,58 @@ impl<E> Failure<E> {
     }
 }
 
+/// The fields of a tool's key, as the advice speaks of them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyWords<'a> {
+    /// Every field of the key (`key = [..]`), in order.
+    pub fields: &'a [&'a str],
+    /// Of those, the ones the caller chooses per operation (a `reference`, a request id): a
+    /// new value names a new operation. Fields that name the thing acted on (`ticket_id`)
+    /// are not among them: the model cannot make up a new ticket.
+    pub chosen: &'a [&'a str],
+}
+
+fn quoted(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|f| format!("`{f}`")).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 impl Escalation {
-    /// Describe a non-completed outcome.
+    /// Describe a non-completed outcome of `tool`, knowing nothing of its key.
     pub fn of<T, E: fmt::Display>(tool: &str, outcome: &Outcome<T, E>) -> Escalation {
+        Escalation::with_key_words(tool, outcome, KeyWords::default())
+    }
+
+    /// Describe a non-completed outcome of the tool of `contract`, whose advice names the
+    /// key's fields.
+    pub fn for_contract<T, E: fmt::Display>(
+        contract: &crate::contract::Contract,
+        outcome: &Outcome<T, E>,
+    ) -> Escalation {
+        let fields = match contract.key {
+            crate::contract::KeySpec::Fields(f) => f,
+            _ => &[],
+        };
+        Escalation::with_key_words(
+            contract.name,
+            outcome,
+            KeyWords {
+                fields,
+                chosen: contract.chosen_key_fields,
+            },
+        )
+    }
+
+    /// Describe a non-completed outcome, with the words of its key.
+    pub fn with_key_words<T, E: fmt::Display>(
+        tool: &str,
+        outcome: &Outcome<T, E>,
+        words: KeyWords<'_>,
+    ) -> Escalation {
         let (key, attempts, reason, detail) = match outcome {
             Outcome::Completed(_) => (None, 0, "completed", "completed".to_string()),
             Outcome::NotCompleted(n) => (
@@ -317,87 +427,111 @@ impl Escalation {
             ),
             Outcome::Unknown(u) => {
                 let detail = match &u.last_error {
-                    Some(e) => format!(
-                        "may or may not have happened; last error: {e}; {}",
-                        u.postcondition
-                    ),
-                    None => format!("may or may not have happened; {}", u.postcondition),
+                    Some(e) => format!("last error: {e}; {}", u.postcondition),
+                    None => u.postcondition.to_string(),
                 };
                 (Some(&u.key), u.attempts, "unknown", detail)
             }
         };
+        let key = key.map_or_else(|| "-".to_string(), |k| k.to_string());
+        let feedback = Box::new(advise(tool, reason, &detail, &key, attempts, words));
         Escalation {
             tool: tool.to_string(),
             status: outcome.status(),
             reason,
             detail,
-            key: key.map_or_else(|| "-".to_string(), |k| k.to_string()),
+            key,
             attempts,
+            feedback,
         }
     }
 
-    /// What happened and what to do, in words a model can act on. `key_fields` are the
-    /// inputs that name the operation (the contract's `key = [..]`), so the advice can say
-    /// which to change.
-    pub fn advice(&self, key_fields: &[&str]) -> String {
-        let tool = &self.tool;
-        let new_key = if key_fields.is_empty() {
-            "new arguments that name a new operation".to_string()
-        } else {
-            let names: Vec<String> = key_fields.iter().map(|f| format!("`{f}`")).collect();
-            format!("a new {}", names.join(" and "))
-        };
-        let same = match key_fields {
-            [] => "this operation was".to_string(),
-            [one] => format!("the same `{one}` was"),
-            many => {
-                let names: Vec<String> = many.iter().map(|f| format!("`{f}`")).collect();
-                format!("the same {} were", names.join(" and "))
-            }
-        };
-        match self.reason {
-            "divergent" => format!(
-                "`{tool}` refused: {same} already used with other arguments, so this is not a retry of that call; nothing was executed. To get the first call's result, repeat its arguments exactly; to do another operation, use {new_key}."
-            ),
-            "replayed_failure" => format!(
-                "`{tool}` did not happen: {}. Nothing was executed now; the same arguments get the same answer. To try again after fixing the cause, use {new_key}.",
-                self.detail
-            ),
-            "not_done" => format!(
-                "`{tool}` did not happen after {} attempt(s): {}. Nothing took effect; it is safe to call again.",
-                self.attempts, self.detail
-            ),
-            "ledger" => format!(
-                "`{tool}` was not executed: {}. It is safe to call again later.",
-                self.detail
-            ),
-            "key" => format!(
-                "`{tool}` was not executed: {}. Check the arguments.",
-                self.detail
-            ),
-            "unknown" => format!(
-                "`{tool}` may or may not have happened ({}): escalated to a person (idempotency key {}). Do not assume it failed and do not call it with other arguments; calling again with the same arguments returns the verdict once it is known.",
-                self.detail, self.key
-            ),
-            _ => self.detail.clone(),
-        }
+    /// What happened and what to do, in words a model can act on.
+    pub fn advice(&self) -> &str {
+        &self.feedback.advice
     }
 
     /// The machine-readable form: `{"idemcheck": {tool, status, reason, detail, advice, key,
-    /// attempts}}`, carried by an rmcp error's `data` or a tool result's structured content.
-    pub fn to_json(&self, key_fields: &[&str]) -> serde_json::Value {
+    /// attempts, retryable}}`, carried by an rmcp error's `data` or a tool result's `_meta`.
+    pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "idemcheck": {
                 "tool": self.tool,
                 "status": self.status,
                 "reason": self.reason,
                 "detail": self.detail,
-                "advice": self.advice(key_fields),
+                "advice": self.feedback.advice,
                 "key": self.key,
                 "attempts": self.attempts,
+                "retryable": self.feedback.retryable,
             }
         })
     }
+}
+
+/// The advice for a non-completed outcome. It names only key fields the caller can change
+/// ([`KeyWords::chosen`]); for the others it says the operation is one per value.
+fn advise(
+    tool: &str,
+    reason: &str,
+    detail: &str,
+    key: &str,
+    attempts: u32,
+    words: KeyWords<'_>,
+) -> Feedback {
+    let same = match words.fields {
+        [] => "the same operation".to_string(),
+        fields => format!("the same {}", quoted(fields)),
+    };
+    let one_per = match words.fields {
+        [] => "one operation per set of arguments".to_string(),
+        fields => format!("one operation per {}", quoted(fields)),
+    };
+    let another = match words.chosen {
+        [] => String::new(),
+        chosen => format!(
+            " To make a separate operation, choose a new {}.",
+            quoted(chosen)
+        ),
+    };
+    let (advice, retryable) = match reason {
+        "divergent" => (
+            format!(
+                "`{tool}` refused: it was already called for {same} with other arguments, and it makes {one_per}; nothing was executed now. To get the first call's result, repeat its arguments exactly. A second, different operation for {same} cannot be made through this tool; if the first call was wrong, ask a person.{another}"
+            ),
+            false,
+        ),
+        "replayed_failure" => (
+            format!(
+                "`{tool}` did not happen: {detail}. Nothing was executed now: {same} gets the same answer until its record expires or an operator clears it.{another}"
+            ),
+            false,
+        ),
+        "not_done" => (
+            format!(
+                "`{tool}` did not happen after {attempts} attempt(s): {detail}. Nothing took effect; it is safe to call again with the same arguments."
+            ),
+            true,
+        ),
+        "ledger" => (
+            format!(
+                "`{tool}` was not executed: {detail}. It is safe to call again later with the same arguments."
+            ),
+            true,
+        ),
+        "key" => (
+            format!("`{tool}` was not executed: {detail}. Check the arguments."),
+            false,
+        ),
+        "unknown" => (
+            format!(
+                "`{tool}` may or may not have happened ({detail}): escalated to a person (idempotency key {key}). Do not assume it failed and do not call it with other arguments; calling again with the same arguments returns the verdict once it is known."
+            ),
+            true,
+        ),
+        _ => (detail.to_string(), false),
+    };
+    Feedback { advice, retryable }
 }
 
 impl From<Escalation> for String {
@@ -437,7 +571,7 @@ mod rmcp_support {
     /// agent harness can route it to a person.
     impl From<Escalation> for rmcp::ErrorData {
         fn from(e: Escalation) -> Self {
-            let data = e.to_json(&[]);
+            let data = e.to_json();
             rmcp::ErrorData::internal_error(e.to_string(), Some(data))
         }
     }

@@ -108,6 +108,9 @@ pub struct SideEffectAttr {
     pub name: Option<LitStr>,
     /// `server_dedup = bool` (a bare `server_dedup` means `true`).
     pub server_dedup: Option<Spanned<bool>>,
+    /// `map_error = false`: on rig's `Tool::call`, do not generate `Tool::map_error` (the impl
+    /// writes its own; it finds the advice with `idemcheck::Feedback::find_in`).
+    pub map_error: Option<Spanned<bool>>,
     /// Suppressions.
     pub allows: Vec<Allow>,
 }
@@ -124,6 +127,7 @@ pub const KEYS: &[&str] = &[
     "ttl_hours",
     "name",
     "server_dedup",
+    "map_error",
     "allow",
 ];
 
@@ -536,6 +540,17 @@ impl Parse for SideEffectAttr {
                             })
                         }
                         other => return Err(expects("server_dedup", "a boolean", other)),
+                    },
+                    "map_error" => match &value {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Bool(b), ..
+                        }) => {
+                            attr.map_error = Some(Spanned {
+                                value: b.value,
+                                span: b.span(),
+                            })
+                        }
+                        other => return Err(expects("map_error", "a boolean", other)),
                     },
                     _ => unreachable!("every key of KEYS is handled"),
                 }

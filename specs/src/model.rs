@@ -154,11 +154,14 @@ pub enum RuleCode {
     /// `unparsable_file`
     #[serde(rename = "IDEM012")]
     Idem012,
+    /// `tool_identity`
+    #[serde(rename = "IDEM013")]
+    Idem013,
 }
 
 impl RuleCode {
     /// Every code, in order.
-    pub const ALL: [RuleCode; 12] = [
+    pub const ALL: [RuleCode; 13] = [
         RuleCode::Idem001,
         RuleCode::Idem002,
         RuleCode::Idem003,
@@ -171,6 +174,7 @@ impl RuleCode {
         RuleCode::Idem010,
         RuleCode::Idem011,
         RuleCode::Idem012,
+        RuleCode::Idem013,
     ];
 
     /// The code as written in diagnostics, e.g. `"IDEM001"`.

@@ -315,13 +315,13 @@ fn idem004_unstable_key() {
 #[test]
 fn idem005_cap_above_configured_maximum() {
     assert_eq!(
-        codes("key = [customer], verify = f, max_retries = 3, settle_ms = 1"),
+        codes("key = [customer], verify = f, max_retries = 3, settle_ms = 30_000"),
         ["IDEM005"]
     );
     let config =
         Config::from_idemcheck_toml(std::path::Path::new("i.toml"), "max_retries = 3").unwrap();
     let v = verdict_with(
-        "key = [customer], verify = f, max_retries = 3, settle_ms = 1",
+        "key = [customer], verify = f, max_retries = 3, settle_ms = 30_000",
         CHARGE,
         None,
         &config,
@@ -380,7 +380,50 @@ fn idem009_retrying_writer_without_settle_or_dedup_warns() {
     );
     assert_eq!(v, [(RuleCode::Idem009, Severity::Warning, None)]);
     assert!(codes("key = [customer], verify = f, max_retries = 0").is_empty());
-    assert!(codes("key = [customer], verify = f, max_retries = 1, settle_ms = 1").is_empty());
+    assert!(codes("key = [customer], verify = f, max_retries = 1, settle_ms = 30_000").is_empty());
+    assert!(codes("key = [customer], verify = f, max_retries = 1, server_dedup").is_empty());
+}
+
+/// A settle window shorter than the attempt it must cover is IDEM009 too (the rig example's
+/// `settle_ms = 2_000` under the default 30 s attempt failed the simulator), unless the
+/// contract says why it is safe.
+#[test]
+fn idem009_a_settle_window_shorter_than_the_attempt_warns() {
+    let short = |attr: &str| verdict_with(attr, CHARGE, None, &Config::default());
+    let v = short("key = [customer], verify = f, max_retries = 1, settle_ms = 2_000");
+    assert_eq!(v, [(RuleCode::Idem009, Severity::Warning, None)]);
+    let v = short(
+        "key = [customer], verify = f, max_retries = 1, timeout_ms = 60_000, settle_ms = 30_000",
+    );
+    assert_eq!(v, [(RuleCode::Idem009, Severity::Warning, None)]);
+    assert!(
+        short(
+            "key = [customer], verify = f, max_retries = 1, timeout_ms = 2_000, settle_ms = 2_000"
+        )
+        .is_empty()
+    );
+    assert!(short("key = [customer], verify = f, max_retries = 0, settle_ms = 2_000").is_empty());
+    let v = short(
+        r#"key = [customer], verify = f, max_retries = 1, settle_ms = 2_000, allow(unbounded_in_flight, reason = "the queue commits within 1 s of acceptance")"#,
+    );
+    assert_eq!(v.len(), 1);
+    assert!(v[0].2.is_some(), "suppressed with its reason: {v:?}");
+    let message = idemcheck_spec::check::check_contract(idemcheck_spec::check::CheckInput {
+        attr: &syn::parse_str(
+            "key = [customer], verify = f, max_retries = 1, timeout_ms = 60_000, settle_ms = 2_000",
+        )
+        .unwrap(),
+        sig: &syn::parse_str::<syn::ItemFn>(CHARGE).unwrap().sig,
+        hints: None,
+        config: &Config::default(),
+    })
+    .violations[0]
+        .message
+        .clone();
+    assert!(
+        message.contains("shorter than its attempt timeout (`timeout_ms = 60000`)"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -519,5 +562,32 @@ fn explain_text_exists_for_every_code() {
         let md = idemcheck_spec::rules::info(code).markdown();
         assert!(md.starts_with(&format!("# {code} `{}`", code.name())));
         assert!(md.contains("## Why") && md.contains("```rust"));
+    }
+}
+
+/// The one rule for key fields the caller chooses per operation (what the advice to a model
+/// may tell it to change): references and request ids, never the thing acted on.
+#[test]
+fn caller_chosen_key_fields() {
+    use idemcheck_spec::rules::idem004_unstable_key::is_caller_chosen;
+    for chosen in [
+        "reference",
+        "client_reference",
+        "args.payment_ref",
+        "request_id",
+        "idempotency_key",
+        "correlation_id",
+    ] {
+        assert!(is_caller_chosen(chosen), "{chosen}");
+    }
+    for subject in [
+        "ticket_id",
+        "order_id",
+        "customer",
+        "args.to",
+        "referee",
+        "preference",
+    ] {
+        assert!(!is_caller_chosen(subject), "{subject}");
     }
 }

@@ -256,14 +256,14 @@ async fn over_mcp_every_routed_call_goes_through_the_guard() {
     let text = refused.content[0].as_text().unwrap().text.clone();
     assert!(
         text.contains(
-            "refused: the same `customer` and `order_id` were already used with other arguments"
+            "`create_charge` refused: it was already called for the same `customer` and `order_id` with other arguments"
         ),
         "{text}"
     );
-    assert!(
-        text.contains("use a new `customer` and `order_id`"),
-        "{text}"
-    );
+    // The customer and the order name the thing charged: the model is not told to make up
+    // new ones, only how to get the first call's result.
+    assert!(text.contains("repeat its arguments exactly"), "{text}");
+    assert!(!text.contains("use a new"), "{text}");
     let data = &refused.structured_content.as_ref().unwrap()["idemcheck"];
     assert_eq!(data["status"], "not_completed");
     assert_eq!(data["reason"], "divergent");
@@ -348,4 +348,192 @@ async fn over_mcp_the_opt_out_answers_escalations_as_protocol_errors() {
     assert_eq!(billing.charges().len(), 1);
     assert!(ledger.pending().await.unwrap().is_empty());
     client.cancel().await.unwrap();
+}
+
+// ------------------------------------------------------------------ one identity per tool
+
+/// Two tools that act on the same ticket, each keyed on `ticket_id` only. Each is keyed under
+/// its own identity (its rmcp tool name, or the function's name), so calling both on one
+/// ticket, in one ledger and one run, runs both: a shared identity would have answered the
+/// second with the first one's stored result (`IDEM013` in `cargo idemcheck`).
+mod two_tools {
+    use std::sync::Mutex;
+
+    use idemcheck::{Context, ContextProvider, side_effect};
+    use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::wrapper::Parameters;
+    use rmcp::model::CallToolResult;
+    use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+
+    #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    pub(crate) struct TicketArgs {
+        pub(crate) ticket_id: String,
+        pub(crate) note: String,
+    }
+
+    /// The help desk's table of changes.
+    #[derive(Default)]
+    pub(crate) struct Desk {
+        pub(crate) changes: Mutex<Vec<String>>,
+    }
+
+    impl Desk {
+        fn change(&self, what: &str, ticket: &str) -> String {
+            let change = format!("{what} {ticket}");
+            self.changes.lock().unwrap().push(change.clone());
+            change
+        }
+
+        fn find(&self, what: &str, ticket: &str) -> Option<String> {
+            let change = format!("{what} {ticket}");
+            self.changes
+                .lock()
+                .unwrap()
+                .contains(&change)
+                .then_some(change)
+        }
+    }
+
+    #[side_effect(key = [ticket_id], verify = find_escalation, max_retries = 0)]
+    pub(crate) async fn escalate_ticket(desk: &Desk, args: TicketArgs) -> Result<String, String> {
+        Ok(desk.change("escalated", &args.ticket_id))
+    }
+
+    pub(crate) async fn find_escalation(
+        desk: &Desk,
+        args: &TicketArgs,
+    ) -> Result<Option<String>, String> {
+        Ok(desk.find("escalated", &args.ticket_id))
+    }
+
+    #[side_effect(key = [ticket_id], verify = find_deprioritisation, max_retries = 0)]
+    pub(crate) async fn deprioritise_ticket(
+        desk: &Desk,
+        args: TicketArgs,
+    ) -> Result<String, String> {
+        Ok(desk.change("deprioritised", &args.ticket_id))
+    }
+
+    pub(crate) async fn find_deprioritisation(
+        desk: &Desk,
+        args: &TicketArgs,
+    ) -> Result<Option<String>, String> {
+        Ok(desk.find("deprioritised", &args.ticket_id))
+    }
+
+    #[derive(Clone)]
+    pub(crate) struct DeskServer {
+        pub(crate) desk: std::sync::Arc<Desk>,
+        pub(crate) ctx: Context,
+        tool_router: ToolRouter<Self>,
+    }
+
+    impl ContextProvider for DeskServer {
+        fn idemcheck_context(&self) -> Context {
+            self.ctx.clone()
+        }
+    }
+
+    fn text(s: String) -> CallToolResult {
+        CallToolResult::success(vec![rmcp::model::ContentBlock::text(s)])
+    }
+
+    #[tool_router]
+    impl DeskServer {
+        pub(crate) fn new(desk: std::sync::Arc<Desk>, ctx: Context) -> Self {
+            DeskServer {
+                desk,
+                ctx,
+                tool_router: Self::tool_router(),
+            }
+        }
+
+        #[side_effect(key = [ticket_id], verify = find_escalated, max_retries = 0)]
+        #[tool(description = "Escalate a ticket")]
+        async fn escalate_ticket(
+            &self,
+            Parameters(args): Parameters<TicketArgs>,
+        ) -> Result<CallToolResult, ErrorData> {
+            Ok(text(self.desk.change("escalated", &args.ticket_id)))
+        }
+
+        async fn find_escalated(
+            &self,
+            params: &Parameters<TicketArgs>,
+        ) -> Result<Option<CallToolResult>, ErrorData> {
+            Ok(self.desk.find("escalated", &params.0.ticket_id).map(text))
+        }
+
+        #[side_effect(key = [ticket_id], verify = find_deprioritised, max_retries = 0)]
+        #[tool(description = "Lower a ticket's priority")]
+        async fn deprioritise_ticket(
+            &self,
+            Parameters(args): Parameters<TicketArgs>,
+        ) -> Result<CallToolResult, ErrorData> {
+            Ok(text(self.desk.change("deprioritised", &args.ticket_id)))
+        }
+
+        async fn find_deprioritised(
+            &self,
+            params: &Parameters<TicketArgs>,
+        ) -> Result<Option<CallToolResult>, ErrorData> {
+            Ok(self
+                .desk
+                .find("deprioritised", &params.0.ticket_id)
+                .map(text))
+        }
+    }
+
+    #[tool_handler(router = self.tool_router)]
+    impl ServerHandler for DeskServer {}
+}
+
+#[tokio::test(start_paused = true)]
+async fn two_free_function_tools_keyed_on_the_same_field_both_run() {
+    let ledger = MemoryLedger::new();
+    let ctx = ctx(&ledger);
+    let desk = two_tools::Desk::default();
+    let args = || two_tools::TicketArgs {
+        ticket_id: "T-1".into(),
+        note: "waiting".into(),
+    };
+    let a = two_tools::escalate_ticket::call(&ctx, &desk, args()).await;
+    let b = two_tools::deprioritise_ticket::call(&ctx, &desk, args()).await;
+    assert_eq!(a, Outcome::Completed("escalated T-1".to_string()));
+    assert_eq!(b, Outcome::Completed("deprioritised T-1".to_string()));
+    assert_eq!(desk.changes.lock().unwrap().len(), 2);
+    let mut tools: Vec<String> = ledger.snapshot().into_iter().map(|r| r.tool).collect();
+    tools.sort();
+    assert_eq!(tools, ["deprioritise_ticket", "escalate_ticket"]);
+}
+
+#[tokio::test]
+async fn two_rmcp_tools_keyed_on_the_same_field_both_run_over_mcp() {
+    let ledger = MemoryLedger::new();
+    let desk = Arc::new(two_tools::Desk::default());
+    let server = two_tools::DeskServer::new(desk.clone(), ctx(&ledger));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.expect("server starts");
+        let _ = running.waiting().await;
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+    let args = serde_json::json!({"ticket_id": "T-1", "note": "waiting"});
+    let a = client
+        .call_tool(call("escalate_ticket", args.clone()))
+        .await
+        .unwrap();
+    let b = client
+        .call_tool(call("deprioritise_ticket", args))
+        .await
+        .unwrap();
+    assert_eq!(a.is_error, Some(false));
+    assert_eq!(b.is_error, Some(false));
+    assert_eq!(
+        *desk.changes.lock().unwrap(),
+        ["escalated T-1", "deprioritised T-1"]
+    );
+    let mut tools: Vec<String> = ledger.snapshot().into_iter().map(|r| r.tool).collect();
+    tools.sort();
+    assert_eq!(tools, ["deprioritise_ticket", "escalate_ticket"]);
 }

@@ -35,7 +35,7 @@ impl Inventory {
         }
     }
 
-    #[side_effect(key = [order_id], verify = find_reservation, max_retries = 1, settle_ms = 5_000)]
+    #[side_effect(key = [order_id], verify = find_reservation, max_retries = 1, timeout_ms = 5_000, settle_ms = 5_000)]
     #[tool(description = "Reserve stock for an order (once per order).")]
     async fn reserve_stock(
         &self,

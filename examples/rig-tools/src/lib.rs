@@ -1,6 +1,7 @@
-//! A rig `Tool` guarded in place: `#[side_effect]` sits on `Tool::call` itself. The macro adds
-//! nothing to the trait impl (the contract and the raw body stay inside `call`), and rig's
-//! `&mut ToolContext` is lent to one attempt at a time.
+//! A rig `Tool` guarded in place: `#[side_effect]` sits on `Tool::call` itself. The contract and
+//! the raw body stay inside `call`, the tool is keyed under its `NAME`, rig's `&mut ToolContext`
+//! is lent to one attempt at a time, and the macro adds `Tool::map_error`, so a refusal reaches
+//! the model as advice it can act on instead of rig's redacted "the tool failed".
 
 use idemcheck::{Classify, Context, ContextProvider, ErrorClass, Escalation, side_effect};
 use rig_core::tool::{Tool, ToolContext};
@@ -84,7 +85,8 @@ impl Tool for SendInvoice {
         serde_json::json!({ "type": "object", "required": ["order_id", "amount_cents"] })
     }
 
-    #[side_effect(key = [order_id], verify = find_invoice, max_retries = 1, settle_ms = 2_000)]
+    #[side_effect(key = [order_id], verify = find_invoice, max_retries = 1,
+                  timeout_ms = 2_000, settle_ms = 2_000)]
     async fn call(
         &self,
         _context: &mut ToolContext,

@@ -51,6 +51,8 @@ struct ImplCx<'i> {
     self_ty: String,
     trait_impl: bool,
     assoc: BTreeMap<String, &'i syn::Type>,
+    /// The impl block's last line.
+    end_line: u32,
 }
 
 fn line(span: Span) -> u32 {
@@ -185,6 +187,7 @@ impl Walk<'_> {
                         cx = Some(ImplCx {
                             self_ty: type_text(&i.self_ty),
                             trait_impl: i.trait_.is_some(),
+                            end_line: end_line(i.brace_token.span.close()),
                             assoc: i
                                 .items
                                 .iter()
@@ -256,9 +259,15 @@ impl Walk<'_> {
                     (ParamRole::Receiver, _) | (_, None) => None,
                     (_, Some(ty)) => {
                         let (name, pat) = stub_param(param, i);
+                        // The postcondition takes every input by shared reference (a `&mut`
+                        // one is lent to it as `&`), and, as an inherent method, names the
+                        // impl's associated types by what they are (`Self::Args` is
+                        // ambiguous there).
                         let ty = match ty {
-                            syn::Type::Reference(_) => type_text(ty),
-                            _ => format!("&{}", type_text(ty)),
+                            syn::Type::Reference(r) => {
+                                format!("&{}", resolved_text(&r.elem, cx))
+                            }
+                            _ => format!("&{}", resolved_text(ty, cx)),
                         };
                         Some((name, format!("{pat}: {ty}")))
                     }
@@ -286,7 +295,21 @@ impl Walk<'_> {
                 if matches!(r.kind, syn::ReceiverKind::Reference(_, _, None))),
             single_input: signature.single_input().is_some(),
             params,
-            result: result_types(sig),
+            result: result_types(sig).map(|mut r| {
+                if let Some(assoc) = r.ok.strip_prefix("Self::")
+                    && let Some(t) = cx.and_then(|c| c.assoc.get(assoc))
+                {
+                    r.ok = type_text(t);
+                    r.ok_core = core_name(t);
+                }
+                if let Some(assoc) = r.err.as_deref().and_then(|e| e.strip_prefix("Self::"))
+                    && let Some(t) = cx.and_then(|c| c.assoc.get(assoc))
+                {
+                    r.err = Some(type_text(t));
+                }
+                r
+            }),
+            impl_end_line: cx.filter(|c| c.trait_impl).map(|c| c.end_line),
             generics: if generics.params.is_empty() {
                 String::new()
             } else {
@@ -363,6 +386,14 @@ pub(super) fn core_name(ty: &syn::Type) -> String {
             name
         }
         _ => String::new(),
+    }
+}
+
+/// A type as text, `Self::X` replaced by what the impl says `X` is.
+fn resolved_text(ty: &syn::Type, cx: Option<&ImplCx<'_>>) -> String {
+    match self_assoc(ty).and_then(|a| cx?.assoc.get(&a).copied()) {
+        Some(t) if !matches!(ty, syn::Type::Reference(_)) => type_text(t),
+        _ => type_text(ty),
     }
 }
 

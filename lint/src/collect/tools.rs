@@ -486,7 +486,7 @@ impl Collector<'_> {
             };
             // A `#[side_effect]` function takes its hints as the macro does (one function in
             // `specs`); other tools from the attribute that marks them.
-            let hints = match &se {
+            let mut hints = match &se {
                 Some(_) => {
                     let expanded = expand_attrs(attrs);
                     idemcheck_spec::hints::hint_attribute(&expanded, self.config)
@@ -494,6 +494,21 @@ impl Collector<'_> {
                 }
                 None => fw.as_ref().map(|(_, a)| ToolHints::from_attribute(a)),
             };
+            // rig's `Tool::call` guarded in place is named by the impl's `NAME` (the macro keys
+            // it under `Self::NAME`): the contract check names it so too.
+            if se.is_some()
+                && owner == FnOwner::Impl
+                && sig.ident == "call"
+                && let Some(name) = self
+                    .impl_ctx
+                    .as_ref()
+                    .and_then(|c| self.const_names.get(&c.self_ty))
+            {
+                let h = hints.get_or_insert_with(ToolHints::default);
+                if h.name_text.is_none() {
+                    h.name_text = Some(name.clone());
+                }
+            }
             let function = if owner == FnOwner::Impl {
                 self.fn_display(&sig.ident)
             } else {
@@ -591,6 +606,7 @@ impl Collector<'_> {
             .and_then(|p| p.last().cloned())
             .unwrap_or_default();
         let mut fn_idx: FastMap<String, (usize, &syn::ImplItemFn)> = FastMap::default();
+        let tools_before = self.tools.len();
         for item in &i.items {
             if let syn::ImplItem::Macro(m) = item
                 && !has_cfg_test(&m.attrs)
@@ -676,6 +692,9 @@ impl Collector<'_> {
             };
             if let Some((idx, f)) = pick {
                 let (se, _) = self.tool_attrs(&f.attrs, false);
+                if let (Some(se), true) = (&se, is_rig) {
+                    self.rig_guarded_identity(tools_before, f, se, const_name.as_deref());
+                }
                 if se.is_none() {
                     let trait_name = || {
                         frameworks::tool_trait::name_expr(&i.items)
@@ -712,6 +731,47 @@ impl Collector<'_> {
             }
         }
         self.impl_ctx = saved;
+    }
+}
+
+impl Collector<'_> {
+    /// rig's `Tool::call` guarded in place is the tool the impl's `NAME` names (`handle_fn`
+    /// named it so): the macro keys it under `Self::NAME`, not `call`, unless the contract
+    /// gives `name = ".."`, which must then be that `NAME` (`IDEM013`).
+    fn rig_guarded_identity(
+        &mut self,
+        tools_before: usize,
+        f: &syn::ImplItemFn,
+        se: &Attribute,
+        const_name: Option<&str>,
+    ) {
+        let function = self.fn_display(&f.sig.ident);
+        let Some(tool) = self.tools[tools_before..]
+            .iter_mut()
+            .find(|t| t.has_contract && t.function == function)
+        else {
+            return;
+        };
+        tool.framework = Some(ToolStyle::RigTrait);
+        let given = SideEffectAttr::from_attribute(se)
+            .ok()
+            .and_then(|a| a.name.map(|n| (n.value(), n.span())));
+        if let (Some((given, span)), Some(name)) = (given, const_name)
+            && given != name
+        {
+            push_finding(
+                &mut tool.contract_findings,
+                self.config,
+                RuleCode::Idem013,
+                Loc::of_span(span),
+                format!(
+                    "`name = \"{given}\"` contradicts the tool's `NAME` (\"{name}\"): the guard would key and report it as `{given}` while the model calls `{name}`"
+                ),
+                Some(format!(
+                    "remove `name = ..` (rig's `Tool::call` is keyed under `Self::NAME`) or write `name = \"{name}\"`"
+                )),
+            );
+        }
     }
 }
 

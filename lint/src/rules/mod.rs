@@ -20,6 +20,7 @@ pub mod idem006_verify_writes;
 pub mod idem008_unguarded_retry;
 pub mod idem010_unused_suppression;
 pub mod idem012_unparsable_file;
+pub mod idem013_tool_identity;
 
 /// A finding at a place in a file, for a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,10 +144,12 @@ pub fn run(query: &Query<'_>) -> Outcome {
     let mut loop_seen: BTreeSet<(usize, Loc, RuleCode)> = BTreeSet::new();
     let mut claimed_comments: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut http_write_crates: BTreeSet<usize> = BTreeSet::new();
+    let mut identities = idem013_tool_identity::Identities::default();
     for (fi, file) in index.files.iter().enumerate() {
         out.hits.extend(idem012_unparsable_file::check(fi, file));
         for view in query.tools_of(fi) {
             let cx = &view.cx;
+            identities.note(index, cx);
             out.inventory.push((fi, view.entry.clone()));
             out.tools += 1;
             if cx.write.is_some() {
@@ -182,6 +185,7 @@ pub fn run(query: &Query<'_>) -> Outcome {
         query.configs,
         &http_write_crates,
     ));
+    out.hits.extend(identities.findings(index));
     out.hits.extend(idem010_unused_suppression::unattached(
         index,
         query.configs,

@@ -33,6 +33,9 @@ pub struct Plan {
     pub edition: String,
     /// Whether the tool is a method (the stub is formatted inside an impl).
     pub in_impl: bool,
+    /// For a method of a trait impl (rig's `Tool::call`): the stub cannot stand beside it, so
+    /// it goes in a new inherent impl of this type after the trait impl's last line.
+    pub new_impl: Option<(usize, String)>,
 }
 
 /// What the stub postcondition looks like.
@@ -234,14 +237,31 @@ pub fn apply(proposals: &[Proposal]) -> Result<(u32, u32, u32), String> {
         for plan in plans {
             let stub = rustfmt_stub(plan);
             // After the tool: a blank line, the stub, and a blank line unless the enclosing
-            // block closes (or a blank line already follows).
+            // block closes (or a blank line already follows). In a trait impl: after the
+            // impl, in an inherent impl of its own.
             let mut after: Vec<String> = vec![eol.to_string()];
-            after.extend(stub.lines().map(|l| format!("{l}{eol}")));
-            let next = lines.get(plan.end_line).map(|l| l.trim()).unwrap_or("");
+            let end = match &plan.new_impl {
+                Some((impl_end, self_ty)) => {
+                    let outer = plan
+                        .indent
+                        .strip_suffix("    ")
+                        .unwrap_or(&plan.indent)
+                        .to_string();
+                    after.push(format!("{outer}impl {self_ty} {{{eol}"));
+                    after.extend(stub.lines().map(|l| format!("{l}{eol}")));
+                    after.push(format!("{outer}}}{eol}"));
+                    *impl_end
+                }
+                None => {
+                    after.extend(stub.lines().map(|l| format!("{l}{eol}")));
+                    plan.end_line
+                }
+            };
+            let next = lines.get(end).map(|l| l.trim()).unwrap_or("");
             if !next.is_empty() && !next.starts_with('}') {
                 after.push(eol.to_string());
             }
-            let at = plan.end_line.min(lines.len());
+            let at = end.min(lines.len());
             lines.splice(at..at, after);
             let attr: Vec<String> = plan
                 .attribute

@@ -391,9 +391,8 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
     let _ = &u.codes;
     let style_reason = match u.tool.style {
         ToolStyle::Rmcp | ToolStyle::Configured | ToolStyle::McpTools | ToolStyle::ToolAttr => None,
-        ToolStyle::RigTrait => Some(
-            "a trait method: --fix does not edit trait impls; put the proposed `#[side_effect(..)]` on `call` by hand (it is guarded in place, README \"Guarding a rig `Tool` in place\"), with the postcondition as an inherent method",
-        ),
+        // rig's `Tool::call` is guarded in place; the stub goes in an inherent impl.
+        ToolStyle::RigTrait => None,
         ToolStyle::RmcpToolBase | ToolStyle::ToolTrait => Some(
             "a trait method keeps the trait's signature: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the trait method",
         ),
@@ -576,7 +575,7 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         Err(why.to_string())
     } else if p.key.entries.is_empty() {
         Err("no input names the operation (see key:): add one, then run `--fix` again".into())
-    } else if loc.trait_impl {
+    } else if loc.trait_impl && (u.tool.style != ToolStyle::RigTrait || loc.name != "call") {
         Err("a trait method keeps the trait's signature: move the write into a free function with the contract".into())
     } else if results.is_none() {
         Err("the tool must return `Result<T, E>` for a contract".into())
@@ -586,7 +585,12 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         Err("a guarded method must take `&self`".into())
     } else {
         let stub = fix::stub(&fix::StubSpec {
-            tool: loc.name.clone(),
+            // A trait method (`call`) is named by its public name.
+            tool: if loc.trait_impl {
+                u.tool.name.clone()
+            } else {
+                loc.name.clone()
+            },
             name: verify.clone(),
             asyncness: loc.is_async,
             generics: gen_text,
@@ -610,6 +614,10 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
                 .unwrap_or_default(),
             edition: edition_of(&file.path),
             in_impl: loc.self_ty.is_some(),
+            new_impl: match (loc.impl_end_line, &loc.self_ty) {
+                (Some(end), Some(ty)) if loc.trait_impl => Some((end as usize, ty.clone())),
+                _ => None,
+            },
         })
     };
     p

@@ -140,6 +140,7 @@ pub(crate) const fn write_contract(
         function: "idemcheck::sim::billing",
         kind: ToolKind::Write,
         key,
+        chosen_key_fields: &[],
         verify,
         max_retries: Some(max_retries),
         timeout_ms: Some(30_000),

@@ -257,7 +257,7 @@ fn methods_report_unknown_through_the_error_type() {
         .block_on(server.open_lost(Parameters(a)))
         .unwrap()
         .unwrap_err();
-    assert!(err.starts_with("open_lost: unknown: may or may not have happened; last error: gateway timeout; postcondition cannot tell: search index unavailable"), "{err}");
+    assert!(err.starts_with("open_lost: unknown: last error: gateway timeout; postcondition cannot tell: search index unavailable"), "{err}");
 }
 
 /// A definite failure of an error type that can be stored (`Serialize + Deserialize`).

@@ -570,7 +570,8 @@ async fn join2<A: std::future::Future, B: std::future::Future>(
     .await
 }
 
-#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, timeout_ms = 10_000, settle_ms = 5_000)]
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, timeout_ms = 10_000, settle_ms = 5_000,
+              allow(unbounded_in_flight, reason = "the fake API commits within 3 s of dispatch, whatever the client waits"))]
 async fn charge_slowly(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> {
     // The API takes 3 s to answer.
     idemcheck::Clock::sleep_until(
@@ -723,7 +724,7 @@ fn ttl_pruning_makes_a_key_new_again_but_never_prunes_unresolved_records() {
 
 #[test]
 fn ambiguous_string_errors_go_to_the_postcondition() {
-    #[side_effect(key = [order], verify = find_order, max_retries = 1, settle_ms = 10)]
+    #[side_effect(key = [order], verify = find_order, max_retries = 1, timeout_ms = 10, settle_ms = 10)]
     async fn place(log: &Mutex<Vec<String>>, order: String) -> Result<String, String> {
         log.lock().unwrap().push(order.clone());
         Err("connection reset".to_string())
@@ -739,4 +740,85 @@ fn ambiguous_string_errors_go_to_the_postcondition() {
     let out = w.run(place::call(&w.ctx, &log, "o-9".to_string()));
     assert_eq!(out, Outcome::Completed("o-9".to_string()));
     assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+/// The advice names only key fields the caller chooses (a `reference`), never the thing
+/// acted on; it is the escalation's `source()`, found through any wrapping error type.
+#[test]
+fn the_advice_speaks_in_the_tools_words_and_is_found_through_wrappers() {
+    use idemcheck::{Escalation, Feedback, KeyWords};
+    let divergent: Outcome<(), String> = Outcome::NotCompleted(NotCompleted {
+        key: None,
+        attempts: 0,
+        reason: Failure::Divergent {
+            stored: idemcheck::Fingerprint::of(&idemcheck::__private::Material::new()).unwrap(),
+            given: idemcheck::Fingerprint::of(&idemcheck::__private::Material::new()).unwrap(),
+        },
+    });
+    let subject = Escalation::with_key_words(
+        "escalate_ticket",
+        &divergent,
+        KeyWords {
+            fields: &["ticket_id"],
+            chosen: &[],
+        },
+    );
+    let advice = subject.advice();
+    assert!(advice.starts_with("`escalate_ticket` refused: it was already called for the same `ticket_id` with other arguments, and it makes one operation per `ticket_id`"), "{advice}");
+    assert!(!advice.contains("choose a new"), "{advice}");
+    assert!(!subject.feedback.retryable);
+    let chosen = Escalation::with_key_words(
+        "open_ticket",
+        &divergent,
+        KeyWords {
+            fields: &["desk", "reference"],
+            chosen: &["reference"],
+        },
+    );
+    assert!(
+        chosen
+            .advice()
+            .ends_with("To make a separate operation, choose a new `reference`."),
+        "{}",
+        chosen.advice()
+    );
+    // Unknown says "may or may not have happened" once.
+    let unknown: Outcome<(), String> = Outcome::Unknown(idemcheck::Unknown {
+        key: idemcheck::Key::derive(
+            &idemcheck::Scope::run("r"),
+            "t",
+            &idemcheck::__private::Material::new(),
+        )
+        .unwrap(),
+        attempts: 1,
+        last_error: Some(idemcheck::AttemptError::Tool("timeout".to_string())),
+        postcondition: Postcondition::CannotTell("index down".into()),
+    });
+    let u = Escalation::of("t", &unknown);
+    assert_eq!(
+        u.advice().matches("may or may not have happened").count(),
+        1,
+        "{}",
+        u.advice()
+    );
+    assert!(u.feedback.retryable);
+
+    /// A tool's own error type wrapping the escalation, in both ways thiserror writes it.
+    #[derive(Debug, thiserror::Error)]
+    enum ToolError {
+        #[error(transparent)]
+        Transparent(Escalation),
+        #[error("the guard refused")]
+        Wrapped(#[source] Escalation),
+        #[error("disk full")]
+        Own,
+    }
+    for e in [
+        ToolError::Transparent(subject.clone()),
+        ToolError::Wrapped(subject.clone()),
+    ] {
+        let found = Feedback::find_in(&e).expect("the advice is in the chain");
+        assert_eq!(found, &*subject.feedback);
+    }
+    assert!(Feedback::find_in(&ToolError::Own).is_none());
 }

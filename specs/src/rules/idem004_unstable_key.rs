@@ -75,6 +75,23 @@ pub fn unstable_field_reason(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether a key field (a name or a field path, `args.reference`) is one the caller chooses
+/// per operation — a client reference or a request id — rather than the name of the thing
+/// acted on (`ticket_id`, `customer`). A new value of such a field names a new operation, so
+/// it is the one field the advice to a model may tell it to change. Model-made keys
+/// ([`MODEL_SUPPLIED_KEY_NAMES`]) are among them (they are refused as the whole key, not as
+/// words of advice); so are fields whose last word is `reference` or `ref`, and
+/// `correlation_id`.
+pub fn is_caller_chosen(field: &str) -> bool {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    let lower = ascii_lower(last);
+    let word = lower.rsplit('_').next().unwrap_or(&lower);
+    is_model_key(&lower)
+        || matches!(word, "reference" | "ref")
+        || lower == "correlation_id"
+        || lower == "client_reference_id"
+}
+
 /// A random, clock or id source, from a resolved call path.
 pub fn unstable_source(segments: &[String]) -> Option<String> {
     let n = segments.len();

@@ -24,11 +24,12 @@ async fn send_welcome(mail: &Mailer, to: String) -> Result<MessageId, MailError>
 
 /// Whether a suppression — an `allow(..)` entry of a contract or a `// idemcheck: allow(..)`
 /// comment — can silence a finding of `code`. The findings about suppressions and contracts
-/// themselves (`IDEM010`, `IDEM011`) and an unparsable file (`IDEM012`) cannot be silenced:
-/// the one policy the macro and the lint both apply.
+/// themselves (`IDEM010`, `IDEM011`), an unparsable file (`IDEM012`) and two tools that share
+/// an identity (`IDEM013`: a suppression would not stop their keys colliding) cannot be
+/// silenced: the one policy the macro and the lint both apply.
 pub fn suppressible(code: RuleCode) -> bool {
     !matches!(
         code,
-        RuleCode::Idem010 | RuleCode::Idem011 | RuleCode::Idem012
+        RuleCode::Idem010 | RuleCode::Idem011 | RuleCode::Idem012 | RuleCode::Idem013
     )
 }

@@ -22,6 +22,7 @@ pub mod idem009_unbounded_in_flight;
 pub mod idem010_unused_suppression;
 pub mod idem011_malformed_contract;
 pub mod idem012_unparsable_file;
+pub mod idem013_tool_identity;
 
 /// Static description of one rule.
 #[derive(Debug)]
@@ -76,7 +77,7 @@ impl RuleInfo {
 }
 
 /// Every rule, in code order.
-pub static CATALOGUE: [&RuleInfo; 12] = [
+pub static CATALOGUE: [&RuleInfo; 13] = [
     &idem001_missing_key::INFO,
     &idem002_missing_verify::INFO,
     &idem003_missing_retry_cap::INFO,
@@ -89,6 +90,7 @@ pub static CATALOGUE: [&RuleInfo; 12] = [
     &idem010_unused_suppression::INFO,
     &idem011_malformed_contract::INFO,
     &idem012_unparsable_file::INFO,
+    &idem013_tool_identity::INFO,
 ];
 
 /// The catalogue entry of a code.

@@ -366,7 +366,8 @@ struct OpArgs {
     op: u64,
 }
 
-#[side_effect(key = [op], verify = effect_of, max_retries = 1, timeout_ms = 2_000, settle_ms = 0)]
+#[side_effect(key = [op], verify = effect_of, max_retries = 1, timeout_ms = 2_000, settle_ms = 0,
+              allow(unbounded_in_flight, reason = "an in-process effect: it commits before the attempt returns, or never"))]
 async fn effect(sys: &Ledgerless, args: OpArgs) -> Result<String, String> {
     let n = sys.calls.fetch_add(1, Ordering::SeqCst) + 1;
     if n == sys.stop_at_call.load(Ordering::SeqCst) {

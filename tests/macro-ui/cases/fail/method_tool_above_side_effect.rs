@@ -27,7 +27,7 @@ impl ContextProvider for Inventory {
 #[tool_router]
 impl Inventory {
     #[tool(description = "Reserve stock for an order")]
-    #[side_effect(key = [order_id], verify = find_reservation, max_retries = 1, settle_ms = 5_000)]
+    #[side_effect(key = [order_id], verify = find_reservation, max_retries = 1, timeout_ms = 5_000, settle_ms = 5_000)]
     async fn reserve_stock(&self, Parameters(args): Parameters<ReserveArgs>) -> Result<CallToolResult, ErrorData> {
         Ok(CallToolResult::structured(serde_json::json!({ "order": args.order_id })))
     }

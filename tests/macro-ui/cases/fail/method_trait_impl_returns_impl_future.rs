@@ -31,7 +31,7 @@ impl SendInvoice {
 impl Tool for SendInvoice {
     type Args = InvoiceArgs;
 
-    #[side_effect(key = [order_id], verify = find, max_retries = 1, settle_ms = 1_000)]
+    #[side_effect(key = [order_id], verify = find, max_retries = 1, timeout_ms = 1_000, settle_ms = 1_000)]
     fn call(&self, args: Self::Args) -> impl std::future::Future<Output = Result<String, String>> + Send {
         async move { Ok(args.order_id) }
     }

@@ -1,6 +1,7 @@
 //! `#[side_effect]` on a trait-impl method, rig's shape (`Tool::call` with associated types and
 //! a `&mut` context lent by the caller), under `#![deny(warnings)]`: the macro adds nothing to
-//! the trait impl, `?` in the body converts as in the method, and the future is `Send`.
+//! the trait impl, `?` in the body converts as in the method, the future is `Send`, and the
+//! tool's identity (in its key) is the trait's `NAME`, not `call`.
 #![deny(warnings)]
 
 use idemcheck::{side_effect, Context, ContextProvider};
@@ -10,6 +11,7 @@ pub struct ToolContext {
 }
 
 pub trait Tool {
+    const NAME: &'static str;
     type Args;
     type Output;
     type Error;
@@ -46,11 +48,12 @@ fn parse(order: &str) -> Result<u32, std::num::ParseIntError> {
 }
 
 impl Tool for SendInvoice {
+    const NAME: &'static str = "send_invoice";
     type Args = InvoiceArgs;
     type Output = String;
     type Error = String;
 
-    #[side_effect(key = [order_id], verify = find, max_retries = 1, settle_ms = 1_000)]
+    #[side_effect(key = [order_id], verify = find, max_retries = 1, timeout_ms = 1_000, settle_ms = 1_000)]
     async fn call(&self, context: &mut ToolContext, args: Self::Args) -> Result<String, String> {
         context.calls += 1;
         let n = parse(&args.order_id).map_err(|e| e.to_string())?;
