@@ -13,9 +13,16 @@
 //! The ledger target rewrites a real SQLite ledger's row with the input's fields and reads it
 //! back through the store and the executor.
 //!
+//! Figures count only inputs that reached the code under test: each run of a target answers
+//! whether its input got there ([`Target::run`]; for the ledgers, a probe that the record was
+//! made in the store and rewritten with the input's fields), and [`Outcome::reached`] counts
+//! those. A target that cannot run here ([`Target::unavailable`]: the PostgreSQL one without
+//! a server) is not run at all: [`fuzz`] answers [`Skipped`] instead of a count.
+//!
 //! - `cargo test -p idemcheck-fuzz`: every target for a short budget (CI);
 //! - `cargo run --release -p idemcheck-fuzz -- all 600`: every target for ten minutes,
-//!   printing executions per second and saving any crashing input under `crashes/`.
+//!   printing per target the inputs that reached its code (and their rate), skipping what
+//!   cannot run here with the reason, and saving any crashing input under `crashes/`.
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
@@ -228,26 +235,49 @@ impl Target {
         }
     }
 
-    /// Run one input (errors are fine; a panic is a finding).
-    pub fn run(self, input: &[u8]) {
+    /// Why this target cannot run here, or `None` when it can. Only the PostgreSQL target
+    /// can be unavailable: without a reachable server (`IDEMCHECK_PG_URL`) it has no store to
+    /// rewrite.
+    pub fn unavailable(self) -> Option<&'static str> {
+        match self {
+            Target::LedgerRecordPostgres => ledger::postgres_unavailable(),
+            _ => None,
+        }
+    }
+
+    /// Run one input (errors are fine; a panic is a finding), and answer whether it reached
+    /// the code under test:
+    /// - `grammar`: when it lexes to a token stream (the attribute parser then runs on it);
+    /// - `allow_comment`, `config`, `baseline`, `counterexample`, `source`: always (the
+    ///   parser, or the lint's analysis, runs on the text itself);
+    /// - `ledger_record`, `ledger_record_postgres`: when it is a JSON object, the guarded call
+    ///   made its record in the store, and at least one of its fields was written into that
+    ///   record's row (a probe: the rows the rewrite changed), which the store then read back.
+    pub fn run(self, input: &[u8]) -> bool {
         let text = String::from_utf8_lossy(input);
         match self {
             Target::Grammar => grammar(&text),
             Target::AllowComment => {
                 let _ = idemcheck_spec::attr::parse_allow_comment(&text);
+                true
             }
             Target::Config => {
                 let _ = idemcheck_spec::config::Config::from_idemcheck_toml(
                     Path::new("idemcheck.toml"),
                     &text,
                 );
+                true
             }
             Target::Baseline => {
                 if let Ok(b) = cargo_idemcheck::baseline::Baseline::parse(&text) {
                     let _ = b.to_json();
                 }
+                true
             }
-            Target::Counterexample => counterexample(&text),
+            Target::Counterexample => {
+                counterexample(&text);
+                true
+            }
             Target::LedgerRecord => ledger::record(&text),
             Target::LedgerRecordPostgres => ledger::record_postgres(&text),
             Target::Source => {
@@ -256,6 +286,7 @@ impl Target {
                     idemcheck_spec::config::Config::default(),
                 );
                 let _ = cargo_idemcheck::report::json::render(&a);
+                true
             }
         }
     }
@@ -263,16 +294,17 @@ impl Target {
 
 mod ledger;
 
-pub use ledger::{postgres_available, postgres_cleanup, postgres_probe};
+pub use ledger::{postgres_available, postgres_cleanup, postgres_probe, postgres_unavailable};
 
-fn grammar(text: &str) {
+/// The `#[side_effect]` grammar; whether `text` lexed (and so reached the attribute parser).
+fn grammar(text: &str) -> bool {
     use idemcheck_spec::attr::SideEffectAttr;
     use idemcheck_spec::check::{CheckInput, apply_allows, check_contract};
     let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
-        return;
+        return false;
     };
     let Ok(attr) = syn::parse2::<SideEffectAttr>(tokens) else {
-        return;
+        return true;
     };
     let sig: syn::Signature = syn::parse_quote! {
         async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, Error>
@@ -288,6 +320,7 @@ fn grammar(text: &str) {
     for v in &verdict.violations {
         let _ = v.compile_message();
     }
+    true
 }
 
 fn counterexample(text: &str) {
@@ -315,7 +348,7 @@ fn counterexample(text: &str) {
 /// How long to fuzz a target.
 #[derive(Debug, Clone, Copy)]
 pub enum Budget {
-    /// This many inputs.
+    /// This many inputs generated (whether or not they reach the code under test).
     Execs(u64),
     /// This long.
     Time(Duration),
@@ -324,12 +357,48 @@ pub enum Budget {
 /// What a run found.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// Inputs run.
+    /// Inputs generated and handed to the target, whether or not they reached the code under
+    /// test: the budget's measure, not a figure to report.
     pub execs: u64,
+    /// Inputs that reached the code under test (the target said so, input by input): the
+    /// figure to report.
+    pub reached: u64,
     /// Wall time.
     pub elapsed: Duration,
     /// Inputs that panicked, with the panic's message.
     pub crashes: Vec<(Vec<u8>, String)>,
+}
+
+impl Outcome {
+    /// The runner's line for this run of the target `name`: the inputs that reached the code
+    /// under test, their rate and the crashes, then how many generated inputs did not reach
+    /// it, if any (never counted as inputs).
+    pub fn line(&self, name: &str) -> String {
+        let secs = self.elapsed.as_secs_f64();
+        let mut line = format!(
+            "{:<22} {:>10} inputs in {:>6.1} s ({:>8.0}/s), {} crash(es)",
+            name,
+            self.reached,
+            secs,
+            self.reached as f64 / secs.max(1e-9),
+            self.crashes.len()
+        );
+        let missed = self.execs.saturating_sub(self.reached);
+        if missed > 0 {
+            line +=
+                &format!("; {missed} more generated input(s) did not reach the code under test");
+        }
+        line
+    }
+}
+
+/// A target that was not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The target.
+    pub target: Target,
+    /// Why it cannot run here.
+    pub reason: &'static str,
 }
 
 /// The seed corpus of `target`: the hand-written seeds in `seeds/<target>/`, then the
@@ -440,26 +509,31 @@ pub fn mutate(rng: &mut SplitMix64, seeds: &[Vec<u8>], dict: &[&str]) -> Vec<u8>
 }
 
 /// Fuzz `target` from its seeds for `budget`, with generator seed `seed`. The seeds
-/// themselves run first.
-pub fn fuzz(target: Target, budget: Budget, seed: u64) -> Outcome {
-    fuzz_with(
+/// themselves run first. A target that cannot run here ([`Target::unavailable`]) is not run:
+/// the answer is why, not a count.
+pub fn fuzz(target: Target, budget: Budget, seed: u64) -> Result<Outcome, Skipped> {
+    if let Some(reason) = target.unavailable() {
+        return Err(Skipped { target, reason });
+    }
+    Ok(fuzz_with(
         target.name(),
         &seeds(target),
         target.dictionary(),
         budget,
         seed,
         |i| target.run(i),
-    )
+    ))
 }
 
-/// [`fuzz`] over any function (the harness's own test feeds it one that panics).
+/// [`fuzz`] over any function answering whether its input reached the code under test (the
+/// harness's own tests feed it one that panics, and one that does nothing).
 pub fn fuzz_with(
     name: &str,
     seeds: &[Vec<u8>],
     dict: &[&str],
     budget: Budget,
     seed: u64,
-    run: impl Fn(&[u8]),
+    run: impl Fn(&[u8]) -> bool,
 ) -> Outcome {
     let start = Instant::now();
     let mut rng = SplitMix64::derive(seed, name.len() as u64);
@@ -483,15 +557,19 @@ pub fn fuzz_with(
         };
         i += 1;
         out.execs += 1;
-        if let Err(p) = std::panic::catch_unwind(AssertUnwindSafe(|| run(&input))) {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".into());
-            out.crashes.push((input, msg));
-            if out.crashes.len() >= 20 {
-                break;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| run(&input))) {
+            Ok(true) => out.reached += 1,
+            Ok(false) => {}
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a panic".into());
+                out.crashes.push((input, msg));
+                if out.crashes.len() >= 20 {
+                    break;
+                }
             }
         }
     }
