@@ -374,7 +374,11 @@ impl Call<'_> {
                         Ok(None) => {
                             // Someone changed the record first, or the store's clock says the
                             // lease is still live: back off, then look again.
-                            let Some(next) = self.back_off(&mut contended, wait_limit) else {
+                            contended += 1;
+                            let next = clock
+                                .now()
+                                .after(Duration::from_millis(100 << contended.min(6)));
+                            if contended >= MAX_ROUNDS || next > wait_limit {
                                 return self.unknown(
                                     0,
                                     None,
@@ -382,7 +386,7 @@ impl Call<'_> {
                                         owner: record.owner,
                                     },
                                 );
-                            };
+                            }
                             clock.sleep_until(next).await;
                             continue;
                         }
@@ -393,18 +397,6 @@ impl Call<'_> {
                 }
             }
         }
-    }
-
-    /// One more round lost to another caller: when to look again, or `None` when the rounds
-    /// or the wait are used up.
-    fn back_off(&self, contended: &mut u32, wait_limit: Timestamp) -> Option<Timestamp> {
-        *contended += 1;
-        let next = self
-            .ctx
-            .clock()
-            .now()
-            .after(Duration::from_millis(100 << (*contended).min(6)));
-        (*contended < MAX_ROUNDS && next <= wait_limit).then_some(next)
     }
 
     /// The caller took over a tombstone (`token`): the key was used before, its result is
