@@ -4,7 +4,9 @@
 //! 2. `begin`: claim a DECLARED record, or find the existing one — a different
 //!    fingerprint is refused, a COMMITTED result is replayed, a FAILED one replayed, and a
 //!    DECLARED/UNKNOWN one is never executed blindly: the postcondition decides, and a
-//!    record is taken over only once its owner's lease has run out;
+//!    record is taken over only once its owner's lease has run out. A tombstone (a resolved
+//!    record past its TTL, whose result is gone) is taken over first, then the postcondition
+//!    decides: done → COMMITTED again, not done → executed, cannot tell → UNKNOWN;
 //! 3. execute one attempt under the timeout: success resolves the record as COMMITTED with
 //!    the result; a definite failure is resolved as FAILED; an invalid request releases the
 //!    key; an ambiguous failure waits out the settle window and asks the postcondition:
@@ -293,6 +295,37 @@ impl Call<'_> {
                         )),
                     );
                 }
+                (RecordState::Pruned, _) => {
+                    // The key was used before and its record pruned: the result is gone, but
+                    // the effect may exist. Take the tombstone (fenced: one caller wins), then
+                    // let the postcondition decide before anything is executed.
+                    let lease_from = clock.now();
+                    match ledger.take_over(&self.claim, record.token).await {
+                        Ok(Some(token)) => {
+                            return self
+                                .after_tombstone(token, lease_from, op, verify, codec)
+                                .await;
+                        }
+                        Ok(None) => {
+                            // Another call took it first: look again at once (its claim is
+                            // then an unresolved record like any other).
+                            contended += 1;
+                            if contended >= MAX_ROUNDS {
+                                return self.unknown(
+                                    0,
+                                    None,
+                                    Postcondition::InFlightElsewhere {
+                                        owner: record.owner,
+                                    },
+                                );
+                            }
+                            continue;
+                        }
+                        Err(e) => {
+                            return not_completed(Some(self.key().clone()), 0, Failure::Ledger(e));
+                        }
+                    }
+                }
                 (RecordState::Declared | RecordState::Unknown, _) => {}
             }
             // Unresolved: never execute blindly.
@@ -362,6 +395,51 @@ impl Call<'_> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The caller took over a tombstone (`token`): the key was used before, its result is
+    /// gone. The postcondition decides: done → COMMITTED again with its result, not done →
+    /// execute as a first attempt, cannot tell → UNKNOWN (recorded, for a person).
+    async fn after_tombstone<T, E, VE, Op, OpFut, Ver, VerFut>(
+        &self,
+        token: Token,
+        lease_from: Timestamp,
+        op: &mut Op,
+        verify: &mut Ver,
+        codec: &ErrorCodec<E>,
+    ) -> Outcome<T, E>
+    where
+        T: Serialize + DeserializeOwned,
+        E: Classify + Display,
+        VE: Display,
+        Op: FnMut() -> OpFut,
+        OpFut: Future<Output = Result<T, E>>,
+        Ver: FnMut() -> VerFut,
+        VerFut: Future<Output = Result<Option<T>, VE>>,
+    {
+        info!(tool = self.contract.name, key = %self.key(), token, "key used before, its record pruned: checking the postcondition before executing");
+        match verify().await {
+            Ok(Some(t)) => {
+                info!(tool = self.contract.name, key = %self.key(), "postcondition: done; recording the result again");
+                self.resolve_committed(token, &t).await;
+                Outcome::Completed(t)
+            }
+            Ok(None) => {
+                info!(tool = self.contract.name, key = %self.key(), "postcondition: not done; executing");
+                self.execute(token, lease_from, op, verify, codec).await
+            }
+            Err(e) => {
+                let pc = Postcondition::CannotTell(e.to_string());
+                self.resolve_with(
+                    token,
+                    Resolution::Unknown {
+                        note: format!("the key was used before and its record pruned; {pc}"),
+                    },
+                )
+                .await;
+                self.unknown(0, None, pc)
             }
         }
     }

@@ -154,7 +154,8 @@ impl Harness for MemoryHarness {
 
     async fn open(&self, handles: usize) -> Result<Store, String> {
         let clock = VirtualClock::starting_at(idemcheck::Timestamp(1_700_000_000_000));
-        let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()));
+        let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()))
+            .with_tombstone_window(conformance::TOMBSTONE_WINDOW);
         let handles = (0..handles)
             .map(|_| Arc::new(ledger.clone()) as Arc<dyn LedgerAdmin>)
             .collect();
@@ -178,7 +179,8 @@ impl Harness for SqliteHarness {
         let path = self.dir.file(&format!("{}.sqlite3", unique("case")));
         let options = SqliteOptions::default()
             .synchronous(self.synchronous)
-            .clock(Arc::new(clock.clone()));
+            .clock(Arc::new(clock.clone()))
+            .tombstone_window(conformance::TOMBSTONE_WINDOW);
         // Each handle is its own connection on its own writer thread, as a separate
         // process would have.
         let handles = (0..handles)
@@ -215,7 +217,8 @@ impl Harness for PostgresHarness {
                 PostgresOptions::default()
                     .schema(schema.clone())
                     .pool_size(4)
-                    .async_resolutions(self.async_resolutions),
+                    .async_resolutions(self.async_resolutions)
+                    .tombstone_window(conformance::TOMBSTONE_WINDOW),
             )
             .await
             .map_err(|e| e.to_string())?;
@@ -494,7 +497,147 @@ async fn sqlite_opens_concurrently_and_migrates_once() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
+}
+
+/// A ledger file as idemcheck wrote it before tombstones (schema version 1), frozen here:
+/// opening it migrates it (the state's CHECK constraint rebuilt to accept `pruned`), every
+/// record kept, the token counter and its triggers intact.
+const SQLITE_SCHEMA_V1: &str = "
+CREATE TABLE idemcheck_records (
+    key         TEXT PRIMARY KEY NOT NULL,
+    tool        TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+    owner       TEXT NOT NULL,
+    token       INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    resolution  TEXT
+) WITHOUT ROWID;
+CREATE INDEX idemcheck_records_pending
+    ON idemcheck_records (created_at, key) WHERE state IN ('declared', 'unknown');
+CREATE INDEX idemcheck_records_expiry
+    ON idemcheck_records (expires_at) WHERE state IN ('committed', 'failed');
+CREATE TABLE idemcheck_meta (
+    name  TEXT PRIMARY KEY NOT NULL,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO idemcheck_meta (name, value) VALUES ('last_token', 0), ('schema_version', 1);
+CREATE TRIGGER idemcheck_token_on_insert AFTER INSERT ON idemcheck_records
+BEGIN
+    UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
+END;
+CREATE TRIGGER idemcheck_token_on_update AFTER UPDATE OF token ON idemcheck_records
+BEGIN
+    UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
+END;
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_migrates_a_version_1_file_to_tombstones() {
+    let dir = TempDir::new("idemcheck-migrate-v1");
+    let path = dir.file("ledger.sqlite3");
+    let (old, open) = (
+        Key::from_stored("a".repeat(64)),
+        Key::from_stored("b".repeat(64)),
+    );
+    let fp = Fingerprint::from_stored("f".repeat(64));
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+        conn.execute_batch(SQLITE_SCHEMA_V1).unwrap();
+        // A result committed at t = 1,000 ms, replayed until t = 2,000; a claim left open.
+        conn.execute_batch(&format!(
+            "INSERT INTO idemcheck_records VALUES
+                ('{old}', 't', '{fp}', 'committed', 'w', 7, 1500, 1000, 1100, 2000,
+                 '{{\"state\":\"committed\",\"result\":\"ch_1\"}}'),
+                ('{open}', 't', '{fp}', 'declared', 'w', 8, 60000, 1000, 1000, 4000, NULL);",
+            old = old.as_str(),
+            open = open.as_str(),
+            fp = fp.as_str()
+        ))
+        .unwrap();
+    }
+    let clock = VirtualClock::starting_at(idemcheck::Timestamp(1_500));
+    let options = SqliteOptions::default()
+        .clock(Arc::new(clock.clone()))
+        .tombstone_window(Duration::from_secs(60));
+    let ledger = SqliteLedger::open_with(&path, options.clone()).expect("a version 1 file opens");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row(
+            "SELECT value FROM idemcheck_meta WHERE name = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, 2);
+    let mut objects: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND name LIKE 'idemcheck%' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    objects.retain(|n| !n.starts_with("sqlite_autoindex"));
+    assert_eq!(
+        objects,
+        [
+            "idemcheck_records_expiry",
+            "idemcheck_records_pending",
+            "idemcheck_token_on_insert",
+            "idemcheck_token_on_update"
+        ]
+    );
+    // Every record kept, as it was.
+    let r = ledger
+        .load(&old)
+        .await
+        .unwrap()
+        .expect("the committed record");
+    assert_eq!(r.state, RecordState::Committed);
+    assert_eq!(r.token, 7);
+    assert_eq!(
+        r.resolution,
+        Some(Resolution::Committed {
+            result: serde_json::json!("ch_1")
+        })
+    );
+    assert_eq!(ledger.pending().await.unwrap().len(), 1);
+    // Past its TTL it is a tombstone, and prune can write one (version 1 refused `pruned`).
+    clock.advance(Duration::from_millis(1_000));
+    assert_eq!(ledger.prune().await.unwrap(), 1);
+    let (state, result): (String, Option<String>) = conn
+        .query_row(
+            "SELECT state, resolution FROM idemcheck_records WHERE key = ?1",
+            [old.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((state.as_str(), result), ("pruned", None));
+    let Begin::Existing(seen) = ledger.begin(&test_claim(&old, &fp, "x")).await.unwrap() else {
+        panic!("a tombstone was claimed as new")
+    };
+    assert_eq!(seen.state, RecordState::Pruned);
+    // The token counter survived the rebuild: a new claim never reuses a token.
+    let Begin::Claimed { token } = ledger
+        .begin(&test_claim(&Key::from_stored("c".repeat(64)), &fp, "x"))
+        .await
+        .unwrap()
+    else {
+        panic!("claim")
+    };
+    assert_eq!(token, 9);
+    // Opening the migrated file again changes nothing.
+    drop(ledger);
+    SqliteLedger::open_with(&path, options).expect("reopen");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM idemcheck_records", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 3);
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -618,6 +761,120 @@ async fn postgres_keeps_no_secret_in_clear_and_migrates_idempotently() {
     drop_schemas(&url, &[schema]).await;
 }
 
+/// A schema as idemcheck created it before tombstones (version 1), frozen here.
+fn postgres_schema_v1(s: &str) -> String {
+    format!(
+        "CREATE SCHEMA {s};
+         CREATE SEQUENCE {s}.tokens AS bigint;
+         CREATE TABLE {s}.records (
+             key         text PRIMARY KEY,
+             tool        text NOT NULL,
+             fingerprint text NOT NULL,
+             state       text NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+             owner       text NOT NULL,
+             token       bigint NOT NULL,
+             lease_until bigint NOT NULL,
+             created_at  bigint NOT NULL,
+             updated_at  bigint NOT NULL,
+             expires_at  bigint NOT NULL,
+             resolution  text
+         ) WITH (fillfactor = 70);
+         CREATE INDEX records_expiry ON {s}.records (expires_at);
+         CREATE TABLE {s}.schema_version (
+             version    integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now()
+         );
+         INSERT INTO {s}.schema_version (version) VALUES (1);"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_migrates_a_version_1_schema_to_tombstones() {
+    let Some(url) = pg_url("postgres_migrates_a_version_1_schema_to_tombstones") else {
+        return;
+    };
+    let schema = unique("migrate_v1");
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    client
+        .batch_execute(&postgres_schema_v1(&schema))
+        .await
+        .unwrap();
+    let fp = Fingerprint::from_stored("f".repeat(64));
+    let old = Key::from_stored("a".repeat(64));
+    // A result whose TTL ended a minute ago (by the server's clock).
+    client
+        .execute(
+            &format!(
+                "INSERT INTO {schema}.records VALUES ($1, 't', $2, 'committed', 'w',
+                    nextval('{schema}.tokens'), 0, 1000, 1000,
+                    (extract(epoch FROM now()) * 1000)::bigint - 60000,
+                    '{{\"state\":\"committed\",\"result\":\"ch_1\"}}')"
+            ),
+            &[&old.as_str(), &fp.as_str()],
+        )
+        .await
+        .unwrap();
+    // Several workers at once: one upgrade, under the migration lock.
+    let mut connects = Vec::new();
+    for _ in 0..4 {
+        let (url, schema) = (url.clone(), schema.clone());
+        connects.push(tokio::spawn(async move {
+            PostgresLedger::connect_with(&url, PostgresOptions::default().schema(schema)).await
+        }));
+    }
+    let mut ledgers = Vec::new();
+    for c in connects {
+        ledgers.push(c.await.unwrap().expect("a version 1 schema is upgraded"));
+    }
+    let ledger = ledgers.pop().unwrap();
+    let versions: Vec<i32> = client
+        .query(
+            &format!("SELECT version FROM {schema}.schema_version ORDER BY version"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(versions, [1, 2]);
+    // The record is kept; past its TTL it is a tombstone, which prune can now write.
+    let seen = ledger.load(&old).await.unwrap().expect("kept");
+    assert_eq!(seen.state, RecordState::Pruned);
+    assert_eq!(ledger.prune().await.unwrap(), 1);
+    let state: String = client
+        .query_one(
+            &format!("SELECT state FROM {schema}.records WHERE key = $1"),
+            &[&old.as_str()],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(state, "pruned");
+    let Begin::Existing(r) = ledger.begin(&test_claim(&old, &fp, "x")).await.unwrap() else {
+        panic!("a tombstone was claimed as new")
+    };
+    assert_eq!(r.state, RecordState::Pruned);
+    // Connecting again changes nothing.
+    PostgresLedger::connect_with(&url, PostgresOptions::default().schema(schema.clone()))
+        .await
+        .expect("second migration");
+    let versions: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM {schema}.schema_version"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(versions, 2);
+    drop((ledger, ledgers, client));
+    drop_schemas(&url, &[schema]).await;
+}
+
 #[tokio::test]
 async fn postgres_rejects_a_bad_schema_name_and_an_unreachable_server() {
     let bad = PostgresLedger::connect_with(
@@ -643,7 +900,22 @@ async fn postgres_rejects_a_bad_schema_name_and_an_unreachable_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_pruning_deletes_expired_records_only() {
     let dir = TempDir::new("idemcheck-prune");
-    let ledger = SqliteLedger::open(dir.file("ledger.sqlite3")).unwrap();
+    let path = dir.file("ledger.sqlite3");
+    let ledger = SqliteLedger::open_with(
+        &path,
+        SqliteOptions::default().tombstone_window(Duration::from_millis(1_500)),
+    )
+    .unwrap();
+    // What is on disk (`load` shows a tombstone or nothing whether or not it was pruned).
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let stored = |key: &Key| -> Option<(String, bool)> {
+        conn.query_row(
+            "SELECT state, resolution IS NULL FROM idemcheck_records WHERE key = ?1",
+            [key.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ok()
+    };
     let fp = Fingerprint::from_stored("f".repeat(64));
     let (done, open) = (
         Key::from_stored("d".repeat(64)),
@@ -673,8 +945,18 @@ async fn background_pruning_deletes_expired_records_only() {
         Duration::from_millis(20),
     ));
     let deadline = Instant::now() + Duration::from_secs(10);
-    while ledger.load(&done).await.unwrap().is_some() {
+    // First the result is dropped and the key kept as a tombstone ...
+    while stored(&done) != Some(("pruned".to_string(), true)) {
         assert!(Instant::now() < deadline, "the pruner never pruned");
+        assert!(stored(&done).is_some(), "deleted without a tombstone");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // ... then, after the tombstone window, the row is deleted.
+    while stored(&done).is_some() {
+        assert!(
+            Instant::now() < deadline,
+            "the pruner never deleted the tombstone"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     pruner.abort();

@@ -3,12 +3,14 @@
 //!
 //! It covers every transition of the protocol (claim, commit, failure, unknown, release,
 //! take-over, decisions), the fingerprint on every path that returns a stored result, lease
-//! expiry and take-over, fencing of a stale owner, TTL expiry and pruning, secrets, the
-//! round trip of stored values, and concurrent claims from several handles at once —
-//! store-level and through the executor.
+//! expiry and take-over, fencing of a stale owner, TTL expiry, tombstones and pruning (the
+//! retention boundary: the postcondition asked after the TTL, the key forgotten after the
+//! tombstone window), secrets, the round trip of stored values, and concurrent claims from
+//! several handles at once — store-level and through the executor.
 //!
 //! A store plugs in with a [`Harness`]: it opens a new, empty store per case (so cases run
-//! concurrently and never see each other's records) and says how time passes on it — a
+//! concurrently and never see each other's records), with the suite's [`TOMBSTONE_WINDOW`],
+//! and says how time passes on it — a
 //! virtual clock advanced at once, or real time for a store that reads its own clock (the
 //! PostgreSQL store uses the database's). A store that cannot run a case must say which and
 //! why ([`Harness::skip`]); the [`Report`] lists it.
@@ -25,7 +27,8 @@
 //!     fn name(&self) -> String { "memory".into() }
 //!     async fn open(&self, handles: usize) -> Result<Store, String> {
 //!         let clock = VirtualClock::new();
-//!         let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()));
+//!         let ledger = MemoryLedger::with_clock(Arc::new(clock.clone()))
+//!             .with_tombstone_window(conformance::TOMBSTONE_WINDOW);
 //!         Ok(Store::virtual_time((0..handles).map(|_| Arc::new(ledger.clone()) as _).collect(), clock))
 //!     }
 //! }
@@ -60,6 +63,10 @@ use crate::outcome::{Classify, ErrorClass, Failure, NotCompleted, Outcome};
 pub const LEASE: Duration = Duration::from_millis(1_000);
 /// The TTL every claim of the suite asks for.
 pub const TTL: Duration = Duration::from_millis(2_500);
+/// The tombstone window a [`Harness`] must open its stores with (e.g.
+/// `MemoryLedger::with_tombstone_window`): the retention cases wait for it to pass, and fail
+/// when the store keeps its tombstones longer or shorter.
+pub const TOMBSTONE_WINDOW: Duration = Duration::from_millis(3_500);
 /// Slack added when the suite waits for a lease or a TTL to run out.
 const MARGIN: Duration = Duration::from_millis(150);
 
@@ -122,7 +129,8 @@ pub trait Harness: Send + Sync {
     /// The store's name, for the report.
     fn name(&self) -> String;
 
-    /// Open a new, empty store with `handles` handles on it.
+    /// Open a new, empty store with `handles` handles on it, keeping tombstones for
+    /// [`TOMBSTONE_WINDOW`].
     async fn open(&self, handles: usize) -> Result<Store, String>;
 
     /// Why this store skips `case` (see [`CASES`]), if it does.
@@ -201,8 +209,10 @@ cases! {
     a_stale_owner_is_fenced_after_take_over: 2,
     an_unknown_record_can_be_taken_over: 1,
     resolved_records_are_never_taken_over: 1,
-    an_expired_record_is_new_again: 1,
-    prune_deletes_only_expired_resolved_records: 1,
+    an_expired_record_is_a_tombstone_then_forgotten: 1,
+    a_tombstone_is_taken_over_only_with_its_inputs: 1,
+    concurrent_take_overs_of_a_tombstone_have_one_winner: 4,
+    prune_leaves_tombstones_then_forgets: 1,
     pending_lists_unresolved_records_oldest_first: 1,
     decide_happened_commits_and_fences: 1,
     decide_did_not_happen_frees_the_key: 1,
@@ -216,6 +226,8 @@ cases! {
     executor_adopts_or_takes_over_a_crashed_claim: 2,
     executor_replays_secrets_withheld: 1,
     concurrent_executor_calls_execute_once: 4,
+    executor_asks_the_postcondition_after_the_ttl: 1,
+    concurrent_redeliveries_after_the_ttl_execute_once: 4,
 }
 
 /// Run every case against `harness`, concurrently (each case on its own store).
@@ -363,6 +375,31 @@ async fn loaded(ledger: &dyn Ledger, key: &Key) -> Result<Record, String> {
 
 fn committed(result: Value) -> Resolution {
     Resolution::Committed { result }
+}
+
+fn failed(message: &str) -> Resolution {
+    Resolution::Failed {
+        error: StoredFailure {
+            message: message.into(),
+            value: None,
+        },
+    }
+}
+
+/// Claim `key` as "a" and resolve it at once (with the suite's TTL): a tombstone once the
+/// TTL has passed. Returns its token.
+async fn tombstone(
+    ledger: &dyn Ledger,
+    key: &Key,
+    fingerprint: &Fingerprint,
+    resolution: Resolution,
+) -> Result<Token, String> {
+    let token = claimed(ledger, &claim(key, fingerprint, "a")).await?;
+    ledger
+        .resolve(key, token, &resolution)
+        .await
+        .at("resolve")?;
+    Ok(token)
 }
 
 fn is_fenced<T: fmt::Debug>(r: Result<T, LedgerError>, key: &Key, token: Token) -> CaseResult {
@@ -752,34 +789,44 @@ async fn resolved_records_are_never_taken_over(s: &Store) -> CaseResult {
     Ok(())
 }
 
-async fn an_expired_record_is_new_again(s: &Store) -> CaseResult {
+async fn an_expired_record_is_a_tombstone_then_forgotten(s: &Store) -> CaseResult {
     let l = s.ledger();
     let f = fp("inputs");
     let (kc, kf) = (key("expired", 0), key("expired", 1));
-    let tc = claimed(l, &claim(&kc, &f, "a")).await?;
-    let tf = claimed(l, &claim(&kf, &f, "a")).await?;
-    l.resolve(&kc, tc, &committed(json!("old")))
-        .await
-        .at("commit")?;
-    l.resolve(
-        &kf,
-        tf,
-        &Resolution::Failed {
-            error: StoredFailure {
-                message: "old".into(),
-                value: None,
-            },
-        },
-    )
-    .await
-    .at("fail")?;
+    let tc = tombstone(l, &kc, &f, committed(json!("old"))).await?;
+    let tf = tombstone(l, &kf, &f, failed("old")).await?;
     ensure_eq!(
         existing(l, &claim(&kc, &f, "b")).await?.state,
         RecordState::Committed
     );
     s.advance(TTL + MARGIN).await;
-    // Past its TTL a resolved record counts as absent, pruned or not — even for other
-    // inputs: it is a new operation.
+    // Past its TTL (pruned or not: nothing was pruned here) a resolved record is a
+    // tombstone: the result is gone, the key, fingerprint and token remain.
+    let r = existing(l, &claim(&kc, &f, "b")).await?;
+    ensure_eq!(r.state, RecordState::Pruned);
+    ensure_eq!(r.resolution, None);
+    ensure_eq!(r.fingerprint, f);
+    ensure_eq!(r.token, tc);
+    ensure_eq!(r.owner, "a");
+    ensure_eq!(loaded(l, &kc).await?, r);
+    // Other inputs see the stored fingerprint (a divergent payload for the caller).
+    let other = existing(l, &claim(&kc, &fp("new inputs"), "c")).await?;
+    ensure_eq!(other, r);
+    let r = existing(l, &claim(&kf, &f, "b")).await?;
+    ensure_eq!(r.state, RecordState::Pruned);
+    ensure_eq!(r.resolution, None);
+    ensure_eq!(r.token, tf);
+    // Nobody writes to a tombstone but a take-over.
+    is_fenced(l.resolve(&kc, tc, &committed(json!(0))).await, &kc, tc)?;
+    is_fenced(l.release(&kc, tc).await, &kc, tc)?;
+    ensure_eq!(loaded(l, &kc).await?.state, RecordState::Pruned);
+    // Past the tombstone window too the key is forgotten: a new operation, even for other
+    // inputs.
+    s.advance(TOMBSTONE_WINDOW).await;
+    ensure!(
+        l.load(&kc).await.at("load")?.is_none(),
+        "a forgotten key still loads"
+    );
     let tc2 = claimed(l, &claim(&kc, &fp("new inputs"), "b")).await?;
     ensure!(tc2 != tc, "token reused");
     let r = loaded(l, &kc).await?;
@@ -795,7 +842,125 @@ async fn an_expired_record_is_new_again(s: &Store) -> CaseResult {
     Ok(())
 }
 
-async fn prune_deletes_only_expired_resolved_records(s: &Store) -> CaseResult {
+async fn a_tombstone_is_taken_over_only_with_its_inputs(s: &Store) -> CaseResult {
+    let l = s.ledger();
+    let f = fp("inputs");
+    let (k, kp) = (key("tombstone", 0), key("tombstone", 1));
+    let t1 = tombstone(l, &k, &f, committed(json!("old"))).await?;
+    let tp = tombstone(l, &kp, &f, failed("old")).await?;
+    // Before the TTL a resolved record is never taken over (see
+    // resolved_records_are_never_taken_over); after it, with its own inputs only.
+    s.advance(TTL + MARGIN).await;
+    ensure_eq!(l.prune().await.at("prune")?, 2);
+    ensure_eq!(
+        l.take_over(&claim(&k, &fp("other inputs"), "rescuer"), t1)
+            .await
+            .at("take_over with other inputs")?,
+        None
+    );
+    ensure_eq!(
+        l.take_over(&claim(&k, &f, "rescuer"), t1 + 1_000_000)
+            .await
+            .at("take_over with a wrong token")?,
+        None
+    );
+    is_not_found(
+        l.decide(&k, &Decision::Happened { result: json!(1) }).await,
+        &k,
+    )?;
+    ensure!(
+        l.pending().await.at("pending")?.is_empty(),
+        "a tombstone is listed as pending"
+    );
+    let before = loaded(l, &k).await?;
+    ensure_eq!(before.state, RecordState::Pruned);
+    let t2 = l
+        .take_over(&claim(&k, &f, "rescuer"), t1)
+        .await
+        .at("take_over")?
+        .ok_or("take_over of a tombstone with its own inputs was refused")?;
+    ensure!(t2 != t1, "take_over kept the token");
+    // Taken over, a tombstone counts as claimed now.
+    let r = loaded(l, &k).await?;
+    ensure_eq!(r.state, RecordState::Declared);
+    ensure_eq!(r.owner, "rescuer");
+    ensure_eq!(r.token, t2);
+    ensure_eq!(r.fingerprint, f);
+    ensure_eq!(r.resolution, None);
+    ensure_eq!(r.created_at, r.updated_at);
+    ensure!(
+        r.created_at >= before.expires_at,
+        "created_at {:?} is not the take-over's time",
+        r.created_at
+    );
+    ensure_eq!(r.expires_at, r.created_at.after(TTL));
+    ensure_eq!(r.lease_until, r.created_at.after(LEASE));
+    // Once: the stale token and the new one (its lease is live) take nothing.
+    ensure_eq!(
+        l.take_over(&claim(&k, &f, "third"), t1)
+            .await
+            .at("take_over stale")?,
+        None
+    );
+    ensure_eq!(
+        l.take_over(&claim(&k, &f, "third"), t2)
+            .await
+            .at("take_over live")?,
+        None
+    );
+    is_fenced(l.resolve(&k, t1, &committed(json!(0))).await, &k, t1)?;
+    l.resolve(&k, t2, &committed(json!("again")))
+        .await
+        .at("resolve after take-over")?;
+    let r = existing(l, &claim(&k, &f, "b")).await?;
+    ensure_eq!(r.state, RecordState::Committed);
+    ensure_eq!(r.resolution, Some(committed(json!("again"))));
+    // A tombstone that prune has not rewritten yet is taken over the same way.
+    let ku = key("tombstone", 2);
+    let tu = tombstone(l, &ku, &f, failed("old")).await?;
+    s.advance(TTL + MARGIN).await;
+    let tu2 = l
+        .take_over(&claim(&ku, &f, "rescuer"), tu)
+        .await
+        .at("take_over unpruned")?
+        .ok_or("take_over of an unpruned tombstone was refused")?;
+    ensure_eq!(loaded(l, &ku).await?.token, tu2);
+    ensure_eq!(loaded(l, &ku).await?.state, RecordState::Declared);
+    ensure_eq!(loaded(l, &kp).await?.token, tp);
+    Ok(())
+}
+
+async fn concurrent_take_overs_of_a_tombstone_have_one_winner(s: &Store) -> CaseResult {
+    let (k, f) = (key("race-tombstone", 0), fp("inputs"));
+    let t1 = tombstone(s.ledger(), &k, &f, committed(json!("old"))).await?;
+    s.advance(TTL + MARGIN).await;
+    let mut tasks = Vec::new();
+    for (h, ledger) in s.handles.iter().enumerate() {
+        for j in 0..4 {
+            let (ledger, k, f) = (ledger.clone(), k.clone(), f.clone());
+            tasks.push(tokio::spawn(async move {
+                let owner = format!("rescuer-{h}-{j}");
+                let got = ledger.take_over(&claim(&k, &f, &owner), t1).await;
+                (owner, got)
+            }));
+        }
+    }
+    let mut winners = Vec::new();
+    for task in tasks {
+        let (owner, got) = task.await.map_err(|e| format!("task: {e}"))?;
+        if let Some(t) = got.at("take_over")? {
+            winners.push((owner, t));
+        }
+    }
+    ensure_eq!(winners.len(), 1);
+    let r = loaded(s.ledger(), &k).await?;
+    ensure_eq!(r.state, RecordState::Declared);
+    ensure_eq!(r.owner, winners[0].0);
+    ensure_eq!(r.token, winners[0].1);
+    Ok(())
+}
+
+async fn prune_leaves_tombstones_then_forgets(s: &Store) -> CaseResult {
     let l = s.ledger();
     let f = fp("inputs");
     let k: Vec<Key> = (0..5).map(|i| key("prune", i)).collect();
@@ -806,18 +971,7 @@ async fn prune_deletes_only_expired_resolved_records(s: &Store) -> CaseResult {
     l.resolve(&k[0], t[0], &committed(json!(0)))
         .await
         .at("commit")?;
-    l.resolve(
-        &k[1],
-        t[1],
-        &Resolution::Failed {
-            error: StoredFailure {
-                message: "f".into(),
-                value: None,
-            },
-        },
-    )
-    .await
-    .at("fail")?;
+    l.resolve(&k[1], t[1], &failed("f")).await.at("fail")?;
     l.resolve(&k[3], t[3], &Resolution::Unknown { note: "?".into() })
         .await
         .at("unknown")?;
@@ -827,7 +981,45 @@ async fn prune_deletes_only_expired_resolved_records(s: &Store) -> CaseResult {
     l.resolve(&k[4], t4, &committed(json!(4)))
         .await
         .at("commit fresh")?;
+    let seen_before = existing(l, &claim(&k[0], &f, "b")).await?;
+    // The two expired results are dropped; their keys stay as tombstones.
     ensure_eq!(l.prune().await.at("prune")?, 2);
+    for (kk, tt) in [(&k[0], t[0]), (&k[1], t[1])] {
+        let r = loaded(l, kk).await?;
+        ensure_eq!(r.state, RecordState::Pruned);
+        ensure_eq!(r.resolution, None);
+        ensure_eq!(r.fingerprint, f);
+        ensure_eq!(r.token, tt);
+        ensure!(
+            r.updated_at >= r.expires_at,
+            "updated_at {:?} is not when it was pruned",
+            r.updated_at
+        );
+    }
+    ensure_eq!(loaded(l, &k[2]).await?.state, RecordState::Declared);
+    ensure_eq!(loaded(l, &k[3]).await?.state, RecordState::Unknown);
+    ensure_eq!(loaded(l, &k[4]).await?.state, RecordState::Committed);
+    ensure_eq!(l.prune().await.at("prune again")?, 0);
+    // A call sees the same tombstone, pruned or not (only when it was pruned differs).
+    let seen_after = existing(l, &claim(&k[0], &f, "b")).await?;
+    ensure_eq!(
+        Record {
+            updated_at: seen_before.updated_at,
+            ..seen_after.clone()
+        },
+        seen_before
+    );
+    ensure_eq!(
+        existing(l, &claim(&k[0], &fp("other inputs"), "b"))
+            .await?
+            .fingerprint,
+        f
+    );
+    ensure_eq!(l.pending().await.at("pending")?.len(), 2);
+    // Past the tombstone window: the tombstones are deleted; the fresh result is a
+    // tombstone now; unresolved records are never pruned.
+    s.advance(TOMBSTONE_WINDOW).await;
+    ensure_eq!(l.prune().await.at("prune after the window")?, 3);
     ensure!(
         l.load(&k[0]).await.at("load")?.is_none(),
         "expired commit kept"
@@ -838,10 +1030,10 @@ async fn prune_deletes_only_expired_resolved_records(s: &Store) -> CaseResult {
     );
     ensure_eq!(loaded(l, &k[2]).await?.state, RecordState::Declared);
     ensure_eq!(loaded(l, &k[3]).await?.state, RecordState::Unknown);
-    ensure_eq!(loaded(l, &k[4]).await?.state, RecordState::Committed);
+    ensure_eq!(loaded(l, &k[4]).await?.state, RecordState::Pruned);
     ensure_eq!(l.prune().await.at("prune again")?, 0);
-    // A pruned key is new again.
-    claimed(l, &claim(&k[0], &f, "b")).await?;
+    // A forgotten key is new again.
+    claimed(l, &claim(&k[0], &fp("other inputs"), "b")).await?;
     Ok(())
 }
 
@@ -1171,6 +1363,8 @@ struct System {
     effects: Arc<Mutex<HashMap<String, Vec<Value>>>>,
     executions: Arc<AtomicU32>,
     verifications: Arc<AtomicU32>,
+    /// The postcondition cannot tell (its read fails).
+    verify_fails: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl System {
@@ -1217,6 +1411,9 @@ impl System {
                 let id = id.to_string();
                 async move {
                     self.verifications.fetch_add(1, Ordering::SeqCst);
+                    if self.verify_fails.load(Ordering::SeqCst) {
+                        return Err("the system of record cannot be read".to_string());
+                    }
                     let effects = self.effects.lock().unwrap_or_else(|p| p.into_inner());
                     Ok::<_, String>(effects.get(&id).and_then(|e| e.first().cloned()))
                 }
@@ -1484,6 +1681,139 @@ async fn concurrent_executor_calls_execute_once(s: &Store) -> CaseResult {
     }
     for i in 0..OPS {
         ensure_eq!(sys.count(&format!("race-{i}")), 1);
+    }
+    ensure_eq!(sys.executions.load(Ordering::SeqCst) as usize, OPS);
+    Ok(())
+}
+
+async fn executor_asks_the_postcondition_after_the_ttl(s: &Store) -> CaseResult {
+    let l = s.ledger();
+    let sys = System::default();
+    let c = ctx(s, 0, "agent");
+    let payload = json!({"amount": 1});
+    let record = |id: &str| (op_key(id), op_fingerprint(id, &payload));
+    // Four operations resolved with the suite's short TTL, then past it: tombstones.
+    let (kd, fd) = record("done");
+    let (kn, fnd) = record("not-done");
+    let (kc, fc) = record("cannot-tell");
+    let (kv, fv) = record("divergent");
+    tombstone(l, &kd, &fd, committed(json!("ch_done"))).await?;
+    tombstone(l, &kn, &fnd, failed("declined")).await?;
+    tombstone(l, &kc, &fc, committed(json!("ch_c"))).await?;
+    tombstone(l, &kv, &fv, committed(json!("ch_v"))).await?;
+    sys.effects
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert("done".into(), vec![json!("ch_done")]);
+    s.advance(TTL + MARGIN).await;
+    // Done: answered from the postcondition, nothing executed, COMMITTED again.
+    let done = sys
+        .call(&c, "done", payload.clone(), Ok(json!("ch_again")))
+        .await;
+    ensure_eq!(done, Outcome::Completed(json!("ch_done")));
+    ensure_eq!(sys.executions.load(Ordering::SeqCst), 0);
+    ensure_eq!(sys.verifications.load(Ordering::SeqCst), 1);
+    let r = loaded(l, &kd).await?;
+    ensure_eq!(r.state, RecordState::Committed);
+    ensure_eq!(r.resolution, Some(committed(json!("ch_done"))));
+    ensure_eq!(r.owner, "agent");
+    ensure_eq!(r.expires_at, r.created_at.after(CONTRACT.ttl()));
+    // ... and replayed from the ledger from then on.
+    let again = sys
+        .call(&c, "done", payload.clone(), Ok(json!("ch_again")))
+        .await;
+    ensure_eq!(again, Outcome::Completed(json!("ch_done")));
+    ensure_eq!(sys.verifications.load(Ordering::SeqCst), 1);
+    // Not done (a stored failure, its result gone): executed as a first attempt.
+    let executed = sys
+        .call(&c, "not-done", payload.clone(), Ok(json!("ch_nd")))
+        .await;
+    ensure_eq!(executed, Outcome::Completed(json!("ch_nd")));
+    ensure_eq!(sys.executions.load(Ordering::SeqCst), 1);
+    ensure_eq!(sys.verifications.load(Ordering::SeqCst), 2);
+    ensure_eq!(sys.count("not-done"), 1);
+    ensure_eq!(
+        loaded(l, &kn).await?.resolution,
+        Some(committed(json!("ch_nd")))
+    );
+    // Cannot tell: Unknown, recorded for a person, nothing executed.
+    sys.verify_fails.store(true, Ordering::SeqCst);
+    let unknown = sys
+        .call(&c, "cannot-tell", payload.clone(), Ok(json!("ch_x")))
+        .await;
+    sys.verify_fails.store(false, Ordering::SeqCst);
+    ensure!(unknown.is_unknown(), "cannot tell: {unknown:?}");
+    ensure_eq!(sys.executions.load(Ordering::SeqCst), 1);
+    let pending = l.pending().await.at("pending")?;
+    ensure_eq!(pending.len(), 1);
+    ensure_eq!(pending[0].key, kc);
+    ensure_eq!(pending[0].state, RecordState::Unknown);
+    // Other inputs on a tombstone: a divergent payload, refused before anything is asked.
+    let verifications = sys.verifications.load(Ordering::SeqCst);
+    let before = loaded(l, &kv).await?;
+    is_divergent(
+        &sys.call(&c, "divergent", json!({"amount": 2}), Ok(json!("x")))
+            .await,
+    )?;
+    ensure_eq!(loaded(l, &kv).await?, before);
+    ensure_eq!(sys.verifications.load(Ordering::SeqCst), verifications);
+    // Past the tombstone window the key is forgotten: a new operation, executed without
+    // asking the postcondition (the documented retention boundary).
+    let (kf, ff) = record("forgotten");
+    tombstone(l, &kf, &ff, committed(json!("ch_f"))).await?;
+    s.advance(TTL + TOMBSTONE_WINDOW + MARGIN).await;
+    let fresh = sys
+        .call(&c, "forgotten", payload.clone(), Ok(json!("ch_f2")))
+        .await;
+    ensure_eq!(fresh, Outcome::Completed(json!("ch_f2")));
+    ensure_eq!(sys.executions.load(Ordering::SeqCst), 2);
+    ensure_eq!(sys.verifications.load(Ordering::SeqCst), verifications);
+    Ok(())
+}
+
+async fn concurrent_redeliveries_after_the_ttl_execute_once(s: &Store) -> CaseResult {
+    const OPS: usize = 4;
+    let sys = System::default();
+    // Each operation failed definitely long ago; its record is a tombstone now.
+    for i in 0..OPS {
+        let id = format!("redelivered-{i}");
+        let (k, f) = (op_key(&id), op_fingerprint(&id, &json!(i)));
+        tombstone(s.ledger(), &k, &f, failed("declined")).await?;
+    }
+    s.advance(TTL + MARGIN).await;
+    let mut tasks = Vec::new();
+    for (h, _) in s.handles.iter().enumerate() {
+        for j in 0..4 {
+            let c = ctx(s, h, &format!("agent-{h}-{j}"));
+            let sys = sys.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0..OPS {
+                    let id = format!("redelivered-{i}");
+                    let mut tries = 0;
+                    // A call that finds another in flight answers Unknown: ask again.
+                    loop {
+                        let out = sys
+                            .call(&c, &id, json!(i), Ok(json!(format!("effect-{i}"))))
+                            .await;
+                        match out {
+                            Outcome::Completed(v) if v == json!(format!("effect-{i}")) => break,
+                            Outcome::Unknown(_) if tries < 500 => {
+                                tries += 1;
+                                tokio::time::sleep(Duration::from_millis(10)).await;
+                            }
+                            other => return Err(format!("{id}: {other:?}")),
+                        }
+                    }
+                }
+                Ok(())
+            }));
+        }
+    }
+    for task in tasks {
+        task.await.map_err(|e| format!("task: {e}"))??;
+    }
+    for i in 0..OPS {
+        ensure_eq!(sys.count(&format!("redelivered-{i}")), 1);
     }
     ensure_eq!(sys.executions.load(Ordering::SeqCst) as usize, OPS);
     Ok(())

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -25,12 +26,14 @@ struct State {
 pub struct MemoryLedger {
     state: Arc<Mutex<State>>,
     clock: Arc<dyn Clock>,
+    tombstone_window: Duration,
 }
 
 impl std::fmt::Debug for MemoryLedger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemoryLedger")
             .field("records", &self.lock().records.len())
+            .field("tombstone_window", &self.tombstone_window)
             .finish()
     }
 }
@@ -47,14 +50,29 @@ impl MemoryLedger {
         MemoryLedger {
             state: Arc::default(),
             clock,
+            tombstone_window: super::DEFAULT_TOMBSTONE_WINDOW,
         }
+    }
+
+    /// How long a resolved record past its TTL is kept as a tombstone before its key is
+    /// forgotten (default [`super::DEFAULT_TOMBSTONE_WINDOW`], 30 days; zero keeps none).
+    pub fn with_tombstone_window(mut self, window: Duration) -> Self {
+        self.tombstone_window = window;
+        self
+    }
+
+    /// The tombstone window in force.
+    pub fn tombstone_window(&self) -> Duration {
+        self.tombstone_window
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every record, in key order (for tests and the simulator's event log).
+    /// Every record as stored (a resolved record past its TTL that `prune` has not rewritten
+    /// yet still shows its resolution), in key order (for tests and the simulator's event
+    /// log).
     pub fn snapshot(&self) -> Vec<Record> {
         let mut out: Vec<Record> = self.lock().records.values().cloned().collect();
         out.sort_by(|a, b| a.key.cmp(&b.key));
@@ -74,11 +92,12 @@ impl Ledger for MemoryLedger {
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
         let now = self.clock.now();
         let mut s = self.lock();
-        if let Some(rec) = s.records.get(claim.key) {
-            let expired = !rec.state.is_unresolved() && rec.expires_at <= now;
-            if !expired {
-                return Ok(Begin::Existing(rec.clone()));
-            }
+        if let Some(seen) = s
+            .records
+            .get(claim.key)
+            .and_then(|rec| rec.clone().as_of(now, self.tombstone_window))
+        {
+            return Ok(Begin::Existing(seen));
         }
         s.last_token += 1;
         let token = s.last_token;
@@ -112,7 +131,17 @@ impl Ledger for MemoryLedger {
         let Some(rec) = s.records.get_mut(claim.key) else {
             return Ok(None);
         };
-        if rec.token != token || !rec.state.is_unresolved() || rec.lease_until > now {
+        if rec.token != token {
+            return Ok(None);
+        }
+        if rec.is_tombstone_at(now) {
+            if &rec.fingerprint != claim.fingerprint {
+                return Ok(None);
+            }
+            rec.tool = claim.tool.to_string();
+            rec.created_at = now;
+            rec.expires_at = now.after(claim.ttl);
+        } else if !rec.state.is_unresolved() || rec.lease_until > now {
             return Ok(None);
         }
         rec.state = RecordState::Declared;
@@ -162,7 +191,12 @@ impl Ledger for MemoryLedger {
     }
 
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
-        Ok(self.lock().records.get(key).cloned())
+        let now = self.clock.now();
+        Ok(self
+            .lock()
+            .records
+            .get(key)
+            .and_then(|r| r.clone().as_of(now, self.tombstone_window)))
     }
 }
 
@@ -170,11 +204,25 @@ impl Ledger for MemoryLedger {
 impl LedgerAdmin for MemoryLedger {
     async fn prune(&self) -> Result<u64, LedgerError> {
         let now = self.clock.now();
+        let window = self.tombstone_window;
         let mut s = self.lock();
         let before = s.records.len();
+        // Forgotten: past the expiry and the tombstone window.
         s.records
-            .retain(|_, r| r.state.is_unresolved() || r.expires_at > now);
-        Ok((before - s.records.len()) as u64)
+            .retain(|_, r| r.state.is_unresolved() || r.expires_at.after(window) > now);
+        let mut changed = (before - s.records.len()) as u64;
+        // Past the expiry: a tombstone, without the result.
+        for r in s.records.values_mut() {
+            if matches!(r.state, RecordState::Committed | RecordState::Failed)
+                && r.expires_at <= now
+            {
+                r.state = RecordState::Pruned;
+                r.resolution = None;
+                r.updated_at = now;
+                changed += 1;
+            }
+        }
+        Ok(changed)
     }
 
     async fn pending(&self) -> Result<Vec<Record>, LedgerError> {

@@ -8,7 +8,22 @@
 //!               │   ├──commit────► UNKNOWN     (escalated to a person; still unresolved)
 //!               │   └──release───► (gone)      (validation failure, or verified not done)
 //!               └──take_over──► DECLARED (new owner, new fencing token)
+//!
+//!   COMMITTED / FAILED ──TTL──► PRUNED (tombstone) ──tombstone window──► (forgotten)
+//!                                  └──take_over──► DECLARED (the postcondition decides first)
 //! ```
+//!
+//! **Retention.** A resolved record's result is replayed for the contract's `ttl_hours`
+//! (counted from the claim: [`Record::expires_at`]). After that the record is a *tombstone*
+//! ([`RecordState::Pruned`]): the result is gone, the key, fingerprint and token remain, for
+//! the store's tombstone window ([`DEFAULT_TOMBSTONE_WINDOW`], 30 days, set on each store). A
+//! call that finds a tombstone is not executed blindly: the executor takes the tombstone over
+//! (fenced, so one caller wins) and asks the postcondition first — done → COMMITTED again, not
+//! done → executed as a first attempt, cannot tell → UNKNOWN for a person; other inputs are a
+//! divergent payload. Once the window has passed too, the key is forgotten: a call with it is
+//! a new operation and executes without asking the postcondition. Stores show a resolved
+//! record past its TTL as a tombstone whether or not [`LedgerAdmin::prune`] has rewritten it
+//! yet, so what a call sees never depends on when pruning runs ([`Record::as_of`]).
 //!
 //! Every write after `begin` carries the owner's fencing token and fails with
 //! [`LedgerError::Fenced`] when another owner has taken the record over. Tokens are unique
@@ -75,16 +90,22 @@ pub enum RecordState {
     Failed,
     /// The owner could not tell whether the effect happened; a person must decide.
     Unknown,
+    /// A tombstone: a COMMITTED or FAILED record past its TTL. Its result is no longer kept
+    /// or replayed; its key, fingerprint and token are, until the store's tombstone window
+    /// has passed, so a call with the key asks the postcondition instead of executing
+    /// blindly (see the module documentation).
+    Pruned,
 }
 
 impl RecordState {
-    /// `declared`, `committed`, `failed`, `unknown`.
+    /// `declared`, `committed`, `failed`, `unknown`, `pruned`.
     pub fn as_str(self) -> &'static str {
         match self {
             RecordState::Declared => "declared",
             RecordState::Committed => "committed",
             RecordState::Failed => "failed",
             RecordState::Unknown => "unknown",
+            RecordState::Pruned => "pruned",
         }
     }
 
@@ -95,6 +116,7 @@ impl RecordState {
             "committed" => Some(RecordState::Committed),
             "failed" => Some(RecordState::Failed),
             "unknown" => Some(RecordState::Unknown),
+            "pruned" => Some(RecordState::Pruned),
             _ => None,
         }
     }
@@ -160,10 +182,49 @@ pub struct Record {
     pub created_at: Timestamp,
     /// When it was last written.
     pub updated_at: Timestamp,
-    /// When it may be pruned (resolved records only).
+    /// When its result stops being replayed (resolved records only): from then on the record
+    /// is a tombstone, until `expires_at` + the store's tombstone window, when the key is
+    /// forgotten.
     pub expires_at: Timestamp,
-    /// Result, failure or note, once resolved.
+    /// Result, failure or note, once resolved (`None` on a tombstone).
     pub resolution: Option<Resolution>,
+}
+
+/// How long a store keeps a tombstone after a resolved record's TTL, by default: 30 days.
+/// Each store takes its own (`MemoryLedger::with_tombstone_window`,
+/// `SqliteOptions::tombstone_window`, `PostgresOptions::tombstone_window`); zero keeps no
+/// tombstones (a key is forgotten as soon as its TTL has passed).
+pub const DEFAULT_TOMBSTONE_WINDOW: Duration = Duration::from_secs(30 * 24 * 3600);
+
+impl Record {
+    /// Whether the record is a tombstone at `now`: [`RecordState::Pruned`], or COMMITTED or
+    /// FAILED past its `expires_at`.
+    pub fn is_tombstone_at(&self, now: Timestamp) -> bool {
+        match self.state {
+            RecordState::Pruned => true,
+            RecordState::Committed | RecordState::Failed => self.expires_at <= now,
+            RecordState::Declared | RecordState::Unknown => false,
+        }
+    }
+
+    /// The record as a store keeping tombstones for `window` shows it at `now` (for stores:
+    /// `begin` and `load` answer with this): `None` once a resolved record or tombstone is
+    /// forgotten (`expires_at + window <= now`); a tombstone ([`RecordState::Pruned`],
+    /// without its resolution) once a resolved record is past its `expires_at`; otherwise
+    /// the record as stored. Unresolved records are never changed.
+    pub fn as_of(mut self, now: Timestamp, window: Duration) -> Option<Record> {
+        if self.state.is_unresolved() {
+            return Some(self);
+        }
+        if self.expires_at.after(window) <= now {
+            return None;
+        }
+        if self.is_tombstone_at(now) {
+            self.state = RecordState::Pruned;
+            self.resolution = None;
+        }
+        Some(self)
+    }
 }
 
 /// What `begin` asks for.
@@ -179,7 +240,7 @@ pub struct Claim<'a> {
     pub owner: &'a str,
     /// How long the owner may have requests in flight.
     pub lease: Duration,
-    /// How long the resolved record is kept.
+    /// How long the resolved record's result is replayed (then it is a tombstone).
     pub ttl: Duration,
 }
 
@@ -256,15 +317,19 @@ impl LedgerError {
 /// [`LedgerAdmin`].
 #[async_trait]
 pub trait Ledger: Send + Sync + 'static {
-    /// Atomically: when no live record has `claim.key` (none, or a resolved one past its
-    /// expiry), insert a DECLARED record owned by `claim.owner` with a fresh token and
-    /// return [`Begin::Claimed`]; otherwise return the existing record unchanged.
+    /// Atomically: when no record has `claim.key` (none, or a resolved one or tombstone
+    /// forgotten: past its expiry plus the store's tombstone window), insert a DECLARED
+    /// record owned by `claim.owner` with a fresh token and return [`Begin::Claimed`];
+    /// otherwise return the existing record unchanged — a resolved record past its expiry
+    /// as the tombstone it is ([`Record::as_of`]), whatever its fingerprint.
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError>;
 
-    /// Give an unresolved (DECLARED or UNKNOWN) record whose lease has run out (by the
-    /// store's clock) to a new owner with a fresh token and a new lease, if it still
-    /// carries `token`. `None` when the lease is still live or someone changed the record
-    /// first.
+    /// Give a record that still carries `token` to a new owner with a fresh token and a new
+    /// lease, as DECLARED: an unresolved (DECLARED or UNKNOWN) record whose lease has run
+    /// out (by the store's clock), or a tombstone whose fingerprint is `claim.fingerprint`
+    /// (it then counts as claimed now: `created_at` now, `expires_at` now + `claim.ttl`).
+    /// `None` when the lease is still live, the tombstone has other inputs, or someone
+    /// changed the record first.
     async fn take_over(
         &self,
         claim: &Claim<'_>,
@@ -285,7 +350,8 @@ pub trait Ledger: Send + Sync + 'static {
     /// Delete the caller's DECLARED record (the effect did not happen). Fenced on `token`.
     async fn release(&self, key: &Key, token: Token) -> Result<(), LedgerError>;
 
-    /// Read a record.
+    /// Read a record, as `begin` would see it ([`Record::as_of`]: a resolved record past its
+    /// expiry is a tombstone, a forgotten one is `None`).
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError>;
 }
 
@@ -294,8 +360,11 @@ pub trait Ledger: Send + Sync + 'static {
 /// the protocol (a hook, a counter) need not.
 #[async_trait]
 pub trait LedgerAdmin: Ledger {
-    /// Delete resolved (COMMITTED, FAILED) records whose expiry has passed; return how
-    /// many. Unresolved records are never pruned.
+    /// Rewrite resolved (COMMITTED, FAILED) records whose expiry has passed as tombstones
+    /// (the result dropped, the key and fingerprint kept, `updated_at` = when pruned), and
+    /// delete the ones (and the tombstones) past their expiry plus the tombstone window;
+    /// return how many records were rewritten or deleted. Unresolved records are never
+    /// pruned.
     async fn prune(&self) -> Result<u64, LedgerError>;
 
     /// Unresolved records (DECLARED and UNKNOWN), oldest first, for an operator.

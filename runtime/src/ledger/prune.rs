@@ -1,10 +1,15 @@
 //! Background pruning.
 //!
-//! Resolved records (COMMITTED, FAILED) are kept for the contract's `ttl_hours` (default
-//! 24, as Stripe) counted from the claim. After that a `begin` treats the key as new even
-//! if the record is still there, and [`Ledger::prune`] deletes it. Unresolved records
+//! Resolved records (COMMITTED, FAILED) are replayed for the contract's `ttl_hours`
+//! (default 24, as Stripe) counted from the claim. After that the record is a tombstone
+//! (its result no longer replayed, its key and fingerprint kept) for the store's tombstone
+//! window ([`super::DEFAULT_TOMBSTONE_WINDOW`], 30 days): a call with the key asks the
+//! postcondition before anything is executed. Once the window has passed too, the key is
+//! forgotten and a call with it executes as a new operation. Stores behave so whether or not
+//! pruning has run; [`LedgerAdmin::prune`] reclaims the space: it drops the results of
+//! expired records (leaving the tombstones) and deletes forgotten ones. Unresolved records
 //! (DECLARED, UNKNOWN) are never pruned: they wait for their owner, a take-over, or a
-//! person ([`Ledger::pending`], [`Ledger::decide`]).
+//! person ([`LedgerAdmin::pending`], [`LedgerAdmin::decide`]).
 //!
 //! Pruning is explicit: call `prune` from a job of your own, or run
 //! [`prune_periodically`] beside the agent:
@@ -29,9 +34,17 @@
 //! ```
 //!
 //! A fleet sharing one PostgreSQL ledger needs one pruner (running one per worker is
-//! harmless: the `DELETE` is idempotent). Without a Rust process, the same statement can
-//! run from cron: `DELETE FROM idemcheck.records WHERE state IN ('committed', 'failed')
-//! AND expires_at <= (extract(epoch from now()) * 1000)::bigint`.
+//! harmless: the statements are idempotent). Without a Rust process, the same can run from
+//! cron (here with the default 30-day window, in milliseconds):
+//!
+//! ```sql
+//! DELETE FROM idemcheck.records WHERE state IN ('committed', 'failed', 'pruned')
+//!   AND expires_at <= (extract(epoch from now()) * 1000)::bigint - 2592000000;
+//! UPDATE idemcheck.records SET state = 'pruned', resolution = NULL,
+//!     updated_at = (extract(epoch from now()) * 1000)::bigint
+//!   WHERE state IN ('committed', 'failed')
+//!   AND expires_at <= (extract(epoch from now()) * 1000)::bigint;
+//! ```
 
 use std::convert::Infallible;
 use std::sync::Arc;

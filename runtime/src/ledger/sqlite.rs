@@ -25,6 +25,12 @@
 //!   DECLARED (the caller still gets the result), and the next call asks the postcondition.
 //! - **Clock.** Leases and expiry use the handle's [`Clock`] (by default the system
 //!   clock): processes sharing a file share the machine's clock.
+//! - **Tombstones.** A resolved record past its TTL is a tombstone (state `pruned`; `prune`
+//!   drops its result) for [`SqliteOptions::tombstone_window`] (default 30 days), then
+//!   forgotten (see [`super`]). Handles sharing a file should use the same window.
+//! - **Schema migration.** Opening a file migrates it in one transaction: version 1 files
+//!   (before tombstones) have their records table rebuilt to accept the `pruned` state, every
+//!   record kept. A file written by a newer version is refused.
 //!
 //! ```
 //! use idemcheck::{side_effect, Context, Outcome, Scope, SqliteLedger};
@@ -109,6 +115,7 @@ pub struct SqliteOptions {
     max_batch: usize,
     max_size: Option<u64>,
     clock: Option<Arc<dyn Clock>>,
+    tombstone_window: Duration,
 }
 
 impl std::fmt::Debug for SqliteOptions {
@@ -119,6 +126,7 @@ impl std::fmt::Debug for SqliteOptions {
             .field("max_batch", &self.max_batch)
             .field("max_size", &self.max_size)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
+            .field("tombstone_window", &self.tombstone_window)
             .finish()
     }
 }
@@ -131,6 +139,7 @@ impl Default for SqliteOptions {
             max_batch: 128,
             max_size: None,
             clock: None,
+            tombstone_window: super::DEFAULT_TOMBSTONE_WINDOW,
         }
     }
 }
@@ -172,6 +181,13 @@ impl SqliteOptions {
         self.clock = Some(clock);
         self
     }
+
+    /// How long a resolved record past its TTL is kept as a tombstone before its key is
+    /// forgotten (default [`super::DEFAULT_TOMBSTONE_WINDOW`], 30 days; zero keeps none).
+    pub fn tombstone_window(mut self, window: Duration) -> Self {
+        self.tombstone_window = window;
+        self
+    }
 }
 
 /// A [`Ledger`] in one SQLite file. Cheap to clone (clones share the writer thread); open
@@ -185,6 +201,8 @@ struct Inner {
     jobs: mpsc::Sender<Job>,
     path: PathBuf,
     synchronous: Synchronous,
+    /// The tombstone window, in milliseconds.
+    window: i64,
 }
 
 impl std::fmt::Debug for SqliteLedger {
@@ -273,12 +291,13 @@ fn db_error(e: rusqlite::Error) -> LedgerError {
     }
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS idemcheck_records (
+/// The records table's columns and constraints (schema version 2: the `pruned` state).
+const RECORDS_TABLE: &str = "(
     key         TEXT PRIMARY KEY NOT NULL,
     tool        TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
-    state       TEXT NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+    state       TEXT NOT NULL
+                CHECK (state IN ('declared', 'committed', 'failed', 'unknown', 'pruned')),
     owner       TEXT NOT NULL,
     token       INTEGER NOT NULL,
     lease_until INTEGER NOT NULL,
@@ -286,16 +305,19 @@ CREATE TABLE IF NOT EXISTS idemcheck_records (
     updated_at  INTEGER NOT NULL,
     expires_at  INTEGER NOT NULL,
     resolution  TEXT
-) WITHOUT ROWID;
+) WITHOUT ROWID";
+
+/// Everything but the records table (created if missing; a new file starts at version 2).
+const SCHEMA: &str = "
 CREATE INDEX IF NOT EXISTS idemcheck_records_pending
     ON idemcheck_records (created_at, key) WHERE state IN ('declared', 'unknown');
 CREATE INDEX IF NOT EXISTS idemcheck_records_expiry
-    ON idemcheck_records (expires_at) WHERE state IN ('committed', 'failed');
+    ON idemcheck_records (expires_at) WHERE state IN ('committed', 'failed', 'pruned');
 CREATE TABLE IF NOT EXISTS idemcheck_meta (
     name  TEXT PRIMARY KEY NOT NULL,
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
-INSERT OR IGNORE INTO idemcheck_meta (name, value) VALUES ('last_token', 0), ('schema_version', 1);
+INSERT OR IGNORE INTO idemcheck_meta (name, value) VALUES ('last_token', 0), ('schema_version', 2);
 CREATE TRIGGER IF NOT EXISTS idemcheck_token_on_insert AFTER INSERT ON idemcheck_records
 BEGIN
     UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
@@ -306,12 +328,27 @@ BEGIN
 END;
 ";
 
-/// The schema version this code writes.
-const SCHEMA_VERSION: i64 = 1;
+/// The schema version this code writes: 1 had no tombstones (no `pruned` state).
+const SCHEMA_VERSION: i64 = 2;
 
 const COLUMNS: &str = "key, tool, fingerprint, state, owner, token, lease_until, created_at, updated_at, expires_at, resolution";
 
 const NEXT_TOKEN: &str = "(SELECT value + 1 FROM idemcheck_meta WHERE name = 'last_token')";
+
+/// A row that is unresolved (DECLARED or UNKNOWN).
+const UNRESOLVED: &str = "state IN ('declared', 'unknown')";
+
+/// A row that is a tombstone at `?5` (now): pruned, or resolved and past its expiry.
+const TOMBSTONE: &str =
+    "(state = 'pruned' OR (state IN ('committed', 'failed') AND expires_at <= ?5))";
+
+fn at(now: i64) -> Timestamp {
+    Timestamp(unsigned(now))
+}
+
+fn duration(millis: i64) -> Duration {
+    Duration::from_millis(unsigned(millis))
+}
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Record, LedgerError>> {
     let key: String = row.get(0)?;
@@ -379,8 +416,14 @@ impl OwnedClaim {
     }
 }
 
-fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, LedgerError> {
-    // One statement: insert, or take the place of a resolved record past its expiry.
+fn begin_in(
+    conn: &Connection,
+    now: i64,
+    c: &OwnedClaim,
+    window: i64,
+) -> Result<Begin, LedgerError> {
+    // One statement: insert, or take the place of a resolved record or tombstone forgotten
+    // (past its expiry and the tombstone window).
     let mut stmt = conn
         .prepare_cached(&format!(
             "INSERT INTO idemcheck_records ({COLUMNS})
@@ -391,8 +434,8 @@ fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, Ledger
                 lease_until = excluded.lease_until, created_at = excluded.created_at,
                 updated_at = excluded.updated_at, expires_at = excluded.expires_at,
                 resolution = NULL
-             WHERE idemcheck_records.state IN ('committed', 'failed')
-               AND idemcheck_records.expires_at <= excluded.created_at
+             WHERE idemcheck_records.state IN ('committed', 'failed', 'pruned')
+               AND idemcheck_records.expires_at <= ?8
              RETURNING token"
         ))
         .map_err(db_error)?;
@@ -405,7 +448,8 @@ fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, Ledger
                 c.owner,
                 now.saturating_add(c.lease),
                 now,
-                now.saturating_add(c.ttl)
+                now.saturating_add(c.ttl),
+                now.saturating_sub(window)
             ],
             |row| row.get(0),
         )
@@ -416,7 +460,7 @@ fn begin_in(conn: &Connection, now: i64, c: &OwnedClaim) -> Result<Begin, Ledger
             token: unsigned(token),
         });
     }
-    match load_record(conn, &c.key)? {
+    match load_record(conn, &c.key)?.and_then(|r| r.as_of(at(now), duration(window))) {
         Some(record) => Ok(Begin::Existing(record)),
         None => Err(LedgerError::Corrupt(format!(
             "claim of {} neither inserted nor found a record",
@@ -431,13 +475,19 @@ fn take_over_in(
     c: &OwnedClaim,
     token: Token,
 ) -> Result<Option<Token>, LedgerError> {
+    // An unresolved record whose lease ran out keeps its creation and expiry; a tombstone
+    // (with the same inputs) counts as claimed now.
     let mut stmt = conn
         .prepare_cached(&format!(
             "UPDATE idemcheck_records SET
                 state = 'declared', owner = ?3, token = {NEXT_TOKEN},
-                lease_until = ?4, updated_at = ?5, resolution = NULL
-             WHERE key = ?1 AND token = ?2 AND state IN ('declared', 'unknown')
-               AND lease_until <= ?5
+                lease_until = ?4, updated_at = ?5, resolution = NULL,
+                tool = CASE WHEN {UNRESOLVED} THEN tool ELSE ?6 END,
+                created_at = CASE WHEN {UNRESOLVED} THEN created_at ELSE ?5 END,
+                expires_at = CASE WHEN {UNRESOLVED} THEN expires_at ELSE ?7 END
+             WHERE key = ?1 AND token = ?2
+               AND (({UNRESOLVED} AND lease_until <= ?5)
+                    OR ({TOMBSTONE} AND fingerprint = ?8))
              RETURNING token"
         ))
         .map_err(db_error)?;
@@ -448,7 +498,10 @@ fn take_over_in(
                 signed(token),
                 c.owner,
                 now.saturating_add(c.lease),
-                now
+                now,
+                c.tool,
+                now.saturating_add(c.ttl),
+                c.fingerprint
             ],
             |row| row.get(0),
         )
@@ -495,15 +548,24 @@ fn release_in(conn: &Connection, key: &str, token: Token) -> Result<(), LedgerEr
     }
 }
 
-fn prune_in(conn: &Connection, now: i64) -> Result<u64, LedgerError> {
-    let mut stmt = conn
+fn prune_in(conn: &Connection, now: i64, window: i64) -> Result<u64, LedgerError> {
+    // Forgotten: past the expiry and the tombstone window.
+    let forgotten = conn
         .prepare_cached(
             "DELETE FROM idemcheck_records
+             WHERE state IN ('committed', 'failed', 'pruned') AND expires_at <= ?1",
+        )
+        .and_then(|mut s| s.execute(params![now.saturating_sub(window)]))
+        .map_err(db_error)?;
+    // Past the expiry: a tombstone, without the result.
+    let tombstoned = conn
+        .prepare_cached(
+            "UPDATE idemcheck_records SET state = 'pruned', resolution = NULL, updated_at = ?1
              WHERE state IN ('committed', 'failed') AND expires_at <= ?1",
         )
+        .and_then(|mut s| s.execute(params![now]))
         .map_err(db_error)?;
-    let n = stmt.execute(params![now]).map_err(db_error)?;
-    Ok(n as u64)
+    Ok((forgotten + tombstoned) as u64)
 }
 
 fn pending_in(conn: &Connection) -> Result<Vec<Record>, LedgerError> {
@@ -597,6 +659,10 @@ fn migrate(conn: &mut Connection) -> Result<(), LedgerError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(db_error)?;
+    tx.execute_batch(&format!(
+        "CREATE TABLE IF NOT EXISTS idemcheck_records {RECORDS_TABLE};"
+    ))
+    .map_err(db_error)?;
     tx.execute_batch(SCHEMA).map_err(db_error)?;
     let version: i64 = tx
         .query_row(
@@ -609,6 +675,21 @@ fn migrate(conn: &mut Connection) -> Result<(), LedgerError> {
         return Err(LedgerError::Corrupt(format!(
             "the ledger file has schema version {version}; this idemcheck writes version {SCHEMA_VERSION}"
         )));
+    }
+    if version < 2 {
+        // Version 1 had no `pruned` state, and SQLite cannot change a CHECK constraint:
+        // rebuild the table (every record copied), then its indexes and triggers (dropped
+        // with the old table) from SCHEMA.
+        tx.execute_batch(&format!(
+            "CREATE TABLE idemcheck_records_v2 {RECORDS_TABLE};
+             INSERT INTO idemcheck_records_v2 ({COLUMNS})
+                 SELECT {COLUMNS} FROM idemcheck_records;
+             DROP TABLE idemcheck_records;
+             ALTER TABLE idemcheck_records_v2 RENAME TO idemcheck_records;
+             {SCHEMA}
+             UPDATE idemcheck_meta SET value = 2 WHERE name = 'schema_version';"
+        ))
+        .map_err(db_error)?;
     }
     tx.commit().map_err(db_error)
 }
@@ -694,6 +775,7 @@ impl SqliteLedger {
             Some(c) => c,
             None => Arc::new(crate::clock::SystemClock::new()),
         };
+        let window = millis(options.tombstone_window);
         let (tx, rx) = mpsc::channel::<Job>();
         let max_batch = options.max_batch;
         std::thread::Builder::new()
@@ -705,6 +787,7 @@ impl SqliteLedger {
                 jobs: tx,
                 path,
                 synchronous: options.synchronous,
+                window,
             }),
         })
     }
@@ -717,6 +800,11 @@ impl SqliteLedger {
     /// The `synchronous` setting in force.
     pub fn synchronous(&self) -> Synchronous {
         self.inner.synchronous
+    }
+
+    /// The tombstone window in force ([`SqliteOptions::tombstone_window`]).
+    pub fn tombstone_window(&self) -> Duration {
+        duration(self.inner.window)
     }
 
     async fn call<R, F>(&self, op: F) -> Result<R, LedgerError>
@@ -739,7 +827,9 @@ impl SqliteLedger {
 impl Ledger for SqliteLedger {
     async fn begin(&self, claim: &Claim<'_>) -> Result<Begin, LedgerError> {
         let c = OwnedClaim::of(claim);
-        self.call(move |conn, now| begin_in(conn, now, &c)).await
+        let window = self.inner.window;
+        self.call(move |conn, now| begin_in(conn, now, &c, window))
+            .await
     }
 
     async fn take_over(
@@ -773,14 +863,20 @@ impl Ledger for SqliteLedger {
 
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError> {
         let key = key.as_str().to_string();
-        self.call(move |conn, _| load_record(conn, &key)).await
+        let window = duration(self.inner.window);
+        self.call(move |conn, now| {
+            Ok(load_record(conn, &key)?.and_then(|r| r.as_of(at(now), window)))
+        })
+        .await
     }
 }
 
 #[async_trait]
 impl LedgerAdmin for SqliteLedger {
     async fn prune(&self) -> Result<u64, LedgerError> {
-        self.call(prune_in).await
+        let window = self.inner.window;
+        self.call(move |conn, now| prune_in(conn, now, window))
+            .await
     }
 
     async fn pending(&self) -> Result<Vec<Record>, LedgerError> {

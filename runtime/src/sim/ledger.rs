@@ -63,6 +63,7 @@ fn state_name(state: RecordState) -> &'static str {
         RecordState::Committed => "found COMMITTED",
         RecordState::Failed => "found FAILED",
         RecordState::Unknown => "found UNKNOWN",
+        RecordState::Pruned => "found a tombstone (PRUNED)",
     }
 }
 

@@ -705,21 +705,74 @@ fn an_unreachable_ledger_fails_closed() {
 }
 
 #[test]
-fn ttl_pruning_makes_a_key_new_again_but_never_prunes_unresolved_records() {
+fn after_the_ttl_a_redelivery_whose_effect_exists_completes_without_executing() {
+    let w = world(&[Next::Ok, Next::Dropped, Next::Ok]);
+    let first = w
+        .run(charge_settled::call(&w.ctx, &w.billing, args("o-1", 4900)))
+        .completed()
+        .unwrap();
+    let unknown = w.run(charge_no_retry::call(&w.ctx, &w.billing, args("o-2", 100)));
+    assert!(unknown.is_unknown());
+    w.clock.advance(Duration::from_secs(24 * 3600));
+    // The result is pruned; the key stays as a tombstone. Unresolved records are kept.
+    assert_eq!(w.run(w.ledger.prune()).unwrap(), 1);
+    let mut states = w.states();
+    states.sort();
+    assert_eq!(states, [RecordState::Unknown, RecordState::Pruned]);
+    // The call is redelivered after pruning: the charge exists, so the postcondition answers
+    // and nothing is executed; the result is recorded again.
+    let verified = w.billing.verify_calls.lock().unwrap().len();
+    let again = w.run(charge_settled::call(&w.ctx, &w.billing, args("o-1", 4900)));
+    assert_eq!(again, Outcome::Completed(first));
+    assert_eq!(w.billing.effects(), 1, "executed again after pruning");
+    assert_eq!(w.billing.verify_calls.lock().unwrap().len(), verified + 1);
+    let mut states = w.states();
+    states.sort();
+    assert_eq!(states, [RecordState::Committed, RecordState::Unknown]);
+    // A different amount for the same order is still a divergent payload.
+    w.clock.advance(Duration::from_secs(24 * 3600));
+    let divergent = w.run(charge_settled::call(&w.ctx, &w.billing, args("o-1", 5000)));
+    assert!(
+        matches!(
+            divergent,
+            Outcome::NotCompleted(NotCompleted {
+                reason: Failure::Divergent { .. },
+                ..
+            })
+        ),
+        "{divergent:?}"
+    );
+    assert_eq!(w.billing.effects(), 1);
+}
+
+#[test]
+fn past_the_tombstone_window_the_key_is_forgotten_but_unresolved_records_are_kept() {
     let w = world(&[Next::Ok, Next::Dropped, Next::Ok]);
     w.run(charge_settled::call(&w.ctx, &w.billing, args("o-1", 4900)))
         .completed()
         .unwrap();
     let unknown = w.run(charge_no_retry::call(&w.ctx, &w.billing, args("o-2", 100)));
     assert!(unknown.is_unknown());
-    w.clock.advance(Duration::from_secs(24 * 3600));
+    assert_eq!(
+        w.ledger.tombstone_window(),
+        idemcheck::ledger::DEFAULT_TOMBSTONE_WINDOW
+    );
+    assert_eq!(
+        idemcheck::ledger::DEFAULT_TOMBSTONE_WINDOW,
+        Duration::from_secs(30 * 24 * 3600)
+    );
+    w.clock
+        .advance(Duration::from_secs(24 * 3600) + idemcheck::ledger::DEFAULT_TOMBSTONE_WINDOW);
     assert_eq!(w.run(w.ledger.prune()).unwrap(), 1);
     assert_eq!(w.states(), [RecordState::Unknown]);
-    // The pruned key is new again (as Stripe): a retry after the TTL is a new request.
+    // The documented boundary: a forgotten key is a new operation, executed without asking
+    // the postcondition.
+    let verified = w.billing.verify_calls.lock().unwrap().len();
     w.run(charge_settled::call(&w.ctx, &w.billing, args("o-1", 4900)))
         .completed()
         .unwrap();
     assert_eq!(w.billing.effects(), 2);
+    assert_eq!(w.billing.verify_calls.lock().unwrap().len(), verified);
 }
 
 #[test]

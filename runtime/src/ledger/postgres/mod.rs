@@ -48,6 +48,13 @@
 //!   asks the postcondition instead of executing — a stored result may have to be adopted
 //!   again, a stored definite failure may be retried once, a postcondition that cannot tell
 //!   turns into Unknown.
+//! - **Tombstones.** A resolved record past its TTL is a tombstone (state `pruned`; `prune`
+//!   drops its result) for [`PostgresOptions::tombstone_window`] (default 30 days), then
+//!   forgotten (see [`super`]); every worker of a fleet should use the same window. Whether
+//!   a record is a tombstone or forgotten is decided on the database's clock.
+//! - **Schema migration.** Version 1 schemas (before tombstones) are upgraded on connect,
+//!   under the same advisory lock: the state's CHECK constraint is replaced to accept
+//!   `pruned` (every record kept). A schema written by a newer version is refused.
 //!
 //! Layout: [`sql`] holds the schema, the migration and every statement; [`batch`] the group
 //! commit (queues, the batcher thread, the batched statements); [`store`] the
@@ -73,8 +80,8 @@ mod tls;
 use batch::*;
 use sql::*;
 
-/// The schema version this code writes.
-const SCHEMA_VERSION: i32 = 1;
+/// The schema version this code writes: 1 had no tombstones (no `pruned` state).
+const SCHEMA_VERSION: i32 = 2;
 
 /// How a [`PostgresLedger`] connects.
 #[derive(Debug, Clone)]
@@ -85,6 +92,7 @@ pub struct PostgresOptions {
     connect_timeout: Duration,
     async_resolutions: bool,
     tls_root_certificate: Option<std::path::PathBuf>,
+    tombstone_window: Duration,
 }
 
 impl Default for PostgresOptions {
@@ -96,6 +104,7 @@ impl Default for PostgresOptions {
             connect_timeout: Duration::from_secs(5),
             async_resolutions: false,
             tls_root_certificate: None,
+            tombstone_window: super::DEFAULT_TOMBSTONE_WINDOW,
         }
     }
 }
@@ -138,6 +147,13 @@ impl PostgresOptions {
         self
     }
 
+    /// How long a resolved record past its TTL is kept as a tombstone before its key is
+    /// forgotten (default [`super::DEFAULT_TOMBSTONE_WINDOW`], 30 days; zero keeps none).
+    pub fn tombstone_window(mut self, window: Duration) -> Self {
+        self.tombstone_window = window;
+        self
+    }
+
     /// The longest opening one connection may take (default 5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -154,6 +170,8 @@ pub struct PostgresLedger {
     sql: std::sync::Arc<Statements>,
     schema: String,
     op_timeout: Duration,
+    /// The tombstone window.
+    tombstone_window: Duration,
     /// Claims waiting for the next batched claim statement (group commit).
     claims: mpsc::UnboundedSender<Job<ClaimRow>>,
     /// Commits and failures waiting for the next batched settle statement.

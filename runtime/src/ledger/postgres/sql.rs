@@ -5,6 +5,17 @@ use super::*;
 pub(super) const COLUMNS: &str = "key, tool, fingerprint, state, owner, token, lease_until, created_at, updated_at, expires_at, resolution";
 pub(super) const NOW_MS: &str = "(extract(epoch FROM now()) * 1000)::bigint";
 
+/// A row `r` that is unresolved (DECLARED or UNKNOWN).
+const UNRESOLVED: &str = "r.state IN ('declared', 'unknown')";
+
+/// A row `r` that is a tombstone at `now.ms`: pruned, or resolved and past its expiry.
+const TOMBSTONE: &str =
+    "(r.state = 'pruned' OR (r.state IN ('committed', 'failed') AND r.expires_at <= now.ms))";
+
+/// The state's CHECK constraint (schema version 2: the `pruned` state).
+const STATE_CHECK: &str =
+    "CHECK (state IN ('declared', 'committed', 'failed', 'unknown', 'pruned'))";
+
 /// The statements, with the schema spelled in.
 pub(super) struct Statements {
     pub(super) begin_one: String,
@@ -80,27 +91,50 @@ impl Statements {
                     created_at = now.ms, updated_at = now.ms, expires_at = now.ms + $6,
                     resolution = NULL
                  FROM now
-                 WHERE r.key = $1 AND r.token = $7 AND r.state IN ('committed', 'failed')
-                   AND r.expires_at <= now.ms
+                 WHERE r.key = $1 AND r.token = $7 AND r.state IN ('committed', 'failed', 'pruned')
+                   AND r.expires_at <= now.ms - $8
                  RETURNING r.token"
             ),
+            // An unresolved record whose lease ran out keeps its creation and expiry; a
+            // tombstone (with the same inputs) counts as claimed now.
             take_over: format!(
                 "WITH now AS (SELECT {NOW_MS} AS ms)
                  UPDATE {s}.records AS r SET
                     state = 'declared', owner = $3, token = nextval('{s}.tokens'),
-                    lease_until = now.ms + $4, updated_at = now.ms, resolution = NULL
+                    lease_until = now.ms + $4, updated_at = now.ms, resolution = NULL,
+                    tool = CASE WHEN {UNRESOLVED} THEN r.tool ELSE $5 END,
+                    created_at = CASE WHEN {UNRESOLVED} THEN r.created_at ELSE now.ms END,
+                    expires_at = CASE WHEN {UNRESOLVED} THEN r.expires_at ELSE now.ms + $6 END
                  FROM now
-                 WHERE r.key = $1 AND r.token = $2 AND r.state IN ('declared', 'unknown')
-                   AND r.lease_until <= now.ms
+                 WHERE r.key = $1 AND r.token = $2
+                   AND (({UNRESOLVED} AND r.lease_until <= now.ms)
+                        OR ({TOMBSTONE} AND r.fingerprint = $7))
                  RETURNING r.token"
             ),
             release: format!(
                 "DELETE FROM {s}.records WHERE key = $1 AND token = $2 AND state = 'declared'"
             ),
-            load: format!("SELECT {COLUMNS} FROM {s}.records WHERE key = $1"),
+            load: format!("SELECT {COLUMNS}, {NOW_MS} FROM {s}.records WHERE key = $1"),
+            // Forgotten (past the expiry and the tombstone window, $1): deleted; past the
+            // expiry only: a tombstone, without the result. Disjoint, so no row is touched
+            // twice by the one statement.
             prune: format!(
-                "DELETE FROM {s}.records
-                 WHERE state IN ('committed', 'failed') AND expires_at <= {NOW_MS}"
+                "WITH now AS (SELECT {NOW_MS} AS ms),
+                 forgotten AS (
+                    DELETE FROM {s}.records AS r USING now
+                    WHERE r.state IN ('committed', 'failed', 'pruned')
+                      AND r.expires_at <= now.ms - $1
+                    RETURNING 1
+                 ),
+                 tombstoned AS (
+                    UPDATE {s}.records AS r SET state = 'pruned', resolution = NULL,
+                        updated_at = now.ms
+                    FROM now
+                    WHERE r.state IN ('committed', 'failed') AND r.expires_at <= now.ms
+                      AND r.expires_at > now.ms - $1
+                    RETURNING 1
+                 )
+                 SELECT (SELECT count(*) FROM forgotten) + (SELECT count(*) FROM tombstoned)"
             ),
             pending: format!(
                 "SELECT {COLUMNS} FROM {s}.records
@@ -126,7 +160,7 @@ pub(super) fn migration(s: &str) -> String {
              key         text PRIMARY KEY,
              tool        text NOT NULL,
              fingerprint text NOT NULL,
-             state       text NOT NULL CHECK (state IN ('declared', 'committed', 'failed', 'unknown')),
+             state       text NOT NULL CONSTRAINT records_state_check {STATE_CHECK},
              owner       text NOT NULL,
              token       bigint NOT NULL,
              lease_until bigint NOT NULL,
@@ -140,7 +174,18 @@ pub(super) fn migration(s: &str) -> String {
              version    integer PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now()
          );
-         INSERT INTO {s}.schema_version (version) VALUES ({SCHEMA_VERSION}) ON CONFLICT DO NOTHING;"
+         INSERT INTO {s}.schema_version (version)
+             SELECT {SCHEMA_VERSION} WHERE NOT EXISTS (SELECT 1 FROM {s}.schema_version);"
+    )
+}
+
+/// From version 1 (no tombstones) to 2: the state's CHECK constraint accepts `pruned`.
+/// Version 1 named it `records_state_check` (PostgreSQL's name for a column's CHECK).
+pub(super) fn upgrade_to_2(s: &str) -> String {
+    format!(
+        "ALTER TABLE {s}.records DROP CONSTRAINT IF EXISTS records_state_check;
+         ALTER TABLE {s}.records ADD CONSTRAINT records_state_check {STATE_CHECK};
+         INSERT INTO {s}.schema_version (version) VALUES (2) ON CONFLICT DO NOTHING;"
     )
 }
 

@@ -125,6 +125,7 @@ impl PostgresLedger {
             sql,
             schema: options.schema.clone(),
             op_timeout: options.op_timeout,
+            tombstone_window: options.tombstone_window,
             claims,
             settles,
             claims_in_flight: Default::default(),
@@ -137,6 +138,11 @@ impl PostgresLedger {
     /// The schema holding the ledger.
     pub fn schema(&self) -> &str {
         &self.schema
+    }
+
+    /// The tombstone window in force ([`PostgresOptions::tombstone_window`]).
+    pub fn tombstone_window(&self) -> Duration {
+        self.tombstone_window
     }
 
     async fn migrate(&self) -> Result<(), LedgerError> {
@@ -166,6 +172,11 @@ impl PostgresLedger {
                     "schema {schema} is at version {}; this idemcheck writes version {SCHEMA_VERSION}",
                     version.unwrap_or(0)
                 )));
+            }
+            if version.unwrap_or(0) < 2 {
+                tx.batch_execute(&upgrade_to_2(&schema))
+                    .await
+                    .map_err(pg_error)?;
             }
             tx.commit().await.map_err(pg_error)
         })
@@ -261,6 +272,7 @@ impl Ledger for PostgresLedger {
         self.bounded(async {
             let (key, fp) = (claim.key.as_str(), claim.fingerprint.as_str());
             let (lease, ttl) = (millis(claim.lease), millis(claim.ttl));
+            let window = millis(self.tombstone_window);
             for _ in 0..BEGIN_ATTEMPTS {
                 let row = ClaimRow {
                     key: key.to_string(),
@@ -281,11 +293,13 @@ impl Ledger for PostgresLedger {
                         token: record.token,
                     });
                 }
-                if record.state.is_unresolved() || signed(record.expires_at.0) > now {
-                    return Ok(Begin::Existing(record));
+                let token = record.token;
+                if let Some(seen) = record.as_of(Timestamp(unsigned(now)), self.tombstone_window) {
+                    return Ok(Begin::Existing(seen));
                 }
-                // A resolved record past its expiry counts as absent: take its place, in
-                // one fenced statement (rare: only until `prune` deletes it).
+                // A resolved record or tombstone past its expiry and the tombstone window is
+                // forgotten: take its place, in one fenced statement (rare: only until
+                // `prune` deletes it).
                 let client = self.client().await?;
                 let reclaim = client
                     .prepare_cached(&self.sql.reclaim)
@@ -301,7 +315,8 @@ impl Ledger for PostgresLedger {
                             &claim.owner,
                             &lease,
                             &ttl,
-                            &signed(record.token),
+                            &signed(token),
+                            &window,
                         ],
                     )
                     .await
@@ -339,6 +354,9 @@ impl Ledger for PostgresLedger {
                         &signed(token),
                         &claim.owner,
                         &millis(claim.lease),
+                        &claim.tool,
+                        &millis(claim.ttl),
+                        &claim.fingerprint.as_str(),
                     ],
                 )
                 .await
@@ -392,11 +410,17 @@ impl Ledger for PostgresLedger {
                 .prepare_cached(&self.sql.load)
                 .await
                 .map_err(pg_error)?;
-            let row = client
+            let Some(row) = client
                 .query_opt(&stmt, &[&key.as_str()])
                 .await
-                .map_err(pg_error)?;
-            row.map(|r| record_from(&r, 0)).transpose()
+                .map_err(pg_error)?
+            else {
+                return Ok(None);
+            };
+            let now: i64 = row
+                .try_get(11)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            Ok(record_from(&row, 0)?.as_of(Timestamp(unsigned(now)), self.tombstone_window))
         })
         .await
     }
@@ -411,7 +435,15 @@ impl LedgerAdmin for PostgresLedger {
                 .prepare_cached(&self.sql.prune)
                 .await
                 .map_err(pg_error)?;
-            client.execute(&stmt, &[]).await.map_err(pg_error)
+            let window = millis(self.tombstone_window);
+            let row = client
+                .query_one(&stmt, &[&window])
+                .await
+                .map_err(pg_error)?;
+            let changed: i64 = row
+                .try_get(0)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            Ok(unsigned(changed))
         })
         .await
     }
