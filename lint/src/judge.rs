@@ -11,8 +11,10 @@
 //! shows nothing either way (no write and no read reached): then the tool's own name or
 //! description breaks the tie, and its findings are warnings.
 
-use crate::index::{Index, MAX_DEPTH};
-use crate::rules::{ToolCx, WriteReason, describe_write};
+use idemcheck_spec::config::Config;
+
+use crate::facts::{Evidence, ToolFacts};
+use crate::index::{FnId, Index, MAX_DEPTH};
 
 /// Whether the tool writes, and why.
 pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
@@ -75,5 +77,112 @@ fn raw_path(index: &Index<'_>, id: crate::index::FnId) -> String {
         f.name.clone()
     } else {
         format!("{}::{}", f.module, f.name)
+    }
+}
+
+/// Why a tool is judged a write tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteReason {
+    /// Its contract or hints say so.
+    Declared,
+    /// Its body, or a workspace function it calls, writes.
+    Evidence {
+        /// The write, described with where it is.
+        description: String,
+        /// Whether the evidence is strong.
+        strong: bool,
+        /// The code reaches no write and no read it can see: the tool's own name or
+        /// description broke the tie (its findings are warnings).
+        by_name: bool,
+        /// The write is the raw body of a guarded tool, called directly (`f(..)`, not
+        /// `f::call(..)`): that guarded tool's public name and Rust function.
+        bypasses: Option<(String, String)>,
+    },
+    /// Its body calls the guarded entry point of a `#[side_effect]` function (`f::call(..)`):
+    /// a write, guarded by that function's contract.
+    Guarded {
+        /// The guarded function's public tool name.
+        tool: String,
+        /// Its Rust function.
+        function: String,
+    },
+}
+
+/// One tool under judgement (built by [`crate::query::ToolView`], the only place that looks
+/// a tool's body up).
+#[derive(Debug)]
+pub struct ToolCx<'a> {
+    /// The file it is defined in.
+    pub file: usize,
+    /// Its facts.
+    pub tool: &'a ToolFacts,
+    /// Its body function, when found.
+    pub body: Option<FnId>,
+    /// Configuration of its crate.
+    pub config: &'a Config,
+    /// Rust path of the tool function: the one the per-file pass named, or, for a tool
+    /// whose body was found in another file (rust-mcp-sdk `call_tool`), that method.
+    pub function: String,
+    /// `Some` when it is a write tool.
+    pub write: Option<WriteReason>,
+}
+
+/// Describe a write found from a function: what, where, and through which calls.
+pub fn describe_write(index: &Index<'_>, ev: &Evidence, at: FnId, chain: &[FnId]) -> String {
+    let file = &index.file_of(at).rel;
+    let mut s = format!("{} at {}:{}", ev.what, file, ev.loc.line);
+    if !chain.is_empty() {
+        let names: Vec<String> = chain
+            .iter()
+            .map(|id| format!("`{}`", index.func(*id).display))
+            .collect();
+        s.push_str(&format!(" via {}", names.join(" → ")));
+    }
+    s
+}
+
+/// The inventory entry of a judged tool: write, read or unknown, and why. The report's
+/// inventory and `cargo idemcheck docs` both take the judgement from here.
+pub fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::ToolEntry {
+    use idemcheck_spec::Judgement;
+    let (kind, evidence) = match &cx.write {
+        Some(WriteReason::Declared) => (Judgement::Write, "declared a write".to_string()),
+        Some(WriteReason::Evidence { description, .. }) => (Judgement::Write, description.clone()),
+        Some(WriteReason::Guarded { tool, function }) => (
+            Judgement::Write,
+            format!(
+                "guarded by `{tool}`: it calls `{function}::call`, which runs the write under that contract"
+            ),
+        ),
+        None => match (cx.body, cx.tool.declared_write) {
+            (_, Some(false)) => (Judgement::Read, "declared a read".to_string()),
+            (Some(b), _) if index.reads_from(b) => (
+                Judgement::Read,
+                match index.read_path(b) {
+                    Some((ev, at, chain)) => format!(
+                        "reads ({}), and no write was found in the code it reaches",
+                        describe_write(index, ev, at, &chain)
+                    ),
+                    None => "reads, and no write was found in the code it reaches".to_string(),
+                },
+            ),
+            _ if cx.tool.claims_read_only => (
+                Judgement::Read,
+                "declared `read_only_hint = true`".to_string(),
+            ),
+            _ => (
+                Judgement::Unknown,
+                "no write and no read found in the code it reaches".to_string(),
+            ),
+        },
+    };
+    idemcheck_spec::ToolEntry {
+        name: cx.tool.name.clone(),
+        function: cx.function.clone(),
+        file: index.files[cx.file].rel.clone(),
+        line: cx.tool.loc.line,
+        style: cx.tool.style.as_str().to_string(),
+        kind,
+        evidence,
     }
 }

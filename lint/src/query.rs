@@ -5,7 +5,7 @@
 //! A [`ToolView`] is built once per run for each tool of the [`Index`]: its facts, file,
 //! body function (the one lookup, [`Index::tool_bodies`]), configuration, the Rust path
 //! shown, the judgement (write with its reason, read or unknown:
-//! [`crate::judge::judge`] and [`rules::inventory_entry`]), its `verify` and
+//! [`crate::judge::judge`] and [`judge::inventory_entry`]), its `verify` and
 //! `key_fn` functions resolved, and the write it reaches with the chain of calls to it.
 //! Commands read these views; none looks a tool's body up or judges a tool on its own.
 
@@ -17,7 +17,7 @@ use idemcheck_spec::config::Config;
 use crate::discover::Plan;
 use crate::facts::{Call, CallTarget, Evidence, FileFacts, ToolBody};
 use crate::index::{FnId, Index, MAX_DEPTH};
-use crate::rules::{self, ToolCx};
+use crate::judge::{self, ToolCx};
 
 /// A write reached from a function: the evidence, the function it is in, and the calls on
 /// the way (callees, nearest first; empty when the write is in the function itself).
@@ -44,7 +44,7 @@ impl<'a> WritePath<'a> {
 
     /// "what at file:line via `a` → `b`".
     pub fn describe(&self, index: &Index<'_>) -> String {
-        rules::describe_write(index, self.evidence, self.at, &self.chain)
+        judge::describe_write(index, self.evidence, self.at, &self.chain)
     }
 }
 
@@ -99,7 +99,7 @@ impl<'a> ToolView<'a> {
             write: None,
         };
         cx.write = crate::judge::judge(index, &cx);
-        let entry = rules::inventory_entry(index, &cx);
+        let entry = judge::inventory_entry(index, &cx);
         let resolve = |attr: &'a Option<(Call, String)>, verify: bool| {
             attr.as_ref().map(|(call, text)| Resolved {
                 call,

@@ -599,7 +599,8 @@ fn suggest_proposes_keys_from_business_identifiers() {
     let r = run(Path::new("/"), &["suggest", "--manifest-path", m, "nope"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("create_charge"), "{}", r.stderr);
-    // Without a business identifier, the proposal says to review it; trait tools get advice.
+    // rig's `Tool::call` is guarded in place: the stub takes the impl's argument type (an
+    // inherent method cannot name `Self::Args`) and `--fix` applies; `#[rig_tool]` gets advice.
     let rig = fixture("rig_tools").join("Cargo.toml");
     let r = run(
         Path::new("/"),
@@ -607,10 +608,19 @@ fn suggest_proposes_keys_from_business_identifiers() {
     );
     assert_eq!(r.code, 0);
     assert!(
-        r.stdout.contains("--fix does not apply: a trait method"),
+        r.stdout.contains(
+            "async fn verify_create_ticket(&self, args: &TicketArgs) -> Result<Option<String>, &'static str>"
+        ),
         "{}",
         r.stdout
     );
+    assert!(
+        r.stdout
+            .contains("--fix does not apply: `#[rig_tool]` rewrites the function"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("a trait method"), "{}", r.stdout);
 }
 
 /// `suggest --fix` on a copy of `fixtures/adopt_suggest` (an rmcp server whose write tools

@@ -21,8 +21,8 @@ use crate::analysis::{Analysis, analyze_query};
 use crate::discover::Plan;
 use crate::facts::{DeclaredHints, Evidence, FileFacts, StructFacts, ToolFacts, ToolStyle, Via};
 use crate::index::{FnId, Index, MAX_DEPTH};
+use crate::judge::WriteReason;
 use crate::query::{Query, ToolView};
-use crate::rules::WriteReason;
 
 pub mod cli;
 pub mod diagram;
@@ -139,7 +139,7 @@ pub struct ToolDoc {
     /// Whether it is served over MCP (its hints are compared).
     pub mcp: bool,
     /// Write, read or unknown: the judgement of the report's inventory
-    /// ([`crate::rules::inventory_entry`]).
+    /// ([`crate::judge::inventory_entry`]).
     pub kind: Judgement,
     /// Judged a write by its own name or description: the code it reaches shows no write
     /// and no read (only calls the lint cannot see into).

@@ -5,8 +5,9 @@
 use idemcheck_spec::RuleCode;
 use idemcheck_spec::rules::idem006_verify_writes::{VerifyFound, check_body};
 
-use super::{Hit, describe_write};
+use super::Hit;
 use crate::index::{Index, MAX_DEPTH};
+use crate::judge::describe_write;
 use crate::query::ToolView;
 
 /// Check a tool's `verify` function (resolved by [`ToolView`]).

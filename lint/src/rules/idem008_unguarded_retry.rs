@@ -13,9 +13,10 @@ use idemcheck_spec::rules::idem008_unguarded_retry::{
     RetriedWrite, middleware as middleware_finding, retried_write,
 };
 
-use super::{Hit, ToolCx, describe_write};
+use super::{Hit, ToolCx};
 use crate::facts::{LocFinding, RetryLoop, RetryShape};
 use crate::index::{FnId, Index, MAX_DEPTH};
+use crate::judge::describe_write;
 
 /// Retry loops reachable from a tool that retry a write: (function, loop, the write).
 pub fn retried_writes<'a>(

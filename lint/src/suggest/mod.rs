@@ -19,8 +19,9 @@ use idemcheck_spec::RuleCode;
 use idemcheck_spec::signature::ParamRole;
 
 use crate::facts::{FileFacts, SigResult, ToolFnFacts, ToolStyle, TypeFacts};
+use crate::judge::WriteReason;
 use crate::query::Query;
-use crate::rules::{self, WriteReason};
+use crate::rules;
 
 pub mod fix;
 pub mod keys;
