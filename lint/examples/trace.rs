@@ -30,7 +30,8 @@ fn main() {
     };
     let files = collect_all(&plan);
     let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
-    let index = Index::new(&files, &names);
+    let models = cargo_idemcheck::query::model_table(&plan, &files);
+    let index = Index::new(&files, &names, &models);
     for id in 0..index.fns.len() {
         let f = index.func(id);
         if !f.display.contains(pattern.as_str()) {

@@ -762,4 +762,148 @@ impl Server {
             codes(&other_fields)
         );
     }
+
+    fn kind_of(src: &str, tool: &str) -> idemcheck_spec::Judgement {
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        a.report
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"))
+            .kind
+    }
+
+    /// A trait object followed into every impl reaches the real one, not the test double
+    /// that records calls.
+    #[test]
+    fn test_doubles_do_not_make_a_read_a_write() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub trait Mail { fn list_folders(&self) -> Vec<String>; }
+pub struct ComMail { http: reqwest::Client }
+impl Mail for ComMail { fn list_folders(&self) -> Vec<String> { self.http.get("https://mail.example/api/folders").send(); vec![] } }
+pub struct FakeMail { calls: std::sync::Mutex<Vec<String>> }
+impl Mail for FakeMail { fn list_folders(&self) -> Vec<String> { self.calls.lock().unwrap().push("list".into()); vec![] } }
+pub struct Server { mail: Box<dyn Mail> }
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool]
+    async fn list_folders(&self) -> String { self.mail.list_folders().join(",") }
+}
+"#;
+        assert_eq!(kind_of(src, "list_folders"), Judgement::Read);
+        // Only doubles are left out: a second real impl that writes still counts.
+        let two_real = src
+            .replace("pub struct FakeMail", "pub struct QueueMail")
+            .replace("impl Mail for FakeMail", "impl Mail for QueueMail");
+        assert_eq!(kind_of(&two_real, "list_folders"), Judgement::Write);
+    }
+
+    /// Kept state a retry converges on is bookkeeping; state a retry adds to is a write.
+    #[test]
+    fn converging_state_is_bookkeeping_and_accumulating_state_writes() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub struct Server { state: std::sync::Mutex<State>, history: std::sync::Mutex<Vec<String>>, tools: std::sync::Mutex<std::collections::HashSet<String>>, hits: std::sync::atomic::AtomicU64 }
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool]
+    async fn choose_tenant(&self, t: String) -> String { self.state.lock().unwrap().tenancy = t; String::new() }
+    #[rmcp::tool]
+    async fn enable_tool(&self, t: String) -> bool { self.tools.lock().unwrap().insert(t) }
+    #[rmcp::tool]
+    async fn remember(&self, t: String) { self.history.lock().unwrap().push(t) }
+    #[rmcp::tool]
+    async fn bump(&self) { self.hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst); }
+    #[rmcp::tool]
+    async fn add_note(&self, body: String) { self.state.lock().unwrap().notes.insert(uuid::Uuid::new_v4(), body); }
+}
+"#;
+        assert_eq!(kind_of(src, "choose_tenant"), Judgement::Read);
+        assert_eq!(kind_of(src, "enable_tool"), Judgement::Read);
+        assert_eq!(kind_of(src, "remember"), Judgement::Write);
+        assert_eq!(kind_of(src, "bump"), Judgement::Write);
+        assert_eq!(kind_of(src, "add_note"), Judgement::Write);
+    }
+
+    fn kinds_with(src: &str, toml: &str) -> Vec<(String, idemcheck_spec::Judgement, String)> {
+        let config =
+            Config::from_idemcheck_toml(std::path::Path::new("idemcheck.toml"), toml).unwrap();
+        let a = analyze_sources(&[("src/lib.rs", src)], config);
+        a.report
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.kind, t.evidence.clone()))
+            .collect()
+    }
+
+    /// One `[[effects]]` line corrects a root cause wherever it is reached: the session helper
+    /// every tool calls is bookkeeping; a helper's argument decides per call; a path into
+    /// another crate is matched at the calls of it.
+    #[test]
+    fn effects_models_correct_the_root_once() {
+        use idemcheck_spec::Judgement::*;
+        let src = r#"
+pub struct Gmail { http: reqwest::Client, state: std::sync::Mutex<Vec<String>>, mailer: lettre::SmtpTransport }
+impl Gmail {
+    fn resolve_session(&self) { self.state.lock().unwrap().push("tenancy".into()); }
+    async fn rpc(&self, method: &str) -> String { self.http.post("https://api.example/rpc").json(&method).send().await; String::new() }
+}
+#[rmcp::tool_router]
+impl Gmail {
+    #[rmcp::tool]
+    async fn get_profile(&self) -> String { self.resolve_session(); self.http.get("https://api.example/profile").send().await; String::new() }
+    #[rmcp::tool]
+    async fn list_labels(&self) -> String { self.resolve_session(); self.http.get("https://api.example/labels").send().await; String::new() }
+    #[rmcp::tool]
+    async fn tell_status(&self) -> String { self.rpc("aria2.tellStatus").await }
+    #[rmcp::tool]
+    async fn add_uri(&self) -> String { self.rpc("aria2.addUri").await }
+    #[rmcp::tool]
+    async fn notify(&self, m: Message) { self.mailer.send(&m); }
+}
+"#;
+        let bare = kinds_with(src, "");
+        let kind = |all: &[(String, idemcheck_spec::Judgement, String)], n: &str| {
+            all.iter().find(|t| t.0 == n).unwrap().1
+        };
+        // Without models: the session push makes every tool a write.
+        assert_eq!(kind(&bare, "get_profile"), Write);
+        assert_eq!(kind(&bare, "list_labels"), Write);
+        let modelled = kinds_with(
+            src,
+            "[[effects]]\nfunction = \"Gmail::resolve_session\"\neffect = \"bookkeeping\"\n\n[[effects]]\nfunction = \"Gmail::rpc\"\neffect = \"by-argument\"\nargument = 0\nwords = \"rpc-method\"\n\n[[effects]]\nfunction = \"lettre::SmtpTransport::send\"\neffect = \"write\"\n",
+        );
+        assert_eq!(kind(&modelled, "get_profile"), Read);
+        assert_eq!(kind(&modelled, "list_labels"), Read);
+        assert_eq!(kind(&modelled, "tell_status"), Read);
+        assert_eq!(kind(&modelled, "add_uri"), Write);
+        let notify = modelled.iter().find(|t| t.0 == "notify").unwrap();
+        assert_eq!(notify.1, Write);
+        assert!(
+            notify
+                .2
+                .contains("`lettre::SmtpTransport::send`, modelled a write (idemcheck.toml:"),
+            "{}",
+            notify.2
+        );
+        let add = modelled.iter().find(|t| t.0 == "add_uri").unwrap();
+        assert!(
+            add.2
+                .contains("`Gmail::rpc`, modelled as decided by its argument 0"),
+            "{}",
+            add.2
+        );
+        // The same workspace function as a write, or a read.
+        let as_read = kinds_with(
+            src,
+            "[[effects]]\nfunction = \"Gmail::resolve_session\"\neffect = \"read\"\n",
+        );
+        assert_eq!(kind(&as_read, "get_profile"), Read);
+        let as_write = kinds_with(
+            &src.replace("self.state.lock().unwrap().push(\"tenancy\".into());", ""),
+            "[[effects]]\nfunction = \"Gmail::resolve_session\"\neffect = \"write\"\n",
+        );
+        assert_eq!(kind(&as_write, "get_profile"), Write);
+    }
 }

@@ -253,12 +253,19 @@ fn check(parsed: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     // Item facts (item ranges) serve only `--new-from-rev`.
     let (files, pre) =
         crate::analysis::collect_prefiltered(&plan, parsed.adopt.new_from_rev.is_some());
-    let (analysis, adopted) = crate::query::over(&plan, &files, |query| {
+    let (analysis, adopted, model_errors) = crate::query::over(&plan, &files, |query| {
         let mut analysis = crate::analysis::analyze_query(&plan, query);
         analysis.report.summary.skipped_files = pre.skipped_files;
         let adopted = crate::adopt::apply(&parsed.adopt, &plan, query, &mut analysis);
-        (analysis, adopted)
+        (analysis, adopted, query.index.model_errors.clone())
     });
+    // An `[[effects]]` model that names nothing is a configuration error, as any other.
+    if !model_errors.is_empty() {
+        for e in &model_errors {
+            let _ = write!(err, "{}", render_config_error(e));
+        }
+        return EXIT_FAILURE;
+    }
     let adopted = match adopted {
         Ok(a) => a,
         Err(e) => {

@@ -155,6 +155,12 @@ pub struct Call {
     /// r.sort()`): what the method changes in its own fields is that local value, not state
     /// kept between calls.
     pub owned_receiver: bool,
+    /// The words of its literal arguments, by position (receiver not counted): a string
+    /// literal (`"aria2.tellStatus"`), a list of literals (`["image", "list"]`, joined by
+    /// spaces) or a constant's last segment (`Method::POST`). A callee whose effect an
+    /// argument decides (an `[[effects]]` model `by-argument`, or a function that sends its
+    /// parameter as the request's method or document) is judged by them at this call.
+    pub words: Vec<(u32, String)>,
 }
 
 /// Text passed to a function that sends it (a GraphQL document, a statement, an endpoint).
@@ -252,6 +258,22 @@ pub struct FnFacts {
     /// It is a tools/call handler: named like one (`call_tool`, `handle_tool_call`) or
     /// mentioning `"tools/call"`.
     pub tools_handler: bool,
+    /// The text parameter whose words decide what it does at each call (see [`WordParam`]).
+    pub word_param: Option<WordParam>,
+}
+
+/// A text parameter whose words decide what a function does, call by call: the method of the
+/// JSON-RPC request it sends (`json!({"method": method, ..})`: `aria2.tellStatus` reads,
+/// `aria2.addUri` writes), or the operation a dispatcher invokes when nothing else in it
+/// decides (`call_method(&mail, "Send", ..)` writes, `("Restrict")` reads). The index judges
+/// each call by the words passed there ([`crate::effects::models`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordParam {
+    /// Its position (receiver not counted).
+    pub pos: u32,
+    /// A JSON-RPC sender: its own POST is decided by the method (otherwise the parameter
+    /// decides only when the function itself shows no effect).
+    pub sender: bool,
 }
 
 /// Which framework style a tool is written in.

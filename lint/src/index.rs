@@ -4,6 +4,9 @@
 
 use std::collections::VecDeque;
 
+use idemcheck_spec::config::{ConfigError, ModelEffect};
+
+use crate::effects::models::{ModelRow, ModelTable, words_write};
 use crate::facts::{
     Call, CallTarget, Evidence, FileFacts, FnFacts, ToolBody, ToolFacts, ToolStyle,
 };
@@ -67,11 +70,24 @@ pub struct Index<'a> {
     /// that reads, or they call a method that only changes its own fields on a value the
     /// caller built itself ([`crate::facts::Call::owned_receiver`]).
     cut_calls: rustc_hash::FxHashSet<(FnId, usize)>,
+    /// The `[[effects]]` models.
+    models: &'a ModelTable,
+    /// Workspace functions a model names: the row.
+    modelled: rustc_hash::FxHashMap<FnId, usize>,
+    /// Functions whose calls a model decides (a `by-argument` model, or a model of a path
+    /// into another crate that a call reaches): the row and whether it writes there.
+    decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>>,
+    /// Models that name nothing: a workspace-looking path no function has.
+    pub model_errors: Vec<ConfigError>,
+    /// Calls of another crate's modelled path: what the walk judged there is replaced by
+    /// the model (left out of the write search, their evidence dropped).
+    model_cut_calls: rustc_hash::FxHashSet<(FnId, usize)>,
 }
 
 impl<'a> Index<'a> {
-    /// Index `files`; `crate_names[i]` is the name other crates use for crate `i`.
-    pub fn new(files: &'a [FileFacts], crate_names: &[String]) -> Self {
+    /// Index `files`; `crate_names[i]` is the name other crates use for crate `i`; `models`
+    /// are the configured `[[effects]]` ([`crate::effects::models`]).
+    pub fn new(files: &'a [FileFacts], crate_names: &[String], models: &'a ModelTable) -> Self {
         let mut fns = Vec::new();
         let mut offsets = Vec::with_capacity(files.len());
         for (fi, f) in files.iter().enumerate() {
@@ -99,6 +115,11 @@ impl<'a> Index<'a> {
             reads: Vec::new(),
             guarded: rustc_hash::FxHashMap::default(),
             cut_calls: rustc_hash::FxHashSet::default(),
+            models,
+            modelled: rustc_hash::FxHashMap::default(),
+            decided: rustc_hash::FxHashMap::default(),
+            model_errors: Vec::new(),
+            model_cut_calls: rustc_hash::FxHashSet::default(),
         };
         for (fi, file) in files.iter().enumerate() {
             for tool in &file.tools {
@@ -156,6 +177,9 @@ impl<'a> Index<'a> {
             })
             .collect();
         index.edges = edges;
+        if !models.is_empty() {
+            index.apply_models();
+        }
         let mut rev: Vec<Vec<(FnId, Edge)>> = vec![Vec::new(); index.fns.len()];
         for (caller, edges) in index.edges.iter().enumerate() {
             for e in edges {
@@ -163,11 +187,16 @@ impl<'a> Index<'a> {
             }
         }
         let setup = index.setup_barrier();
-        let none = vec![false; index.fns.len()];
+        // Bookkeeping a model names is neither a write nor a read; everything else reads on.
+        let none: Vec<bool> = (0..index.fns.len())
+            .map(|id| {
+                index
+                    .model_of(id)
+                    .is_some_and(|r| r.model.effect == ModelEffect::Bookkeeping)
+            })
+            .collect();
         index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
-        index.reads = index.reach_by(&rev, &none, |id| {
-            index.standing(&index.func(id).reads, id).next().is_some()
-        });
+        index.reads = index.reach_by(&rev, &none, |id| index.own_reads(id).next().is_some());
         index.cut_calls = index.reading_calls();
         index.cut_calls.extend(index.calls_on_owned_values());
         if !index.cut_calls.is_empty() {
@@ -387,7 +416,7 @@ impl<'a> Index<'a> {
     /// The read from outside a function reaches, and the functions on the way to it.
     pub fn read_path(&self, id: FnId) -> Option<(&'a Evidence, FnId, Vec<FnId>)> {
         let (at, chain) = self.path(&self.reads, id)?;
-        let ev = self.standing(&self.func(at).reads, at).next()?;
+        let ev = self.own_reads(at).next()?;
         Some((ev, at, chain))
     }
 
@@ -415,7 +444,10 @@ impl<'a> Index<'a> {
     ) -> impl Iterator<Item = &'a Evidence> + 's {
         let edges = &self.edges[id];
         list.iter().filter(move |e| match e.unless_resolved {
-            Some(ci) => !edges.iter().any(|edge| edge.call == ci),
+            Some(ci) => {
+                !edges.iter().any(|edge| edge.call == ci)
+                    && !self.model_cut_calls.contains(&(id, ci))
+            }
             None => true,
         })
     }
@@ -458,6 +490,210 @@ impl<'a> Index<'a> {
         out
     }
 
+    /// Resolve the `[[effects]]` models: the workspace functions each names, the calls a
+    /// `by-argument` model (or a model of another crate's path) decides, and the models that
+    /// name nothing.
+    fn apply_models(&mut self) {
+        let models: &'a ModelTable = self.models;
+        let mut external = Vec::new();
+        // A tool's own function takes what the model sends: never a dispatcher.
+        let mut tool_bodies: rustc_hash::FxHashSet<FnId> = rustc_hash::FxHashSet::default();
+        for (fi, file) in self.files.iter().enumerate() {
+            for t in &file.tools {
+                tool_bodies.extend(self.tool_bodies(fi, t));
+            }
+        }
+        for (row, r) in models.rows.iter().enumerate() {
+            if let Some(inf) = r.inferred {
+                let id = self.id(inf.file, inf.function);
+                if tool_bodies.contains(&id) {
+                    continue;
+                }
+                // A configured model of the function wins; a dispatcher named so decides
+                // only when nothing it does shows an effect.
+                if self.modelled.contains_key(&id) || (inf.opaque_only && !self.opaque(id, 3)) {
+                    continue;
+                }
+                self.modelled.insert(id, row);
+                continue;
+            }
+            let found = self.functions_named(&r.model.segments());
+            if found.is_empty() {
+                if self.looks_external(&r.model.segments()) {
+                    external.push(row);
+                } else {
+                    let near = idemcheck_spec::attr::nearest(
+                        &r.model.function,
+                        (0..self.fns.len()).map(|id| self.func(id).display.as_str()),
+                    )
+                    .map(|n| format!("; did you mean `{n}`?"))
+                    .unwrap_or_default();
+                    self.model_errors.push(ConfigError {
+                        path: r.model.path.clone(),
+                        text: std::fs::read_to_string(&r.model.path).unwrap_or_default(),
+                        span: Some(r.model.span.clone()),
+                        message: format!(
+                            "`function = \"{}\"` names no function or method of the workspace{near} (a path into another crate starts with that crate's name, e.g. `lettre::SmtpTransport::send`)",
+                            r.model.function
+                        ),
+                    });
+                }
+                continue;
+            }
+            for id in found {
+                self.modelled.insert(id, row);
+            }
+        }
+        // Calls decided by a model: each caller's call of a `by-argument` function, judged by
+        // the words of that argument; and calls of another crate's modelled path.
+        let mut decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>> =
+            rustc_hash::FxHashMap::default();
+        for caller in 0..self.fns.len() {
+            let calls = &self.func(caller).calls;
+            for e in &self.edges[caller] {
+                let Some(&row) = self.modelled.get(&e.callee) else {
+                    continue;
+                };
+                if let ModelEffect::ByArgument { argument, words } = models.rows[row].model.effect {
+                    let verdict = calls[e.call]
+                        .words
+                        .iter()
+                        .find(|(p, _)| *p == argument)
+                        .and_then(|(_, text)| words_write(words, text));
+                    decided.entry(caller).or_default().push((row, verdict));
+                }
+            }
+            if external.is_empty() {
+                continue;
+            }
+            for (ci, call) in calls.iter().enumerate() {
+                if self.edges[caller].iter().any(|e| e.call == ci) {
+                    continue;
+                }
+                for &row in &external {
+                    if !self.call_matches(caller, call, &models.rows[row].model.segments()) {
+                        continue;
+                    }
+                    let verdict = match models.rows[row].model.effect {
+                        ModelEffect::Write => Some(true),
+                        ModelEffect::Read => Some(false),
+                        ModelEffect::Bookkeeping => None,
+                        ModelEffect::ByArgument { argument, words } => call
+                            .words
+                            .iter()
+                            .find(|(p, _)| *p == argument)
+                            .and_then(|(_, text)| words_write(words, text)),
+                    };
+                    decided.entry(caller).or_default().push((row, verdict));
+                    // What the walk judged at that call is the model's to say now.
+                    self.model_cut_calls.insert((caller, ci));
+                }
+            }
+        }
+        self.decided = decided;
+    }
+
+    /// Whether a function and what it calls within `depth` show no write of their own: what
+    /// it does is decided by what it is handed.
+    fn opaque(&self, id: FnId, depth: u32) -> bool {
+        self.standing(&self.func(id).evidence, id).next().is_none()
+            && (depth == 0
+                || self.edges[id]
+                    .iter()
+                    .all(|e| self.opaque(e.callee, depth - 1)))
+    }
+
+    /// Workspace functions a model's path names: `f` (free functions named so, else methods),
+    /// `Type::method`, `module::f` (the module path ends with `module`).
+    fn functions_named(&self, segs: &[&str]) -> Vec<FnId> {
+        let Some((&name, owner)) = segs.split_last() else {
+            return Vec::new();
+        };
+        if owner.is_empty() {
+            let free = self.free_by_name.get(name).cloned().unwrap_or_default();
+            return if free.is_empty() {
+                self.methods_named(name)
+            } else {
+                free
+            };
+        }
+        let ty = owner[owner.len() - 1];
+        let mut found: Vec<FnId> = self
+            .methods_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&id| self.func(id).self_ty.as_deref() == Some(ty))
+            .collect();
+        let module = owner.join("::");
+        found.extend(
+            self.free_by_name
+                .get(name)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&id| {
+                    let m = &self.func(id).module;
+                    *m == module || m.ends_with(&format!("::{module}"))
+                }),
+        );
+        found
+    }
+
+    /// Whether a path that names no workspace function is a path into another crate: it has
+    /// two segments or more and starts with a lower-case name that is neither a workspace
+    /// crate nor a module of the workspace.
+    fn looks_external(&self, segs: &[&str]) -> bool {
+        let Some(first) = segs.first() else {
+            return false;
+        };
+        segs.len() >= 2
+            && first.starts_with(|c: char| c.is_ascii_lowercase())
+            && !self.crate_names.contains_key(*first)
+            && !(0..self.fns.len()).any(|id| {
+                let m = &self.func(id).module;
+                m == first || m.starts_with(&format!("{first}::"))
+            })
+    }
+
+    /// Whether a call (that resolves to no workspace function) reaches another crate's path:
+    /// `Type::method` of a local, parameter or field of that type, `Type::f(..)`, or the
+    /// path itself.
+    fn call_matches(&self, caller: FnId, call: &Call, segs: &[&str]) -> bool {
+        let Some((&name, owner)) = segs.split_last() else {
+            return false;
+        };
+        let ty = owner.last().copied().unwrap_or("");
+        let last = |t: &str| t.rsplit("::").next().unwrap_or(t).to_string();
+        match &call.target {
+            CallTarget::TypedMethod(t, m) | CallTarget::TypeFn(t, m) => m == name && last(t) == ty,
+            CallTarget::FieldMethod(field, m) => {
+                m == name
+                    && self.func(caller).self_ty.as_deref().is_some_and(|st| {
+                        self.fields
+                            .get(&(st, field.as_str()))
+                            .is_some_and(|tys| tys.iter().any(|(_, fty)| last(fty) == ty))
+                    })
+            }
+            CallTarget::TypedFieldMethod(t, field, m) => {
+                m == name
+                    && self
+                        .fields
+                        .get(&(t.as_str(), field.as_str()))
+                        .is_some_and(|tys| tys.iter().any(|(_, fty)| last(fty) == ty))
+            }
+            CallTarget::Path { segments, .. } => {
+                segments.len() >= segs.len()
+                    && segments[segments.len() - segs.len()..]
+                        .iter()
+                        .zip(segs)
+                        .all(|(a, b)| a == b)
+            }
+            _ => false,
+        }
+    }
+
     /// Set-up and authentication functions (`effects::setup`), except tool bodies: what
     /// they write is set-up a retry does not repeat.
     fn setup_barrier(&self) -> Vec<bool> {
@@ -471,6 +707,11 @@ impl<'a> Index<'a> {
                     setup[id] = false;
                 }
             }
+        }
+        // What a model says of a function replaces what its body shows: it is not searched
+        // (a `write` model seeds the search itself, see `own_evidence`).
+        for (&id, &row) in &self.modelled {
+            setup[id] = !matches!(self.models.rows[row].model.effect, ModelEffect::Write);
         }
         setup
     }
@@ -575,6 +816,26 @@ impl<'a> Index<'a> {
 
     /// Workspace functions a call from `caller` may reach.
     pub fn resolve(&self, caller: FnId, target: &CallTarget) -> Vec<FnId> {
+        let mut found = self.resolve_all(caller, target);
+        // A call followed into every workspace impl (a trait object, a generic, a method of
+        // that name) reaches the real implementation, not its test doubles: a `FakeClient`
+        // that records calls does not make a read a write while a real impl is there.
+        if found.len() >= 2 {
+            let double = |id: &FnId| {
+                self.func(*id)
+                    .self_ty
+                    .as_deref()
+                    .is_some_and(crate::effects::setup::is_test_double)
+            };
+            if found.iter().any(|id| !double(id)) {
+                found.retain(|id| !double(id));
+            }
+        }
+        found
+    }
+
+    /// [`Index::resolve`] before test doubles are left out.
+    fn resolve_all(&self, caller: FnId, target: &CallTarget) -> Vec<FnId> {
         let f = self.func(caller);
         let krate = self.krate(caller);
         match target {
@@ -769,7 +1030,56 @@ impl<'a> Index<'a> {
     /// The evidence of a function's own body that stands (SDK-named calls that resolve to
     /// workspace functions are followed instead).
     pub fn own_evidence(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
-        self.standing(&self.func(id).evidence, id)
+        let model = self.model_of(id);
+        let (modelled_write, own) = match model.map(|r| r.model.effect) {
+            Some(ModelEffect::Write) => (model.map(|r| &r.evidence), false),
+            Some(_) => (None, false),
+            None => (None, true),
+        };
+        modelled_write
+            .into_iter()
+            .chain(self.decided_evidence(id, true))
+            .chain(
+                own.then(|| self.standing(&self.func(id).evidence, id))
+                    .into_iter()
+                    .flatten(),
+            )
+    }
+
+    /// The reads in a function's own body, as [`Index::own_evidence`] has its writes.
+    fn own_reads(&self, id: FnId) -> impl Iterator<Item = &'a Evidence> + '_ {
+        let model = self.model_of(id);
+        let (modelled_read, own) = match model.map(|r| r.model.effect) {
+            Some(ModelEffect::Read) => (model.map(|r| &r.evidence), false),
+            Some(_) => (None, false),
+            None => (None, true),
+        };
+        modelled_read
+            .into_iter()
+            .chain(self.decided_evidence(id, false))
+            .chain(
+                own.then(|| self.standing(&self.func(id).reads, id))
+                    .into_iter()
+                    .flatten(),
+            )
+    }
+
+    /// The model of a workspace function, if one names it.
+    pub fn model_of(&self, id: FnId) -> Option<&'a ModelRow> {
+        let models: &'a ModelTable = self.models;
+        self.modelled.get(&id).map(|&row| &models.rows[row])
+    }
+
+    /// The evidence of the model rows that decide calls `id` makes: writes (`writes`) or
+    /// reads.
+    fn decided_evidence(&self, id: FnId, writes: bool) -> impl Iterator<Item = &'a Evidence> + '_ {
+        let models: &'a ModelTable = self.models;
+        self.decided
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .filter(move |(_, w)| *w == Some(writes))
+            .map(move |(row, _)| &models.rows[*row].evidence)
     }
 
     /// The write a function reaches within `depth` calls: the evidence and the chain of

@@ -130,7 +130,12 @@ pub struct ToolCx<'a> {
 /// Describe a write found from a function: what, where, and through which calls.
 pub fn describe_write(index: &Index<'_>, ev: &Evidence, at: FnId, chain: &[FnId]) -> String {
     let file = &index.file_of(at).rel;
-    let mut s = format!("{} at {}:{}", ev.what, file, ev.loc.line);
+    // A model's evidence says where it comes from itself (line 0: no place in the caller).
+    let mut s = if ev.loc.line == 0 {
+        ev.what.clone()
+    } else {
+        format!("{} at {}:{}", ev.what, file, ev.loc.line)
+    };
     if !chain.is_empty() {
         let names: Vec<String> = chain
             .iter()

@@ -187,7 +187,17 @@ impl<'a> Query<'a> {
 pub fn over<R>(plan: &Plan, files: &[FileFacts], f: impl FnOnce(&Query<'_>) -> R) -> R {
     let names: Vec<String> = plan.crates.iter().map(|c| c.name.clone()).collect();
     let configs: Vec<Arc<Config>> = plan.crates.iter().map(|c| c.config.clone()).collect();
-    let index = Index::new(files, &names);
+    let models = model_table(plan, files);
+    let index = Index::new(files, &names, &models);
     let query = Query::new(&index, &configs);
     f(&query)
+}
+
+/// The effect models of a run: the `[[effects]]` of every crate's configuration, then the
+/// ones the walk inferred from the collected `files` ([`crate::effects::models`]).
+pub fn model_table(plan: &Plan, files: &[FileFacts]) -> crate::effects::models::ModelTable {
+    let mut models =
+        crate::effects::models::ModelTable::from_configs(plan.crates.iter().map(|c| &*c.config));
+    models.infer(files);
+    models
 }

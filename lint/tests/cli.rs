@@ -471,6 +471,44 @@ fn explicit_paths() {
     assert_eq!(code, 2);
 }
 
+/// An `[[effects]]` model whose path names no workspace function (and is not another crate's
+/// path) is a configuration error with its line; a path into another crate is accepted.
+#[test]
+fn an_effects_model_that_names_nothing_is_an_error_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("idemcheck.toml");
+    std::fs::write(
+        &cfg,
+        "[[effects]]\nfunction = \"Desk::find_tiket\"\neffect = \"bookkeeping\"\n",
+    )
+    .unwrap();
+    let run = |cfg: &Path| {
+        bin()
+            .arg("--manifest-path")
+            .arg(manifest("clean"))
+            .arg("--config")
+            .arg(cfg)
+            .arg("--message-format=short")
+            .output()
+            .unwrap()
+    };
+    let out = run(&cfg);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("`function = \"Desk::find_tiket\"` names no"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `Desk::find_ticket`?"), "{err}");
+    assert!(err.contains("idemcheck.toml:2:12"), "{err}");
+    std::fs::write(
+        &cfg,
+        "[[effects]]\nfunction = \"lettre::SmtpTransport::send\"\neffect = \"write\"\n",
+    )
+    .unwrap();
+    assert_eq!(run(&cfg).status.code(), Some(0));
+}
+
 #[test]
 fn config_file_errors_point_into_the_file() {
     let tmp = tempfile::tempdir().unwrap();
@@ -751,17 +789,21 @@ fn a_tool_delegating_to_a_guarded_function_is_guarded() {
     assert!(!text.contains("send_invoice_tool —"), "{text}");
     assert!(text.contains("async fn verify_charge_card("), "{text}");
     assert!(!text.contains("verify_call"), "{text}");
+    // `--fix` guards rig's `call` in place (on a copy: never on the repository's fixture),
+    // each stub in an inherent impl after its trait impl.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rig_guarded");
+    copy_dir(&fixture("rig_guarded"), &dir);
     let out = bin()
         .args(["idemcheck", "suggest", "--fix", "--manifest-path"])
-        .arg(manifest("rig_guarded"))
+        .arg(dir.join("Cargo.toml"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--fix could not guard 2 tools"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 tools fixed in 1 file"), "{text}");
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("impl ChargeCard {\n    /// Postcondition of `charge_card`"), "{lib}");
+    assert!(lib.contains("impl ResendInvoice {\n    /// Postcondition of `resend_invoice`"), "{lib}");
 }
 
 /// Set the modification time of every file and directory under `root` (but `target`) to

@@ -11,6 +11,11 @@
 //! [workspace.metadata.idemcheck.rules]
 //! IDEM009 = "error"                    # or: unbounded_in_flight = "error"
 //! missing_verify = "warn"              # allow | note | warn | error
+//!
+//! [[workspace.metadata.idemcheck.effects]]    # in idemcheck.toml: [[effects]]
+//! function = "GoogleMcp::resolve_session"  # a workspace fn or method, or a crate path
+//! effect = "bookkeeping"                   # read | write | bookkeeping | by-argument
+//! # by-argument: argument = 0, words = "command" | "http-method" | "rpc-method" | "statement"
 //! ```
 //!
 //! Unknown keys are errors that point into the file.
@@ -45,8 +50,104 @@ pub struct Config {
     pub tool_attributes: Vec<String>,
     /// Extra traits whose impls are tools.
     pub tool_traits: Vec<String>,
+    /// What functions do, as the user models them (`[[effects]]`): applied everywhere the
+    /// function is reached, before anything the lint infers.
+    pub effects: Vec<EffectModel>,
     /// Files the configuration was read from, outermost first.
     pub sources: Vec<PathBuf>,
+}
+
+/// What a modelled function does (`effect = ".."` of an `[[effects]]` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ModelEffect {
+    /// It only observes: a tool reaching it reads (nothing it calls is searched for writes).
+    Read,
+    /// It writes (whatever its body shows, or the lint cannot see into it).
+    Write,
+    /// Its effects are bookkeeping a retry converges on (a session chosen, a cache of what was
+    /// just read): neither a write nor a read, and nothing it calls is searched.
+    Bookkeeping,
+    /// Each call site decides, by the words of one of its literal arguments.
+    ByArgument {
+        /// The argument, by position (0 is the first after `self`).
+        argument: u32,
+        /// How the words are read.
+        words: ModelWords,
+    },
+}
+
+/// How the words of a by-argument model's argument are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ModelWords {
+    /// A command line (`["image", "list"]`, `"git push"`): its program and sub-command verbs.
+    Command,
+    /// An HTTP method (`"GET"`, `Method::POST`).
+    HttpMethod,
+    /// An RPC method name (`aria2.tellStatus`, `getGlobalStat`, `addUri`): its verb.
+    RpcMethod,
+    /// A statement of a query language (`SELECT ..`, `mutation {..}`).
+    Statement,
+}
+
+impl ModelWords {
+    /// The name the configuration uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelWords::Command => "command",
+            ModelWords::HttpMethod => "http-method",
+            ModelWords::RpcMethod => "rpc-method",
+            ModelWords::Statement => "statement",
+        }
+    }
+}
+
+impl ModelEffect {
+    /// The name the configuration uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelEffect::Read => "read",
+            ModelEffect::Write => "write",
+            ModelEffect::Bookkeeping => "bookkeeping",
+            ModelEffect::ByArgument { .. } => "by-argument",
+        }
+    }
+}
+
+/// One `[[effects]]` entry: a function and what it does, with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectModel {
+    /// `function = ".."` as written: `Type::method`, `module::function`, `function`, or a
+    /// path into another crate (`lettre::SmtpTransport::send`).
+    pub function: String,
+    /// What it does.
+    pub effect: ModelEffect,
+    /// The file it was written in.
+    pub path: PathBuf,
+    /// Its 1-based line there.
+    pub line: usize,
+    /// Byte range of the `function = ".."` value, for diagnostics.
+    pub span: Range<usize>,
+}
+
+impl EffectModel {
+    /// The path's segments (`GoogleMcp`, `resolve_session`).
+    pub fn segments(&self) -> Vec<&str> {
+        self.function.split("::").collect()
+    }
+
+    /// The entry as `idemcheck.toml` lines, e.g. for advice to add it.
+    pub fn toml(function: &str, effect: ModelEffect) -> String {
+        match effect {
+            ModelEffect::ByArgument { argument, words } => format!(
+                "[[effects]]\nfunction = \"{function}\"\neffect = \"by-argument\"\nargument = {argument}\nwords = \"{}\"\n",
+                words.as_str()
+            ),
+            other => format!(
+                "[[effects]]\nfunction = \"{function}\"\neffect = \"{}\"\n",
+                other.as_str()
+            ),
+        }
+    }
 }
 
 impl Default for Config {
@@ -57,6 +158,7 @@ impl Default for Config {
             exclude: Vec::new(),
             tool_attributes: Vec::new(),
             tool_traits: Vec::new(),
+            effects: Vec::new(),
             sources: Vec::new(),
         }
     }
@@ -109,6 +211,17 @@ struct RawConfig {
     tool_attributes: Vec<String>,
     #[serde(default)]
     tool_traits: Vec<String>,
+    #[serde(default)]
+    effects: Vec<toml::Spanned<RawEffect>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEffect {
+    function: toml::Spanned<String>,
+    effect: toml::Spanned<String>,
+    argument: Option<toml::Spanned<i64>>,
+    words: Option<toml::Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -170,6 +283,12 @@ impl Config {
                 }
             };
             self.rules.insert(code, parsed);
+        }
+        for entry in raw.effects {
+            let whole = entry.span();
+            let e = entry.into_inner();
+            let model = effect_model(e, whole, path, text)?;
+            self.effects.push(model);
         }
         self.exclude.extend(raw.exclude);
         self.tool_attributes.extend(raw.tool_attributes);
@@ -236,6 +355,118 @@ impl Config {
             None => Some(crate::rules::info(code).default_severity),
         }
     }
+}
+
+/// An `[[effects]]` entry checked: a path of identifiers, a known effect, and `argument` and
+/// `words` exactly when the effect is `by-argument`.
+fn effect_model(
+    e: RawEffect,
+    whole: Range<usize>,
+    path: &Path,
+    text: &str,
+) -> Result<EffectModel, ConfigError> {
+    let err = |span: Range<usize>, message: String| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span: Some(span),
+        message,
+    };
+    let function = e.function.get_ref().trim().to_string();
+    let ident = |s: &str| {
+        let s = s.strip_prefix("r#").unwrap_or(s);
+        !s.is_empty()
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if !function.split("::").all(ident) {
+        return Err(err(
+            e.function.span(),
+            format!(
+                "`function = \"{function}\"` is not a path: write a workspace function or method (`handle_call`, `GoogleMcp::resolve_session`, `billing::charge`) or a path into another crate (`lettre::SmtpTransport::send`)"
+            ),
+        ));
+    }
+    let by_argument = |e: &RawEffect| -> Result<ModelEffect, ConfigError> {
+        let Some(argument) = &e.argument else {
+            return Err(err(
+                e.effect.span(),
+                "`effect = \"by-argument\"` needs `argument = N` (which argument decides, 0 for the first after `self`) and `words = \"command\" | \"http-method\" | \"rpc-method\" | \"statement\"`".to_string(),
+            ));
+        };
+        let n = u32::try_from(*argument.get_ref()).map_err(|_| {
+            err(
+                argument.span(),
+                format!("`argument = {}` must be 0 or more", argument.get_ref()),
+            )
+        })?;
+        let Some(words) = &e.words else {
+            return Err(err(
+                e.effect.span(),
+                "`effect = \"by-argument\"` needs `words = \"command\" | \"http-method\" | \"rpc-method\" | \"statement\"`".to_string(),
+            ));
+        };
+        let w = match words.get_ref().as_str() {
+            "command" => ModelWords::Command,
+            "http-method" => ModelWords::HttpMethod,
+            "rpc-method" => ModelWords::RpcMethod,
+            "statement" => ModelWords::Statement,
+            other => {
+                return Err(err(
+                    words.span(),
+                    format!(
+                        "unknown `words = \"{other}\"`; expected \"command\", \"http-method\", \"rpc-method\" or \"statement\""
+                    ),
+                ));
+            }
+        };
+        Ok(ModelEffect::ByArgument {
+            argument: n,
+            words: w,
+        })
+    };
+    let effect = match e.effect.get_ref().as_str() {
+        "read" => ModelEffect::Read,
+        "write" => ModelEffect::Write,
+        "bookkeeping" => ModelEffect::Bookkeeping,
+        "by-argument" => by_argument(&e)?,
+        other => {
+            let hint = crate::attr::nearest(other, ["read", "write", "bookkeeping", "by-argument"])
+                .map(|n| format!("; did you mean \"{n}\"?"))
+                .unwrap_or_default();
+            return Err(err(
+                e.effect.span(),
+                format!(
+                    "unknown `effect = \"{other}\"`{hint} (expected \"read\", \"write\", \"bookkeeping\" or \"by-argument\")"
+                ),
+            ));
+        }
+    };
+    if !matches!(effect, ModelEffect::ByArgument { .. }) {
+        for (name, span) in [
+            ("argument", e.argument.as_ref().map(|a| a.span())),
+            ("words", e.words.as_ref().map(|w| w.span())),
+        ] {
+            if let Some(span) = span {
+                return Err(err(
+                    span,
+                    format!(
+                        "`{name}` goes only with `effect = \"by-argument\"` (this entry says \"{}\")",
+                        effect.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+    let _ = whole;
+    let at = e.function.span().start.min(text.len());
+    let line = text[..at].matches('\n').count() + 1;
+    Ok(EffectModel {
+        function,
+        effect,
+        path: path.to_path_buf(),
+        line,
+        span: e.function.span(),
+    })
 }
 
 /// Whether a manifest's text declares a workspace (a `[workspace]` table or one of its
@@ -455,5 +686,61 @@ mod tests {
             assert!(e.to_string().contains("unknown field `tool_trait`"), "{e}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn effects_models_parse_and_bad_ones_point_at_the_value() {
+        let text = "[[effects]]\nfunction = \"GoogleMcp::resolve_session\"\neffect = \"bookkeeping\"\n\n[[effects]]\nfunction = \"Client::rpc\"\neffect = \"by-argument\"\nargument = 0\nwords = \"rpc-method\"\n\n[[effects]]\nfunction = \"lettre::SmtpTransport::send\"\neffect = \"write\"\n";
+        let c = Config::from_idemcheck_toml(Path::new("idemcheck.toml"), text).unwrap();
+        assert_eq!(c.effects.len(), 3);
+        assert_eq!(c.effects[0].function, "GoogleMcp::resolve_session");
+        assert_eq!(c.effects[0].effect, ModelEffect::Bookkeeping);
+        assert_eq!(c.effects[0].line, 2);
+        assert_eq!(
+            c.effects[1].effect,
+            ModelEffect::ByArgument {
+                argument: 0,
+                words: ModelWords::RpcMethod
+            }
+        );
+        assert_eq!(c.effects[2].segments(), ["lettre", "SmtpTransport", "send"]);
+        assert_eq!(c.effects[2].line, 12);
+        // Round trip of the advice text.
+        let again = Config::from_idemcheck_toml(
+            Path::new("i.toml"),
+            &EffectModel::toml("Client::rpc", c.effects[1].effect),
+        )
+        .unwrap();
+        assert_eq!(again.effects[0].effect, c.effects[1].effect);
+        let bad = |t: &str| Config::from_idemcheck_toml(Path::new("i.toml"), t).unwrap_err();
+        let e = bad("[[effects]]\nfunction = \"A::b\"\neffect = \"bookkeping\"\n");
+        assert!(
+            e.message.contains("did you mean \"bookkeeping\""),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line_col(), Some((3, 10)));
+        let e = bad("[[effects]]\nfunction = \"A::b\"\neffect = \"by-argument\"\n");
+        assert!(e.message.contains("needs `argument = N`"), "{}", e.message);
+        let e = bad("[[effects]]\nfunction = \"A::b\"\neffect = \"read\"\nargument = 1\n");
+        assert!(
+            e.message.contains("`argument` goes only with"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line_col(), Some((4, 12)));
+        let e = bad("[[effects]]\nfunction = \"A::b()\"\neffect = \"read\"\n");
+        assert!(e.message.contains("is not a path"), "{}", e.message);
+        assert_eq!(e.line_col(), Some((2, 12)));
+        let e = bad("[[effects]]\nfunction = \"A::b\"\neffect = \"read\"\ntarget = 1\n");
+        assert!(
+            e.message.contains("unknown field `target`"),
+            "{}",
+            e.message
+        );
+        let e = bad(
+            "[[effects]]\nfunction = \"A::b\"\neffect = \"by-argument\"\nargument = -1\nwords = \"command\"\n",
+        );
+        assert!(e.message.contains("must be 0 or more"), "{}", e.message);
     }
 }

@@ -153,7 +153,7 @@ impl Collector<'_> {
         }
         let segs = &p.path.segments;
         let n = segs.len();
-        if n >= 2 && segs[n - 2].ident == "Method" {
+        if n >= 2 && segs[n - 2].ident == "Method" && self.comparing == 0 {
             let m = segs[n - 1].ident.to_string();
             if m == "GET" {
                 self.read_signal("HTTP GET (`Method::GET`)".into(), path_loc(&p.path), None);

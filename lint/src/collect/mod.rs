@@ -465,6 +465,9 @@ struct Collector<'a> {
     config_lasts: Vec<String>,
     /// Through what the writes being recorded are made (see [`Via`]).
     via_hint: Option<Via>,
+    /// Inside the operands of `==` / `!=`: a path there is tested, not used
+    /// (`method == Method::POST`).
+    comparing: u32,
     /// Structs with named fields.
     structs: Vec<StructFacts>,
     /// String constants of the file, by name.
@@ -489,6 +492,7 @@ impl<'a> Collector<'a> {
             fns: Vec::new(),
             tools: Vec::new(),
             tool_starts: Vec::new(),
+            comparing: 0,
             fields: Vec::new(),
             children: Vec::new(),
             findings: Vec::new(),

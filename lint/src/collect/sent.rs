@@ -49,6 +49,49 @@ fn could_be_request(text: &str) -> bool {
     crate::effects::statement::may_be_statement(t)
 }
 
+/// The words of an argument written as literals, for a callee an argument decides: a short
+/// string literal, a list of them (`["image", "list"]`, `&["a", "b"]`, `vec!["a".to_string()]`:
+/// joined by spaces), or a constant's last segment (`Method::POST`, `reqwest::Method::GET`).
+fn literal_words(e: &Expr) -> Option<String> {
+    fn one(e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => {
+                let v = s.value();
+                (v.len() <= 120 && !v.contains('\n')).then_some(v)
+            }
+            // `"image".to_string()`, `"list".into()`, `String::from("x")`.
+            Expr::MethodCall(m) if m.args.is_empty() => one(&m.receiver),
+            Expr::Call(c) if c.args.len() == 1 => one(&c.args[0]),
+            _ => None,
+        }
+    }
+    fn list<'a>(items: impl Iterator<Item = &'a Expr>) -> Option<String> {
+        let parts: Option<Vec<String>> = items.map(one).collect();
+        let parts = parts?;
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+    match strip(e) {
+        Expr::Array(a) => list(a.elems.iter()),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let elems = m
+                .mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
+                .ok()?;
+            list(elems.iter())
+        }
+        Expr::Path(p) if p.path.segments.len() >= 2 => {
+            let last = p.path.segments.last()?.ident.to_string();
+            (last.len() <= 8 && last.chars().all(|c| c.is_ascii_uppercase())).then_some(last)
+        }
+        _ => one(e),
+    }
+}
+
 /// Whether a name is written as a constant (`LIST_ISSUES`).
 fn screaming(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
@@ -104,6 +147,10 @@ impl Collector<'_> {
         let syn::Member::Named(m) = &fv.member else {
             return;
         };
+        if m == "method" {
+            self.rpc_method_param("method", &fv.expr);
+            return;
+        }
         if !DOC_FIELDS.iter().any(|d| m == d) {
             return;
         }
@@ -114,9 +161,24 @@ impl Collector<'_> {
         }
     }
 
+    /// `json!({ "method": method, .. })`, `RpcRequest { method, .. }`: a JSON-RPC sender
+    /// whose method its caller names (see [`crate::facts::WordParam`]).
+    pub(super) fn rpc_method_param(&mut self, key: &str, value: &Expr) {
+        if key != "method" {
+            return;
+        }
+        if let Some(pos) = self.text_param(value)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.rpc_param = Some(pos);
+        }
+    }
+
     /// `json!({ "query": query, .. })`: the body's document is a parameter.
     pub(super) fn json_doc(&mut self, tokens: &proc_macro2::TokenStream) {
-        fn find(tokens: proc_macro2::TokenStream, params: &[(String, u32)]) -> Option<u32> {
+        /// The parameter a document or JSON-RPC `method` key takes, and whether it is the
+        /// method.
+        fn find(tokens: proc_macro2::TokenStream, params: &[(String, u32)]) -> Option<(u32, bool)> {
             let toks: Vec<TokenTree> = tokens.into_iter().collect();
             for (i, t) in toks.iter().enumerate() {
                 match t {
@@ -129,13 +191,16 @@ impl Collector<'_> {
                         let s = l.to_string();
                         let key = s.trim_matches('"');
                         if s.starts_with('"')
-                            && DOC_FIELDS.contains(&key)
+                            && (DOC_FIELDS.contains(&key) || key == "method")
                             && let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(v))) =
                                 (toks.get(i + 1), toks.get(i + 2))
                             && p.as_char() == ':'
                             && !matches!(toks.get(i + 3), Some(TokenTree::Punct(p)) if p.as_char() == ':')
                         {
-                            return params.iter().find(|(n, _)| v == n).map(|(_, pos)| *pos);
+                            return params
+                                .iter()
+                                .find(|(n, _)| v == n)
+                                .map(|(_, pos)| (*pos, key == "method"));
                         }
                     }
                     _ => {}
@@ -149,10 +214,14 @@ impl Collector<'_> {
         if f.text_params.is_empty() {
             return;
         }
-        if let Some(pos) = find(tokens.clone(), &f.text_params)
+        if let Some((pos, method)) = find(tokens.clone(), &f.text_params)
             && let Some(f) = self.fn_stack.last_mut()
         {
-            f.doc_param = Some(pos);
+            if method {
+                f.rpc_param = Some(pos);
+            } else {
+                f.doc_param = Some(pos);
+            }
         }
     }
 
@@ -164,12 +233,16 @@ impl Collector<'_> {
     ) {
         let Some(idx) = idx else { return };
         let mut docs = Vec::new();
+        let mut words = Vec::new();
         let classify = |t: &str| match could_be_request(t).then(|| sent_text_writes(t)) {
             Some(Some(true)) => Some(SentText::Writes),
             Some(Some(false)) => Some(SentText::Reads),
             _ => None,
         };
         for (pos, a) in args.into_iter().enumerate() {
+            if let Some(w) = literal_words(a) {
+                words.push((pos as u32, w));
+            }
             // A request's text is a literal, a constant or a local holding one; anything
             // else (`format!`, a call) is not looked into here.
             let sent = match strip(a) {
@@ -201,13 +274,14 @@ impl Collector<'_> {
                 docs.push((pos as u32, sent));
             }
         }
-        if docs.is_empty() {
+        if docs.is_empty() && words.is_empty() {
             return;
         }
         if let Some(f) = self.fn_stack.last_mut()
             && let Some(call) = f.facts.calls.get_mut(idx)
         {
             call.docs = docs;
+            call.words = words;
         }
     }
 
@@ -229,6 +303,44 @@ impl Collector<'_> {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// Parameter names that name the operation a dispatcher invokes (`call_method(disp, name,
+/// ..)`, `invoke(method, ..)`, `run_command(command)`): the words its callers pass decide
+/// what it does, when nothing else in it does.
+const DISPATCH_PARAMS: &[&str] = &[
+    "method",
+    "method_name",
+    "verb",
+    "action",
+    "command",
+    "cmd",
+    "op",
+    "operation",
+    "name",
+    "function",
+    "func",
+    "procedure",
+];
+
+/// At the end of a function: the parameter whose words decide what it does at each call — the
+/// method of the JSON-RPC request it sends, or the operation a dispatcher with a parameter named
+/// for one invokes ([`crate::facts::WordParam`]).
+pub(super) fn finish_word_param(state: &mut FnState) {
+    if let Some(pos) = state.rpc_param {
+        state.facts.word_param = Some(crate::facts::WordParam { pos, sender: true });
+        return;
+    }
+    if let Some((_, pos)) = state
+        .text_params
+        .iter()
+        .find(|(n, _)| DISPATCH_PARAMS.contains(&n.as_str()))
+    {
+        state.facts.word_param = Some(crate::facts::WordParam {
+            pos: *pos,
+            sender: false,
+        });
     }
 }
 

@@ -99,6 +99,8 @@ pub(super) struct FnState {
     pub(super) text_params: Vec<(String, u32)>,
     /// The text parameter that becomes its request body's document (see [`super::sent`]).
     pub(super) doc_param: Option<u32>,
+    /// The text parameter that becomes its JSON-RPC request's `method`.
+    pub(super) rpc_param: Option<u32>,
     /// The word list of the last `vec![..]` walked, by the macro's address, so that a `let`
     /// binding it does not parse the macro's body a second time.
     pub(super) last_vec: Option<(usize, Vec<Option<String>>)>,
@@ -182,6 +184,7 @@ impl Collector<'_> {
             loc,
             docs: Vec::new(),
             owned_receiver: false,
+            words: Vec::new(),
         });
         for frame in &mut f.frames {
             frame.calls.push(idx);
@@ -287,6 +290,7 @@ impl Collector<'_> {
         values::posts_that_read(&mut state);
         values::connection_bookkeeping(&mut state);
         sent::finish_doc_param(&mut state);
+        sent::finish_word_param(&mut state);
         let idx = self.fns.len();
         if let Some(ty) = &state.facts.self_ty {
             self.local_methods

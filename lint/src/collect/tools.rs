@@ -358,6 +358,7 @@ impl Collector<'_> {
                                 loc: Loc::of_tokens(p),
                                 docs: Vec::new(),
                                 owned_receiver: false,
+                                words: Vec::new(),
                             },
                             p.to_token_stream().to_string().replace(' ', ""),
                         )

@@ -476,6 +476,21 @@ impl Collector<'_> {
         if field.split('.').any(state::benign_field) || self.in_benign_type() {
             return;
         }
+        // A change a retry converges on (a key inserted, a flag set) is bookkeeping; one a
+        // retry repeats (an element pushed, a counter bumped) is a write.
+        let key_is_new = name == "insert"
+            && m.args.first().is_some_and(|k| {
+                state::fresh_key_text(&quote::ToTokens::to_token_stream(k).to_string())
+            });
+        if state::state_change(&name, key_is_new) == state::StateChange::Converges {
+            // Bookkeeping: the code reaches it, so the tool is not left to its name.
+            self.read_signal(
+                format!("kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"),
+                Loc::of_span(m.method.span()),
+                None,
+            );
+            return;
+        }
         let loc = Loc::of_span(m.method.span());
         self.evidence(
             EvidenceKind::State,
@@ -486,8 +501,38 @@ impl Collector<'_> {
         );
     }
 
-    /// `self.field = ..`, `*guard = ..`, `guard.field = ..`: an assignment to state kept
-    /// between calls.
+    /// `self.session = ..`: an assignment of a connection handle resets per-connection state
+    /// beside it ([`state::connection_handle`]).
+    pub(super) fn note_connection_assignment(&mut self, left: &Expr) {
+        let target = match strip(left) {
+            Expr::Index(i) => &*i.expr,
+            other => other,
+        };
+        if !matches!(target, Expr::Field(_) | Expr::Unary(_)) {
+            return;
+        }
+        let Some(field) = self.state_field(target, true) else {
+            return;
+        };
+        if state::connection_handle(&field) {
+            if let Some(f) = self.fn_stack.last_mut() {
+                f.resets_connection = true;
+            }
+            return;
+        }
+        if field.split('.').any(state::benign_field) || self.in_benign_type() {
+            return;
+        }
+        // Bookkeeping: the code reaches it, so the tool is not left to its name.
+        self.read_signal(
+            format!("kept state a retry converges on (`{field} = ..`): bookkeeping"),
+            Loc::of_tokens(left),
+            None,
+        );
+    }
+
+    /// `self.field += ..`, `*guard -= ..`: a compound assignment to state kept between
+    /// calls, which a retry repeats (a plain `=` converges: see `visit_expr_assign`).
     pub(super) fn check_state_assignment(&mut self, left: &Expr, loc: impl FnOnce() -> Loc) {
         let through_self_or_guard = matches!(
             strip(left),
@@ -515,7 +560,7 @@ impl Collector<'_> {
         self.evidence(
             EvidenceKind::State,
             true,
-            format!("{ASSIGNED} (`{field} = ..`)"),
+            format!("{ASSIGNED} (`{field} += ..`)"),
             loc(),
             None,
         );
@@ -590,7 +635,7 @@ impl Collector<'_> {
 }
 
 /// How an assignment to kept state is described.
-const ASSIGNED: &str = "state kept between calls assigned";
+const ASSIGNED: &str = "state kept between calls accumulated";
 
 /// A function that assigns a connection handle (`self.session = None` in `mark_dead`,
 /// `self.conn = Some(c)` in `connect`) resets per-connection state beside it

@@ -365,6 +365,22 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             self.mark(|f| f.m_cmp = true);
         }
+        // `self.count += 1`: a retry adds again.
+        if self.in_fn()
+            && matches!(
+                b.op,
+                AddAssign(_) | SubAssign(_) | MulAssign(_) | ShlAssign(_) | BitOrAssign(_)
+            )
+        {
+            self.check_state_assignment(&b.left, || Loc::of_tokens(&b.left));
+        }
+        // `method == Method::POST` tests a method; it sends nothing.
+        if matches!(b.op, Eq(_) | Ne(_)) {
+            self.comparing += 1;
+            visit::visit_expr_binary(self, b);
+            self.comparing -= 1;
+            return;
+        }
         visit::visit_expr_binary(self, b);
     }
 
@@ -481,7 +497,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         if self.in_fn() {
-            self.check_state_assignment(&a.left, || Loc::of_tokens(&a.left));
+            // `self.field = ..`: a retry assigns the same again; it converges (the
+            // connection-handle bookkeeping is noted there).
+            self.note_connection_assignment(&a.left);
             if let Expr::Path(p) = strip(&a.left)
                 && let Some(id) = p.path.get_ident()
             {

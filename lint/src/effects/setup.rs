@@ -79,6 +79,31 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.strip_prefix("connect_").is_some_and(connection)
 }
 
+/// Whether a type exists to fake or record calls in tests (`FakeOutlookClient`, `MockStore`,
+/// `StubBilling`, `DummyMailer`, `NoopNotifier`, `RecordingSink`, `InMemoryTestDb`): the
+/// index follows calls into the real implementation instead when both exist.
+pub fn is_test_double(ty: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "Fake",
+        "Mock",
+        "Stub",
+        "Dummy",
+        "Noop",
+        "NoOp",
+        "Recording",
+        "Spy",
+    ];
+    let name = ty.rsplit("::").next().unwrap_or(ty);
+    PREFIXES.iter().any(|p| {
+        name.strip_prefix(p).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_uppercase())
+        })
+    }) || name.starts_with("Test") && name[4..].starts_with(|c: char| c.is_ascii_uppercase())
+        || name.ends_with("Mock")
+        || name.ends_with("Fake")
+        || name.ends_with("Stub")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +128,32 @@ mod tests {
         assert!(!is_setup_fn("ensure_deleted"));
         assert!(!is_setup_fn("create_dir"));
         assert!(!is_setup_fn("create_directory"));
+    }
+
+    #[test]
+    fn test_doubles() {
+        for t in [
+            "FakeOutlookClient",
+            "MockStore",
+            "StubBilling",
+            "DummyMailer",
+            "NoopNotifier",
+            "RecordingSink",
+            "TestClient",
+            "ClientMock",
+            "outlook::fake::Fake",
+        ] {
+            assert!(is_test_double(t), "{t}");
+        }
+        for t in [
+            "Fakery",
+            "Mockingbird",
+            "Testament",
+            "StubbornClient",
+            "OutlookClient",
+            "Tester",
+        ] {
+            assert!(!is_test_double(t), "{t}");
+        }
     }
 }

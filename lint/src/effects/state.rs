@@ -48,6 +48,68 @@ pub const MUTATORS: &[&str] = &[
     "rcu",
 ];
 
+/// What a change of kept state does to the state when a retry repeats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateChange {
+    /// A retry adds again: a second element pushed, a counter bumped twice, another item
+    /// taken from a queue. A write.
+    Accumulates,
+    /// A retry lands on the same state: a field or a flag set, a key inserted or removed, a
+    /// map cleared or retained, a session chosen. Bookkeeping, never a duplicated effect.
+    Converges,
+}
+
+/// Methods whose repetition adds again (or takes another item): [`StateChange::Accumulates`].
+/// Every other [`MUTATORS`] method and setter converges.
+pub const ACCUMULATORS: &[&str] = &[
+    "push",
+    "push_back",
+    "push_front",
+    "extend",
+    "append",
+    "insert_many",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_update",
+    "and_modify",
+    "send_modify",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "drain",
+    "swap_remove",
+    "split_off",
+];
+
+/// What repeating a call of mutator `method` does to kept state. `insert` converges on the
+/// same key; `key_is_new` says the key the caller passes is made afresh on each call (a
+/// random id, a counter, the map's length), when it accumulates.
+pub fn state_change(method: &str, key_is_new: bool) -> StateChange {
+    if ACCUMULATORS.contains(&method) || (method == "insert" && key_is_new) {
+        StateChange::Accumulates
+    } else {
+        StateChange::Converges
+    }
+}
+
+/// Whether an expression's text makes a fresh key each time it runs: a random id, a counter,
+/// a clock or a collection's length (`Uuid::new_v4()`, `next_id()`, `fetch_add`, `len()`).
+pub fn fresh_key_text(text: &str) -> bool {
+    [
+        "new_v4",
+        "new_v7",
+        "now_v7",
+        "fetch_add",
+        "next_id",
+        "len",
+        "now",
+        "random",
+        "counter",
+    ]
+    .iter()
+    .any(|m| text.contains(m))
+}
+
 /// Whether a method of this name changes the object it is called on ([`MUTATORS`]), or
 /// switches what a kept connection or object points at (`db.use_ns(..)`,
 /// `session.set_mode(..)`): a change of kept state when the object is kept between calls.

@@ -61,10 +61,25 @@ pub fn leading_verb(name: &str) -> Option<Verb> {
     classify_word(&first)
 }
 
-/// The first word of `name`, lower case (see [`words`]), borrowed when `name` writes it in
-/// lower case already (method names do): no allocation on the visitor's hot path.
+/// Words that modify the verb after them rather than name one: `try_send`, `uid_store`,
+/// `batch_delete`, `async_create`, `force_push`. The verb is the word after them.
+pub const VERB_MODIFIERS: &[&str] = &[
+    "try", "uid", "async", "do", "bulk", "batch", "force", "raw", "maybe", "blocking", "safe",
+];
+
+/// The first word of `name` that can be its verb, lower case (see [`words`]): the first word,
+/// or the one after a [`VERB_MODIFIERS`] word (`uid_store` → `store`). Borrowed when `name`
+/// writes it in lower case already (method names do): no allocation on the visitor's hot path.
 pub fn first_word(name: &str) -> std::borrow::Cow<'_, str> {
-    match word_slices(name).next() {
+    let mut slices = word_slices(name);
+    let mut first = slices.next();
+    if let Some((w, _)) = first
+        && VERB_MODIFIERS.iter().any(|m| w.eq_ignore_ascii_case(m))
+        && let Some(next) = slices.next()
+    {
+        first = Some(next);
+    }
+    match first {
         Some((w, true)) => std::borrow::Cow::Owned(w.to_ascii_lowercase()),
         Some((w, false)) => std::borrow::Cow::Borrowed(w),
         None => std::borrow::Cow::Borrowed(""),
@@ -235,7 +250,10 @@ pub fn client_write(
     if !client_write_name(name) {
         return None;
     }
-    let ws = words(name);
+    let mut ws = words(name);
+    if ws.len() >= 2 && VERB_MODIFIERS.contains(&ws[0].as_str()) {
+        ws.remove(0);
+    }
     let first = ws.first()?;
     if !client_write_verb(first) {
         return None;
@@ -428,6 +446,19 @@ mod tests {
             vec!["core", "remove", "torrent"]
         );
         assert_eq!(words("HTTPServer"), vec!["httpserver"]);
+    }
+
+    #[test]
+    fn a_modifier_word_gives_the_verb_to_the_next() {
+        assert_eq!(first_word("uid_store"), "store");
+        assert_eq!(first_word("try_send_outbound"), "send");
+        assert_eq!(first_word("batchDelete"), "delete");
+        // Alone, a modifier is the word.
+        assert_eq!(first_word("try"), "try");
+        assert_eq!(
+            client_write("batch_delete_items", 0, None, Some("client")).as_deref(),
+            Some("delete")
+        );
     }
 
     #[test]

@@ -165,6 +165,9 @@ pub const WRITE_VERBS: &[&str] = &[
 pub const READ_VERBS: &[&str] = &[
     "get",
     "list",
+    "tell",
+    "restrict",
+    "filter",
     "describe",
     "search",
     "query",

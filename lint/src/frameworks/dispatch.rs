@@ -376,7 +376,7 @@ pub struct Server { state: std::sync::Mutex<State> }
 impl Server {
     fn show_all(&self) -> Value {
         let mut state = self.state.lock().unwrap();
-        state.lazy_mode = false;
+        state.shown.push("all");
         Value::Null
     }
     pub async fn call_tool(&self, name: &str, args: &Value) -> Result<Value> {

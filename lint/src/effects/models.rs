@@ -1,0 +1,279 @@
+//! Effects as models: what a function does, as data the judgement applies wherever the
+//! function is reached.
+//!
+//! A user corrects the root of a misjudgement once, in `idemcheck.toml` (or the Cargo
+//! metadata tables), instead of tool by tool:
+//!
+//! ```toml
+//! [[effects]]
+//! function = "GoogleMcp::resolve_session"   # a workspace function or method
+//! effect = "bookkeeping"                    # read | write | bookkeeping
+//!
+//! [[effects]]
+//! function = "Aria2Client::call"            # its argument 0 decides, per call site
+//! effect = "by-argument"
+//! argument = 0
+//! words = "rpc-method"                      # command | http-method | rpc-method | statement
+//! ```
+//!
+//! The rows are resolved against the workspace's functions when the index is built
+//! ([`crate::index::Index::new`]): `bookkeeping` cuts the function out of both searches (its
+//! effects are neither the tool's write nor its read), `read` cuts it out of the write search
+//! and makes it a read, `write` makes it a write whatever its body shows, and `by-argument`
+//! judges each call by the words of that argument ([`words_write`]): a read at that call is a
+//! read, a write is a write, and words that say neither leave the call unknown. A path that
+//! names no workspace function is a path into another crate when it starts with a lower-case
+//! segment that is not a workspace module (`lettre::SmtpTransport::send`), and is matched
+//! against the calls the walk records; otherwise it is an error with its line.
+
+use idemcheck_spec::config::{Config, EffectModel, ModelEffect, ModelWords};
+
+use crate::facts::{Evidence, EvidenceKind, Loc};
+
+/// One model, with the evidence the judgement shows for it.
+#[derive(Debug, Clone)]
+pub struct ModelRow {
+    /// The model as configured (or, inferred, as it would be written).
+    pub model: EffectModel,
+    /// What a tool reaching it is told: "modelled a write (idemcheck.toml:3)".
+    pub evidence: Evidence,
+    /// An inferred row: the function it was inferred for (file, function index), and whether
+    /// it applies only when the function shows no effect of its own (a dispatcher by its
+    /// parameter's name) rather than always (a JSON-RPC sender).
+    pub inferred: Option<Inferred>,
+}
+
+/// Where an inferred row comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inferred {
+    /// File index.
+    pub file: usize,
+    /// Function index in that file.
+    pub function: usize,
+    /// Applies only when the function (and what it calls) shows no effect itself.
+    pub opaque_only: bool,
+}
+
+/// Every configured model of a workspace, once each.
+#[derive(Debug, Clone, Default)]
+pub struct ModelTable {
+    /// The rows, in the order the configurations list them (a later row for the same
+    /// function wins).
+    pub rows: Vec<ModelRow>,
+}
+
+impl ModelTable {
+    /// The models of every crate's configuration (a workspace table is in each), once each.
+    pub fn from_configs<'c>(configs: impl IntoIterator<Item = &'c Config>) -> Self {
+        let mut rows: Vec<ModelRow> = Vec::new();
+        for config in configs {
+            for m in &config.effects {
+                if rows.iter().any(|r| {
+                    r.model.function == m.function
+                        && r.model.path == m.path
+                        && r.model.line == m.line
+                }) {
+                    continue;
+                }
+                rows.push(ModelRow {
+                    evidence: model_evidence(m),
+                    model: m.clone(),
+                    inferred: None,
+                });
+            }
+        }
+        ModelTable { rows }
+    }
+
+    /// Add the models the walk found in the code: functions whose text parameter decides
+    /// what they do, call by call ([`crate::facts::WordParam`]). A configured model of the
+    /// same function wins (the index looks configured rows up first).
+    pub fn infer(&mut self, files: &[crate::facts::FileFacts]) {
+        for (fi, file) in files.iter().enumerate() {
+            for (j, f) in file.fns.iter().enumerate() {
+                let Some(wp) = f.word_param else { continue };
+                // A dispatcher named for what it does with the operation decides by its own
+                // name (`get_property(disp, "Subject")` reads whatever the property is,
+                // `put_property` writes); a neutral one (`call_method`, `invoke`) by the words.
+                let effect = match (wp.sender, super::verbs::leading_verb(&f.name)) {
+                    (false, Some(super::verbs::Verb::Read(_))) => ModelEffect::Read,
+                    (false, Some(super::verbs::Verb::Write(_))) => ModelEffect::Write,
+                    _ => ModelEffect::ByArgument {
+                        argument: wp.pos,
+                        words: ModelWords::RpcMethod,
+                    },
+                };
+                let model = EffectModel {
+                    function: f.display.clone(),
+                    effect,
+                    path: std::path::PathBuf::new(),
+                    line: 0,
+                    span: 0..0,
+                };
+                let what = match (wp.sender, effect) {
+                    (true, _) => format!(
+                        "`{}` sends the JSON-RPC method its argument {} names ({}:{})",
+                        f.display, wp.pos, file.rel, f.loc.line
+                    ),
+                    (false, ModelEffect::Read) => format!(
+                        "`{}` reads what its argument {} names ({}:{})",
+                        f.display, wp.pos, file.rel, f.loc.line
+                    ),
+                    (false, ModelEffect::Write) => format!(
+                        "`{}` changes what its argument {} names ({}:{})",
+                        f.display, wp.pos, file.rel, f.loc.line
+                    ),
+                    _ => format!(
+                        "`{}` invokes the operation its argument {} names ({}:{})",
+                        f.display, wp.pos, file.rel, f.loc.line
+                    ),
+                };
+                self.rows.push(ModelRow {
+                    evidence: Evidence {
+                        kind: if wp.sender {
+                            EvidenceKind::Http
+                        } else {
+                            EvidenceKind::Sdk
+                        },
+                        strong: true,
+                        what,
+                        loc: Loc::default(),
+                        unless_resolved: None,
+                        via: None,
+                    },
+                    model,
+                    inferred: Some(Inferred {
+                        file: fi,
+                        function: j,
+                        opaque_only: !wp.sender,
+                    }),
+                });
+            }
+        }
+    }
+
+    /// Whether there is no model.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+/// Where a model was written, as findings show it (`idemcheck.toml:3`, the file's name only).
+pub fn model_place(m: &EffectModel) -> String {
+    let file = m.path.file_name().map_or_else(
+        || m.path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    format!("{file}:{}", m.line)
+}
+
+fn model_evidence(m: &EffectModel) -> Evidence {
+    let what = match m.effect {
+        ModelEffect::Write => format!("`{}`, modelled a write ({})", m.function, model_place(m)),
+        ModelEffect::Read => format!("`{}`, modelled a read ({})", m.function, model_place(m)),
+        ModelEffect::Bookkeeping => format!(
+            "`{}`, modelled bookkeeping ({})",
+            m.function,
+            model_place(m)
+        ),
+        ModelEffect::ByArgument { argument, words } => format!(
+            "`{}`, modelled as decided by its argument {argument} ({}, {})",
+            m.function,
+            words.as_str(),
+            model_place(m)
+        ),
+    };
+    Evidence {
+        kind: EvidenceKind::Sdk,
+        strong: true,
+        what,
+        loc: Loc::default(),
+        unless_resolved: None,
+        via: None,
+    }
+}
+
+/// What the words of a deciding argument say: `Some(true)` a write, `Some(false)` a read,
+/// `None` neither (the call stays unknown).
+pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
+    match words {
+        ModelWords::HttpMethod => match text.trim().to_ascii_uppercase().as_str() {
+            "GET" | "HEAD" | "OPTIONS" | "TRACE" => Some(false),
+            "POST" | "PUT" | "PATCH" | "DELETE" => Some(true),
+            _ => None,
+        },
+        ModelWords::RpcMethod => match super::verbs::rpc_verb(text.trim())? {
+            super::verbs::Verb::Write(_) => Some(true),
+            super::verbs::Verb::Read(_) => Some(false),
+        },
+        ModelWords::Statement => super::statement::classify(text).map(|s| s.writes()),
+        ModelWords::Command => {
+            let words: Vec<Option<String>> = text
+                .split_whitespace()
+                .map(|w| Some(w.to_string()))
+                .collect();
+            crate::evidence::command_words(&words)
+                .map(|(writes, _)| writes)
+                .or_else(|| {
+                    // Otherwise its verbs decide (`image list`, `remove`): a write verb
+                    // anywhere writes, else a read verb reads.
+                    let verbs: Vec<super::verbs::Verb> = words
+                        .iter()
+                        .flatten()
+                        .filter(|w| !w.starts_with('-'))
+                        .filter_map(|w| super::verbs::rpc_verb(w))
+                        .collect();
+                    if verbs
+                        .iter()
+                        .any(|v| matches!(v, super::verbs::Verb::Write(_)))
+                    {
+                        Some(true)
+                    } else if verbs.is_empty() {
+                        None
+                    } else {
+                        Some(false)
+                    }
+                })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idemcheck_spec::config::ModelWords::*;
+
+    /// Each row of the words table, fed a small text.
+    #[test]
+    fn words_decide_by_kind() {
+        assert_eq!(words_write(HttpMethod, "GET"), Some(false));
+        assert_eq!(words_write(HttpMethod, "post"), Some(true));
+        assert_eq!(words_write(HttpMethod, "CONNECT"), None);
+        assert_eq!(words_write(RpcMethod, "aria2.tellStatus"), Some(false));
+        assert_eq!(words_write(RpcMethod, "getGlobalStat"), Some(false));
+        assert_eq!(words_write(RpcMethod, "aria2.addUri"), Some(true));
+        assert_eq!(words_write(RpcMethod, "pause"), Some(true));
+        assert_eq!(words_write(RpcMethod, "aria2.remove"), Some(true));
+        assert_eq!(words_write(Statement, "SELECT * FROM t"), Some(false));
+        assert_eq!(words_write(Statement, "DELETE FROM t"), Some(true));
+        assert_eq!(words_write(Command, "image list"), Some(false));
+        assert_eq!(words_write(Command, "commit -m x"), Some(true));
+        assert_eq!(words_write(Command, "remove"), Some(true));
+        assert_eq!(words_write(Command, "hello world"), None);
+    }
+
+    #[test]
+    fn rows_are_taken_once_from_every_crate() {
+        let c = Config::from_idemcheck_toml(
+            std::path::Path::new("/w/idemcheck.toml"),
+            "[[effects]]\nfunction = \"S::resolve_session\"\neffect = \"bookkeeping\"\n",
+        )
+        .unwrap();
+        let t = ModelTable::from_configs([&c, &c]);
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(
+            t.rows[0].evidence.what,
+            "`S::resolve_session`, modelled bookkeeping (idemcheck.toml:2)"
+        );
+    }
+}
