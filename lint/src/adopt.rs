@@ -76,6 +76,7 @@ pub fn empty_analysis() -> Analysis {
         root: std::env::current_dir().unwrap_or_default(),
         paths: Default::default(),
         sources: Default::default(),
+        root_causes: Vec::new(),
     }
 }
 

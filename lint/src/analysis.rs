@@ -27,6 +27,117 @@ pub struct Analysis {
     pub paths: BTreeMap<String, PathBuf>,
     /// Texts supplied in memory ([`analyze_sources`]), by relative path.
     pub sources: BTreeMap<String, String>,
+    /// Writes several tools make only through one function: one model line there would
+    /// change all their verdicts (see [`RootCause`]).
+    pub root_causes: Vec<RootCause>,
+}
+
+/// A function through which several tools write, and only through it: where a user corrects
+/// the judgement of all of them at once, if the lint took bookkeeping or a read for a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootCause {
+    /// The function holding the write (`GoogleMcp::resolve_session`).
+    pub function: String,
+    /// The write, with where it is (`state kept between calls ... at src/mcp/server.rs:91`).
+    pub write: String,
+    /// The tools that write only through it, by name.
+    pub tools: Vec<String>,
+    /// The `[[effects]]` lines that would say it is no write.
+    pub model: String,
+}
+
+/// At least this many tools share one write for it to be called a root cause.
+const ROOT_CAUSE_MIN_TOOLS: usize = 3;
+
+/// The root causes of a query's write verdicts: for each function whose write the write path
+/// of [`ROOT_CAUSE_MIN_TOOLS`] tools or more reaches first, the tools that write only through
+/// it. Sorted by the number of tools, most first.
+fn root_causes(query: &Query<'_>, in_scope: impl Fn(usize) -> bool) -> Vec<RootCause> {
+    use crate::judge::WriteReason;
+    let index = query.index;
+    let mut by_site: BTreeMap<
+        (crate::index::FnId, crate::facts::Loc),
+        Vec<&crate::query::ToolView<'_>>,
+    > = BTreeMap::new();
+    for v in &query.tools {
+        if !in_scope(v.cx.file) || !matches!(v.cx.write, Some(WriteReason::Evidence { .. })) {
+            continue;
+        }
+        if let Some(w) = &v.write_path {
+            by_site.entry((w.at, w.evidence.loc)).or_default().push(v);
+        }
+    }
+    let mut out = Vec::new();
+    for ((site, _), views) in by_site {
+        if views.len() < ROOT_CAUSE_MIN_TOOLS {
+            continue;
+        }
+        // The choke point: the function nearest the tools, on the way to the write, that
+        // they cannot write without (the helper every tool calls, rather than what it calls).
+        let first = views[0].write_path.as_ref().expect("grouped by it");
+        let only_through = |f: crate::index::FnId| -> Vec<String> {
+            let mut tools: Vec<String> = views
+                .iter()
+                .filter(|v| {
+                    v.cx.body
+                        .is_some_and(|b| b != f && !index.writes_avoiding(b, f))
+                })
+                .map(|v| v.cx.tool.name.clone())
+                .collect();
+            tools.sort();
+            tools.dedup();
+            tools
+        };
+        let Some((at, tools)) = first
+            .chain
+            .iter()
+            .copied()
+            .chain([site])
+            .map(|f| (f, only_through(f)))
+            .find(|(_, tools)| tools.len() >= ROOT_CAUSE_MIN_TOOLS)
+        else {
+            continue;
+        };
+        let f = index.func(at);
+        let ev = views[0]
+            .write_path
+            .as_ref()
+            .expect("grouped by it")
+            .evidence;
+        let function = if f.self_ty.is_some() || f.module.is_empty() {
+            f.display.clone()
+        } else {
+            format!("{}::{}", f.module, f.name)
+        };
+        // A request that only reads (a POST that queries) is a read; a change the tool's
+        // operation does not consist of (a refresh time, a session) is bookkeeping.
+        let effect = match ev.kind {
+            crate::facts::EvidenceKind::Http
+            | crate::facts::EvidenceKind::Sdk
+            | crate::facts::EvidenceKind::Message => idemcheck_spec::config::ModelEffect::Read,
+            _ => idemcheck_spec::config::ModelEffect::Bookkeeping,
+        };
+        let to_site: Vec<crate::index::FnId> = first
+            .chain
+            .iter()
+            .copied()
+            .skip_while(|f| *f != at)
+            .skip(1)
+            .collect();
+        out.push(RootCause {
+            write: crate::judge::describe_write(index, ev, site, &to_site),
+            model: idemcheck_spec::config::EffectModel::toml(&function, effect),
+            function,
+            tools,
+        });
+    }
+    out.sort_by(|a, b| {
+        b.tools
+            .len()
+            .cmp(&a.tools.len())
+            .then(a.function.cmp(&b.function))
+    });
+    out
 }
 
 impl Analysis {
@@ -214,6 +325,7 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
     inventory.sort_by(|a, b| {
         (&a.file, a.line, &a.name, &a.function).cmp(&(&b.file, b.line, &b.name, &b.function))
     });
+    let root_causes = root_causes(query, |fi| in_scope(&files[fi].path));
     Analysis {
         report: Report {
             version: 1,
@@ -233,6 +345,7 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
         root: plan.root.clone(),
         paths,
         sources: BTreeMap::new(),
+        root_causes,
     }
 }
 
@@ -905,5 +1018,49 @@ impl Gmail {
             "[[effects]]\nfunction = \"Gmail::resolve_session\"\neffect = \"write\"\n",
         );
         assert_eq!(kind(&as_write, "get_profile"), Write);
+    }
+
+    /// Several tools writing only through one helper are one root cause, said once with the
+    /// model line that would correct them all; a tool that also writes elsewhere is not in it.
+    #[test]
+    fn tools_that_write_only_through_one_helper_are_one_root_cause() {
+        let src = r#"
+pub struct S { db: Db, http: reqwest::Client }
+impl S {
+    async fn resolve_session(&self) { self.db.execute("UPDATE accounts SET last_refresh = now()", ()).await; }
+}
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool] async fn get_a(&self) { self.resolve_session().await; }
+    #[rmcp::tool] async fn get_b(&self) { self.resolve_session().await; }
+    #[rmcp::tool] async fn get_c(&self) { self.resolve_session().await; }
+    #[rmcp::tool] async fn post_d(&self) { self.resolve_session().await; self.http.post("https://x.example/d").send().await; }
+}
+"#;
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        assert_eq!(a.root_causes.len(), 1, "{:?}", a.root_causes);
+        let rc = &a.root_causes[0];
+        assert_eq!(rc.function, "S::resolve_session");
+        assert_eq!(rc.tools, ["get_a", "get_b", "get_c"]);
+        assert!(
+            rc.model.contains("function = \"S::resolve_session\""),
+            "{}",
+            rc.model
+        );
+        let human = crate::report::render(&a, crate::report::Format::Human, false);
+        assert!(
+            human.contains("note: 3 tools write only through `S::resolve_session`: SQL UPDATE"),
+            "{human}"
+        );
+        // Two tools are not yet a root cause worth a note.
+        let two = src.replace(
+            "    #[rmcp::tool] async fn get_c(&self) { self.resolve_session().await; }\n",
+            "",
+        );
+        assert!(
+            analyze_sources(&[("src/lib.rs", &two)], Config::default())
+                .root_causes
+                .is_empty()
+        );
     }
 }

@@ -59,6 +59,9 @@ pub enum Command {
     Docs(crate::docs::cli::DocsArgs),
     /// Propose a `#[side_effect]` contract for each write tool that has none; --fix inserts it.
     Suggest(crate::suggest::SuggestArgs),
+    /// Explain a tool's judgement (every write and read it reaches, the models applied, what
+    /// was ruled out), or a rule's documentation.
+    Explain(crate::explain::ExplainArgs),
 }
 
 /// The options of `check`.
@@ -216,6 +219,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         Some(Command::Check(args)) => check(args, out, err),
         Some(Command::Docs(args)) => crate::docs::cli::run(args, out, err),
         Some(Command::Suggest(args)) => crate::suggest::run_cli(args, out, err),
+        Some(Command::Explain(args)) => crate::explain::run_cli(args, out, err),
     }
 }
 

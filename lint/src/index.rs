@@ -1099,6 +1099,72 @@ impl<'a> Index<'a> {
         Some((ev, at, chain))
     }
 
+    /// The shortest chain of calls from `from` to `to` within `depth` (the callees, `to`
+    /// last; empty when `to` is not reached).
+    pub fn call_path(&self, from: FnId, to: FnId, depth: u32) -> Vec<FnId> {
+        let mut parent: rustc_hash::FxHashMap<FnId, FnId> = rustc_hash::FxHashMap::default();
+        let mut frontier = vec![from];
+        for _ in 0..depth {
+            let mut next = Vec::new();
+            for id in frontier {
+                for e in &self.edges[id] {
+                    if e.callee == from || parent.contains_key(&e.callee) {
+                        continue;
+                    }
+                    parent.insert(e.callee, id);
+                    if e.callee == to {
+                        let mut path = vec![to];
+                        let mut cur = to;
+                        while let Some(&p) = parent.get(&cur) {
+                            if p == from {
+                                break;
+                            }
+                            path.push(p);
+                            cur = p;
+                        }
+                        path.reverse();
+                        return path;
+                    }
+                    next.push(e.callee);
+                }
+            }
+            frontier = next;
+        }
+        Vec::new()
+    }
+
+    /// Whether `root` reaches a write within [`MAX_DEPTH`] calls without going through
+    /// `avoid` (what a tool would still write were `avoid` modelled bookkeeping).
+    pub fn writes_avoiding(&self, root: FnId, avoid: FnId) -> bool {
+        if root == avoid {
+            return false;
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(root);
+        let mut frontier = vec![root];
+        for depth in 0..=MAX_DEPTH {
+            let mut next = Vec::new();
+            for id in frontier {
+                if self.own_evidence(id).next().is_some() {
+                    return true;
+                }
+                if depth == MAX_DEPTH || self.any[id].is_none() {
+                    continue;
+                }
+                for e in &self.edges[id] {
+                    if e.callee != avoid
+                        && !self.cut_calls.contains(&(id, e.call))
+                        && seen.insert(e.callee)
+                    {
+                        next.push(e.callee);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        false
+    }
+
     /// Functions reachable from `root` within `depth` calls, with their distance, in
     /// breadth-first order.
     pub fn reachable(&self, root: FnId, depth: u32) -> Vec<(FnId, u32)> {

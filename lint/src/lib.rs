@@ -39,6 +39,7 @@ pub mod discover;
 pub mod docs;
 pub mod effects;
 pub mod evidence;
+pub mod explain;
 pub mod facts;
 pub mod frameworks;
 pub mod glob;

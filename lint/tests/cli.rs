@@ -471,6 +471,49 @@ fn explicit_paths() {
     assert_eq!(code, 2);
 }
 
+/// `explain TOOL` prints the whole judgement; an unknown tool is an error with the nearest
+/// name; a rule code or name prints the rule.
+#[test]
+fn explain_a_tool_or_a_rule() {
+    let run = |args: &[&str]| {
+        let out = bin()
+            .arg("explain")
+            .args(args)
+            .arg("--manifest-path")
+            .arg(manifest("contracts"))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, out, err) = run(&["create_refund"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("create_refund — `billing::create_refund` (src/billing.rs:"),
+        "{out}"
+    );
+    assert!(out.contains("  verdict: write: declared a write"), "{out}");
+    assert!(
+        out.contains("  writes found:\n    - HTTP POST (`.post(..)`) at src/billing.rs:"),
+        "{out}"
+    );
+    assert!(out.contains("  models applied: none"), "{out}");
+    let (code, _, err) = run(&["create_refnd"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(
+            "no tool `create_refnd` in the selected packages; did you mean `create_refund`?"
+        ),
+        "{err}"
+    );
+    let (code, out, _) = run(&["unstable_key"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("# IDEM004 `unstable_key`"), "{out}");
+}
+
 /// An `[[effects]]` model whose path names no workspace function (and is not another crate's
 /// path) is a configuration error with its line; a path into another crate is accepted.
 #[test]
@@ -802,8 +845,14 @@ fn a_tool_delegating_to_a_guarded_function_is_guarded() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("2 tools fixed in 1 file"), "{text}");
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
-    assert!(lib.contains("impl ChargeCard {\n    /// Postcondition of `charge_card`"), "{lib}");
-    assert!(lib.contains("impl ResendInvoice {\n    /// Postcondition of `resend_invoice`"), "{lib}");
+    assert!(
+        lib.contains("impl ChargeCard {\n    /// Postcondition of `charge_card`"),
+        "{lib}"
+    );
+    assert!(
+        lib.contains("impl ResendInvoice {\n    /// Postcondition of `resend_invoice`"),
+        "{lib}"
+    );
 }
 
 /// Set the modification time of every file and directory under `root` (but `target`) to

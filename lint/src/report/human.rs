@@ -103,7 +103,31 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
         out.push_str(&s);
         out.push('\n');
     }
+    out.push_str(&root_causes(analysis));
     out.push_str(&super::summary_line(analysis));
     out.push('\n');
+    out
+}
+
+/// Writes that several tools make only through one function, said once each, with the model
+/// line that would correct all of them if that write is bookkeeping or a read.
+fn root_causes(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    for rc in &analysis.root_causes {
+        let listed = match rc.tools.len() {
+            n if n <= 6 => rc.tools.join(", "),
+            n => format!("{}, and {} more", rc.tools[..5].join(", "), n - 5),
+        };
+        out.push_str(&format!(
+            "note: {} tools write only through `{}`: {}\n      ({listed})\n      if that is not a write, say so once in idemcheck.toml:\n",
+            rc.tools.len(),
+            rc.function,
+            rc.write,
+        ));
+        for line in rc.model.lines() {
+            out.push_str(&format!("        {line}\n"));
+        }
+        out.push('\n');
+    }
     out
 }
