@@ -10,12 +10,15 @@
 //! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
 //! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
 //!   look-alikes);
+//! - [`registry`]: tool registries, `registry.register("name", "A description.", schema,
+//!   handler)`;
 //! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name;
 //! - [`tool_attr`]: `#[tool]` of other tool-macro crates (riglr-macros and look-alikes);
 //! - [`tool_trait`]: impls of hand-written tool traits (`fn name` + `fn execute` + a schema).
 
 pub mod dispatch;
 pub mod function_tool;
+pub mod registry;
 pub mod rig;
 pub mod swiftide;
 pub mod tool_attr;
@@ -218,6 +221,15 @@ pub fn synthetic_ident(prefix: &str, tool: &str, span: Span) -> syn::Ident {
         s.push(if c.is_ascii_alphanumeric() { c } else { '_' });
     }
     syn::Ident::new(&s, span)
+}
+
+/// What the styles' tests feed sources through.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// (name, function, style, judgement) of every tool of one `src/lib.rs`, sorted.
+    pub(crate) fn rows(src: &str) -> Vec<(String, String, String, String)> {
+        crate::analysis::inventory_rows(&[("src/lib.rs", src)])
+    }
 }
 
 #[cfg(test)]
