@@ -10,6 +10,7 @@
 //! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
 //! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
 //!   look-alikes);
+//! - [`mcp_sdk`]: rust-mcp-sdk's `#[mcp_tool]` structs, whose call method is the body;
 //! - [`registry`]: tool registries, `registry.register("name", "A description.", schema,
 //!   handler)`;
 //! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name;
@@ -18,6 +19,7 @@
 
 pub mod dispatch;
 pub mod function_tool;
+pub mod mcp_sdk;
 pub mod registry;
 pub mod rig;
 pub mod swiftide;
