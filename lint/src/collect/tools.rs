@@ -38,47 +38,6 @@ pub(super) struct McpStruct {
     pub(super) start_line: u32,
 }
 
-/// Hints of an rmcp `fn annotations()` body: `ToolAnnotations::new().read_only(true)` builder
-/// calls, or struct literals with `read_only_hint: Some(true)`.
-fn annotations_hints(block: &syn::Block) -> ToolHints {
-    let tokens = block.to_token_stream();
-    let mut hints = ToolHints::from_tokens(tokens.clone());
-    fn scan(tokens: proc_macro2::TokenStream, hints: &mut ToolHints) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, t) in trees.iter().enumerate() {
-            match t {
-                TokenTree::Group(g) => scan(g.stream(), hints),
-                TokenTree::Ident(id) => {
-                    let slot = match id.to_string().as_str() {
-                        "read_only" => &mut hints.read_only,
-                        "destructive" => &mut hints.destructive,
-                        "idempotent" => &mut hints.idempotent,
-                        "open_world" => &mut hints.open_world,
-                        _ => continue,
-                    };
-                    if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
-                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                        if let [TokenTree::Ident(v)] = inner.as_slice() {
-                            let value = match v.to_string().as_str() {
-                                "true" => true,
-                                "false" => false,
-                                _ => continue,
-                            };
-                            *slot = Some(idemcheck_spec::attr::Spanned {
-                                value,
-                                span: v.span(),
-                            });
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    scan(tokens, &mut hints);
-    hints
-}
-
 impl Collector<'_> {
     fn attr_matches_config(&self, resolved: &[String]) -> bool {
         let joined = resolved.join("::");
@@ -635,40 +594,33 @@ impl Collector<'_> {
         let tp = trait_path.clone().unwrap_or_default();
         // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
         // re-exports, aliases).
-        let is_rig = (trait_last == "Tool"
-            && (tp.first().is_some_and(|f| f.starts_with("rig"))
-                || (tp.len() == 1 && fn_idx.contains_key("call"))))
-            || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
+        let is_rig = frameworks::rig::is_rig_impl(&tp, &i.items, fn_idx.contains_key("call"));
         let configured = !tp.is_empty() && self.trait_matches_config(&tp);
         // A hand-written tool trait (`fn name` + `fn execute` + a schema method).
         let tool_trait = !is_rig
             && !configured
             && !tp.is_empty()
-            && trait_last != "ToolBase"
-            && trait_last != "AsyncTool"
-            && trait_last != "SyncTool"
+            && !frameworks::rmcp_tool_base::is_tool_base(&trait_last)
+            && !frameworks::rmcp_tool_base::is_run_trait(&trait_last)
             && frameworks::tool_trait::is_shape(&trait_last, &i.items);
-        if trait_last == "ToolBase" {
+        if frameworks::rmcp_tool_base::is_tool_base(&trait_last) {
             let mut info = ToolBaseInfo {
                 name: None,
                 hints: ToolHints::default(),
             };
             if let Some((_, f)) = fn_idx.get("name") {
-                info.name = first_lit_in_tokens(f.block.to_token_stream()).or_else(|| {
-                    f.block
-                        .to_token_stream()
-                        .to_string()
-                        .contains("NAME")
-                        .then(|| self.const_names.get(&self_ty).cloned())
-                        .flatten()
-                });
+                info.name =
+                    frameworks::rmcp_tool_base::tool_name(f, self.const_names.get(&self_ty));
             }
             if let Some((_, f)) = fn_idx.get("annotations") {
-                info.hints = annotations_hints(&f.block);
+                info.hints = frameworks::rmcp_tool_base::annotations_hints(&f.block);
             }
             self.toolbases.insert(self_ty.clone(), info);
-        } else if trait_last == "AsyncTool" || trait_last == "SyncTool" {
-            if let Some((idx, f)) = fn_idx.get("invoke").or_else(|| fn_idx.get("call")) {
+        } else if frameworks::rmcp_tool_base::is_run_trait(&trait_last) {
+            if let Some((idx, f)) = frameworks::rmcp_tool_base::RUN_METHODS
+                .iter()
+                .find_map(|n| fn_idx.get(*n))
+            {
                 let (se, _) = self.tool_attrs(&f.attrs, false);
                 if se.is_none() {
                     self.pending_async.push(PendingAsyncTool {
@@ -685,7 +637,7 @@ impl Collector<'_> {
                     .iter()
                     .find_map(|n| fn_idx.get(*n))
             } else {
-                ["call", "run", "invoke", "execute", "call_tool", "handle"]
+                frameworks::rig::RUN_METHODS
                     .iter()
                     .find_map(|n| fn_idx.get(*n))
                     .or_else(|| if is_rig { None } else { fn_idx.values().next() })
@@ -757,19 +709,15 @@ impl Collector<'_> {
             .ok()
             .and_then(|a| a.name.map(|n| (n.value(), n.span())));
         if let (Some((given, span)), Some(name)) = (given, const_name)
-            && given != name
+            && let Some((message, help)) = frameworks::rig::name_contradiction(&given, name)
         {
             push_finding(
                 &mut tool.contract_findings,
                 self.config,
                 RuleCode::Idem013,
                 Loc::of_span(span),
-                format!(
-                    "`name = \"{given}\"` contradicts the tool's `NAME` (\"{name}\"): the guard would key and report it as `{given}` while the model calls `{name}`"
-                ),
-                Some(format!(
-                    "remove `name = ..` (rig's `Tool::call` is keyed under `Self::NAME`) or write `name = \"{name}\"`"
-                )),
+                message,
+                Some(help),
             );
         }
     }

@@ -5,8 +5,10 @@
 //! recorded bodies) is done by the collector's hooks (`collect/hooks.rs`), so that the
 //! per-file visitor itself only gains a few calls.
 //!
-//! - [`rig`]: rig's `Tool` by shape (`const NAME` + `fn call`), whatever the trait is called
-//!   or re-exported as (`PortableTool`, an alias, a re-export through another crate);
+//! - [`rig`]: rig's `impl Tool for T`, by path or by shape (`const NAME` + `fn call`),
+//!   whatever the trait is called or re-exported as (`PortableTool`, an alias, a re-export
+//!   through another crate);
+//! - [`rmcp_tool_base`]: rmcp's `ToolBase` + `AsyncTool` impls, one tool from two impls;
 //! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
 //! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
 //!   look-alikes);
@@ -22,6 +24,7 @@ pub mod function_tool;
 pub mod mcp_sdk;
 pub mod registry;
 pub mod rig;
+pub mod rmcp_tool_base;
 pub mod swiftide;
 pub mod tool_attr;
 pub mod tool_trait;
@@ -210,6 +213,28 @@ pub fn str_lit(e: &Expr) -> Option<(String, Span)> {
         }
         _ => None,
     }
+}
+
+/// The first string literal in a token stream, groups searched depth-first.
+pub fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Literal(l) => {
+                // `Lit::new` classifies the token as `parse2::<LitStr>` would, without
+                // building a token buffer and a parse stream for one token.
+                if let Lit::Str(s) = Lit::new(l) {
+                    return Some(s.value());
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => {
+                if let Some(s) = first_lit_in_tokens(g.stream()) {
+                    return Some(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// An identifier for a synthetic function standing for a tool body: `prefix` and the tool
