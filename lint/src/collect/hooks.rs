@@ -1,5 +1,5 @@
 //! The collector's hooks into [`crate::frameworks`]: what the recognisers find becomes
-//! [`ToolFacts`] here, with the collector's own machinery (function recording,
+//! [`ToolFacts`](crate::facts::ToolFacts) here, with the collector's own machinery (function recording,
 //! `make_tool`), so that `collect.rs` itself only calls in at a few places:
 //!
 //! - `collect_source` → [`Collector::fw_prepare`] (cheap text checks: which scans can find

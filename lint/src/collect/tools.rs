@@ -1,9 +1,11 @@
-//! Tool recognition: `#[side_effect]`, framework and configured tool attributes and
-//! traits, rig's `Tool` (by path or shape), rmcp `ToolBase`/`AsyncTool`, mcp-attr and
-//! pulseengine impls. `make_tool` builds the tool's facts and runs the shared contract
-//! check while spans are alive.
+//! The walk's arms for functions and impls: what their attributes and traits say is asked of
+//! the tool styles in [`frameworks`] (one module per style: `#[side_effect]`, rmcp, rig,
+//! rust-mcp-sdk, configured attributes and traits, pulseengine, hand-written tool traits,
+//! ...), and `make_tool` builds the tool's facts and runs the shared contract check while
+//! spans are alive.
 
 use super::*;
+use crate::frameworks::AttrMark;
 
 #[derive(Debug, Default, Clone)]
 pub(super) struct ImplCtx {
@@ -39,30 +41,6 @@ pub(super) struct McpStruct {
 }
 
 impl Collector<'_> {
-    fn attr_matches_config(&self, resolved: &[String]) -> bool {
-        let joined = resolved.join("::");
-        self.config.tool_attributes.iter().any(|c| {
-            let c = c.trim_start_matches("::");
-            if c.contains("::") {
-                joined == c
-            } else {
-                resolved.last().is_some_and(|l| l == c)
-            }
-        })
-    }
-
-    fn trait_matches_config(&self, resolved: &[String]) -> bool {
-        let joined = resolved.join("::");
-        self.config.tool_traits.iter().any(|c| {
-            let c = c.trim_start_matches("::");
-            if c.contains("::") {
-                joined == c
-            } else {
-                resolved.last().is_some_and(|l| l == c)
-            }
-        })
-    }
-
     /// The `#[side_effect]` attribute and the framework tool attribute of an item.
     fn tool_attrs(
         &self,
@@ -84,10 +62,10 @@ impl Collector<'_> {
                     return false;
                 }
                 last == "cfg_attr"
-                    || last == "side_effect"
-                    || last == "rig_tool"
+                    || last == frameworks::side_effect::ATTR
+                    || last == frameworks::rig_attr::ATTR
                     || last == "tool"
-                    || last == "mcp_tools_method"
+                    || last == frameworks::mcp_tools::METHOD_MARKER
                     || self.config_lasts.iter().any(|c| last == c)
                     || (path.segments.len() == 1 && {
                         let name = last.to_string();
@@ -96,45 +74,25 @@ impl Collector<'_> {
             })
             .cloned()
             .collect();
+        if candidates.is_empty() {
+            return (se, fw);
+        }
+        let cx = frameworks::AttrCx {
+            router,
+            uses_swiftide: self.uses_swiftide(),
+            uses_rmcp: self.uses_rmcp(),
+            tool_attributes: &self.config.tool_attributes,
+            configured_lasts: &self.config_lasts,
+        };
         for a in expand_attrs(&candidates) {
             let resolved = self.resolve(a.path());
-            let Some(last) = resolved.last() else {
-                continue;
-            };
-            match last.as_str() {
-                "side_effect" => se = Some(a),
-                "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
-                "mcp_tools_method" => fw = Some((ToolStyle::McpTools, a)),
-                "tool"
-                    if frameworks::swiftide::is_tool_attr(
-                        &resolved,
-                        router,
-                        self.uses_swiftide(),
-                        self.uses_rmcp(),
-                    ) =>
-                {
-                    fw = Some((ToolStyle::Swiftide, a));
+            match frameworks::attr_mark(&resolved, &cx) {
+                Some(AttrMark::Contract) => se = Some(a),
+                Some(AttrMark::Tool(style)) => fw = Some((style, a)),
+                Some(AttrMark::ConfiguredFallback) if fw.is_none() => {
+                    fw = Some((ToolStyle::Configured, a));
                 }
-                "tool" => {
-                    let is_rmcp = resolved[0] == "rmcp"
-                        || (resolved.len() == 1 && (router || self.uses_rmcp()));
-                    if is_rmcp {
-                        fw = Some((ToolStyle::Rmcp, a));
-                    } else if self.attr_matches_config(&resolved) {
-                        fw = Some((ToolStyle::Configured, a));
-                    } else if !self.config_lasts.iter().any(|c| c == "tool")
-                        && frameworks::tool_attr::is_other_tool_attr(&resolved)
-                    {
-                        // When the configuration names its `tool` attribute, that one is
-                        // the tool marker and other crates' `tool` (tracing spans) are not.
-                        fw = Some((ToolStyle::ToolAttr, a));
-                    }
-                }
-                _ => {
-                    if fw.is_none() && self.attr_matches_config(&resolved) {
-                        fw = Some((ToolStyle::Configured, a));
-                    }
-                }
+                Some(AttrMark::ConfiguredFallback) | None => {}
             }
         }
         (se, fw)
@@ -286,41 +244,16 @@ impl Collector<'_> {
                     tool.function.clone(),
                 ));
                 let path_call = |p: &syn::Path| {
-                    let resolved = self.resolve(p);
-                    let target = if resolved.len() >= 2 && resolved[0] == "Self" {
-                        Some(CallTarget::SelfMethod(resolved[resolved.len() - 1].clone()))
-                    } else if resolved.first().is_some_and(|f| f == "crate") {
-                        Some(CallTarget::Path {
-                            absolute: true,
-                            segments: resolved[1..].to_vec(),
-                        })
-                    } else if resolved.len() >= 2
-                        && resolved[resolved.len() - 2]
-                            .chars()
-                            .next()
-                            .is_some_and(|c| c.is_ascii_uppercase())
-                    {
-                        Some(CallTarget::TypeFn(
-                            resolved[resolved.len() - 2].clone(),
-                            resolved[resolved.len() - 1].clone(),
-                        ))
-                    } else {
-                        Some(CallTarget::Path {
-                            absolute: false,
-                            segments: resolved,
-                        })
-                    };
-                    target.map(|t| {
-                        (
-                            Call {
-                                target: t,
-                                loc: Loc::of_tokens(p),
-                                docs: Vec::new(),
-                                owned_receiver: false,
-                            },
-                            p.to_token_stream().to_string().replace(' ', ""),
-                        )
-                    })
+                    let target = frameworks::side_effect::contract_fn_target(self.resolve(p));
+                    Some((
+                        Call {
+                            target,
+                            loc: Loc::of_tokens(p),
+                            docs: Vec::new(),
+                            owned_receiver: false,
+                        },
+                        p.to_token_stream().to_string().replace(' ', ""),
+                    ))
                 };
                 tool.verify = attr.verify.as_ref().and_then(path_call);
                 tool.key_fn = attr.key_fn().and_then(path_call);
@@ -479,9 +412,7 @@ impl Collector<'_> {
             let start = first_line(attrs, sig.ident.span());
             // `#[tool]` above `#[side_effect]` runs first: the macro cannot wrap what it leaves.
             self.framework_above = match (&se, &fw) {
-                (Some(se), Some((_, fw)))
-                    if Loc::of_span(fw.pound_token.span) < Loc::of_span(se.pound_token.span) =>
-                {
+                (Some(se), Some((_, fw))) if frameworks::side_effect::framework_above(se, fw) => {
                     Some(fw.clone())
                 }
                 _ => None,
@@ -518,24 +449,10 @@ impl Collector<'_> {
             return;
         };
         let trait_path = i.trait_.as_ref().map(|(p, _)| self.resolve(p));
-        let router = expand_attrs(&i.attrs).iter().any(|a| {
-            let last = a.path().segments.last().map(|s| s.ident.to_string());
-            match last.as_deref() {
-                // rmcp's `#[tool_router]`; mcp-attr's `#[mcp_server] impl McpServer for ..`.
-                Some("tool_router") | Some("mcp_server") => true,
-                Some("tool") => {
-                    matches!(&a.meta, Meta::List(l) if l.tokens.to_string().contains("tool_box"))
-                }
-                _ => false,
-            }
-        });
-        let pub_methods_are_tools = i.trait_.is_none()
-            && i.attrs.iter().any(|a| {
-                a.path()
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "mcp_tools")
-            });
+        let router = expand_attrs(&i.attrs)
+            .iter()
+            .any(frameworks::rmcp::is_router_attr);
+        let pub_methods_are_tools = frameworks::mcp_tools::is_tools_impl(i);
         let mut ctx = ImplCtx {
             self_ty: self_ty.clone(),
             router,
@@ -576,13 +493,9 @@ impl Collector<'_> {
                 if has_cfg_test(&f.attrs) {
                     continue;
                 }
-                let idx = if pub_methods_are_tools
-                    && matches!(f.vis, syn::Visibility::Public(_))
-                    && !f.attrs.iter().any(|a| a.path().is_ident("tool"))
-                {
+                let idx = if pub_methods_are_tools && frameworks::mcp_tools::is_tool_method(f) {
                     // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
-                    let mut attrs = f.attrs.clone();
-                    attrs.push(syn::parse_quote!(#[mcp_tools_method]));
+                    let attrs = frameworks::mcp_tools::marked(&f.attrs);
                     self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
                 } else {
                     self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
@@ -595,7 +508,8 @@ impl Collector<'_> {
         // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
         // re-exports, aliases).
         let is_rig = frameworks::rig::is_rig_impl(&tp, &i.items, fn_idx.contains_key("call"));
-        let configured = !tp.is_empty() && self.trait_matches_config(&tp);
+        let configured =
+            !tp.is_empty() && frameworks::configured::matches(&self.config.tool_traits, &tp);
         // A hand-written tool trait (`fn name` + `fn execute` + a schema method).
         let tool_trait = !is_rig
             && !configured
