@@ -37,6 +37,7 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
             description: describe_write(index, ev, at, &chain),
             strong: ev.strong,
             by_name: false,
+            words: None,
             bypasses,
         });
     }
@@ -66,6 +67,7 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
         ),
         strong: false,
         by_name: true,
+        words: Some(why),
         bypasses: None,
     })
 }
@@ -94,6 +96,9 @@ pub enum WriteReason {
         /// The code reaches no write and no read it can see: the tool's own name or
         /// description broke the tie (its findings are warnings).
         by_name: bool,
+        /// When `by_name`: the words that decided, as `description` ends with them (its name
+        /// `adb_pull` says `pull`), for `docs` to quote without reading `description`.
+        words: Option<String>,
         /// The write is the raw body of a guarded tool, called directly (`f(..)`, not
         /// `f::call(..)`): that guarded tool's public name and Rust function.
         bypasses: Option<(String, String)>,

@@ -494,6 +494,34 @@ fn unknown_tools_are_never_recommended_read_only() {
     assert!(!page.contains("may claim</span> <code>read_only_hint = true"));
 }
 
+/// The HTML page colours each contract state (the class comes from the state itself, not
+/// from its words): every state, with its class.
+#[test]
+fn html_contract_states_have_their_classes() {
+    let cells = |manifest: &Path| -> Vec<String> {
+        let page = ok(manifest, &["--format", "html"]);
+        page.match_indices("<td class=\"status-")
+            .map(|(i, _)| {
+                let cell = &page[i + "<td class=\"".len()..];
+                cell[..cell.find('<').unwrap()].replace("\">", ": ")
+            })
+            .collect()
+    };
+    let mut got = cells(&example_manifest());
+    got.extend(cells(&fixture_manifest("rig_guarded")));
+    got.extend(cells(&fixture_manifest("unknown_tools")));
+    for want in [
+        "status-complete: complete",
+        "status-incomplete: incomplete: no key, no retry cap",
+        "status-read: not needed (read)",
+        "status-none: none",
+        "status-read: guarded by `send_invoice`",
+        "status-none: undeclared (unknown: read or write?)",
+    ] {
+        assert!(got.iter().any(|c| c == want), "{want} not in {got:?}");
+    }
+}
+
 #[test]
 fn a_write_by_its_words_says_so() {
     let markdown = ok(&fixture_manifest("unknown_tools"), &[]);

@@ -1,6 +1,7 @@
 //! The end of a file: tools assembled from several items linked (rmcp `ToolBase` +
-//! `AsyncTool`, rust-mcp-sdk `#[mcp_tool]` structs), suppression comments attached, and
-//! the results moved into the file's facts.
+//! `AsyncTool`, rust-mcp-sdk `#[mcp_tool]` structs, swiftide derives: the `hooks` into
+//! [`crate::frameworks`]), suppression comments attached, and the results moved into the
+//! file's facts.
 
 use super::*;
 
@@ -8,55 +9,10 @@ impl Collector<'_> {
     /// Link tools assembled from several items, attach suppression comments, and move the
     /// results into `facts`.
     pub(super) fn finish_file(&mut self, text: &str, facts: &mut FileFacts) {
-        // rmcp ToolBase + AsyncTool.
-        for p in std::mem::take(&mut self.pending_async) {
-            let info = self.toolbases.remove(&p.ty);
-            let (name, hints) = match info {
-                Some(i) => (i.name, Some(i.hints)),
-                None => (self.const_names.get(&p.ty).cloned(), None),
-            };
-            let function = format!("{}::{}", p.ty, p.sig.ident);
-            self.make_tool(
-                ToolStyle::RmcpToolBase,
-                &p.sig,
-                None,
-                hints,
-                name.or_else(|| Some(p.ty.clone())),
-                function,
-                ToolBody::Local(p.fn_idx),
-                p.start_line,
-                (Vec::new(), Vec::new()),
-            );
-        }
-        // rust-mcp-sdk structs.
-        for s in std::mem::take(&mut self.mcp_structs) {
-            let ty = s.ident.to_string();
-            const CALLS: &[&str] = &["call_tool", "run_tool", "call", "run", "execute", "handle"];
-            let body = CALLS
-                .iter()
-                .find_map(|n| self.local_methods.get(&(ty.clone(), n.to_string())))
-                .map(|i| ToolBody::Local(*i))
-                .unwrap_or_else(|| {
-                    ToolBody::Method(ty.clone(), CALLS.iter().map(|s| s.to_string()).collect())
-                });
-            let function = match &body {
-                ToolBody::Local(i) => self.fns[*i].display.clone(),
-                _ => ty.clone(),
-            };
-            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = s.ident.clone();
-            self.make_tool(
-                ToolStyle::McpSdk,
-                &sig,
-                None,
-                Some(s.hints),
-                None,
-                function,
-                body,
-                s.start_line,
-                (vec!["self".to_string()], vec![ty.clone()]),
-            );
-        }
+        // Tools assembled from several items: rmcp ToolBase + AsyncTool, rust-mcp-sdk
+        // structs, swiftide derives.
+        self.fw_link_tool_bases();
+        self.fw_link_mcp_structs();
         self.fw_finish();
         // Suppression comments.
         if memchr::memmem::find(text.as_bytes(), b"idemcheck:").is_some() {

@@ -1,5 +1,5 @@
 //! The collector's hooks into [`crate::frameworks`]: what the recognisers find becomes
-//! [`ToolFacts`] here, with the collector's own machinery (function recording,
+//! [`ToolFacts`](crate::facts::ToolFacts) here, with the collector's own machinery (function recording,
 //! `make_tool`), so that `collect.rs` itself only calls in at a few places:
 //!
 //! - `collect_source` → [`Collector::fw_prepare`] (cheap text checks: which scans can find
@@ -10,10 +10,13 @@
 //!   dispatch arms in the body are noted by the address of their body expression);
 //! - `visit_expr` → [`Collector::fw_expr`] (a noted closure or arm is recorded as a function
 //!   of its own, the tool's body);
-//! - `visit_item_struct` → [`Collector::fw_struct`] (swiftide `#[derive(Tool)]`);
+//! - `visit_item_struct` → [`Collector::fw_struct`] (swiftide `#[derive(Tool)]`, rust-mcp-sdk
+//!   `#[mcp_tool]`);
 //! - `visit_item_impl` → [`crate::frameworks::rig`] for the shape and name of rig tools,
 //!   [`Collector::fw_rig_description`];
-//! - `finish_file` → [`Collector::fw_finish`] (derived tools linked to their method).
+//! - `finish_file` → [`Collector::fw_link_tool_bases`] (rmcp `ToolBase` + `AsyncTool`),
+//!   [`Collector::fw_link_mcp_structs`] (rust-mcp-sdk structs linked to their method),
+//!   [`Collector::fw_finish`] (derived tools linked to their method).
 //!
 //! Dispatch arms and function tools that repeat a tool defined otherwise are dropped once
 //! every file is collected ([`crate::frameworks::drop_repeated`]).
@@ -22,9 +25,9 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::visit;
 
-use super::{Collector, FastMap};
+use super::{Collector, FastMap, McpStruct, expand_attrs, first_line};
 use crate::facts::{ToolBody, ToolStyle};
-use crate::frameworks::{dispatch, function_tool, rig, swiftide, synthetic_ident};
+use crate::frameworks::{dispatch, function_tool, mcp_sdk, rig, swiftide, synthetic_ident};
 use idemcheck_spec::hints::ToolHints;
 
 /// Per-file state of the hooks.
@@ -311,16 +314,87 @@ impl Collector<'_> {
         walked
     }
 
-    /// A struct with swiftide's `#[derive(Tool)]`: linked to its method at the end of the
-    /// file.
+    /// A struct with swiftide's `#[derive(Tool)]` or rust-mcp-sdk's `#[mcp_tool]`: linked to
+    /// its method at the end of the file.
     pub(super) fn fw_struct(&mut self, s: &syn::ItemStruct) {
-        if !self.fw.swiftide {
-            return;
+        if self.fw.swiftide {
+            let uses = self.uses_swiftide();
+            if let Some(d) = swiftide::derived_tool(s, |p| self.resolve(p), uses) {
+                let start = first_line(&s.attrs, s.ident.span());
+                self.fw.derived.push((s.ident.clone(), d, start));
+            }
         }
-        let uses = self.uses_swiftide();
-        if let Some(d) = swiftide::derived_tool(s, |p| self.resolve(p), uses) {
-            let start = super::first_line(&s.attrs, s.ident.span());
-            self.fw.derived.push((s.ident.clone(), d, start));
+        for a in expand_attrs(&s.attrs) {
+            let resolved = self.resolve(a.path());
+            if mcp_sdk::is_tool_attr(&resolved) {
+                self.mcp_structs.push(McpStruct {
+                    ident: s.ident.clone(),
+                    hints: ToolHints::from_attribute(&a),
+                    start_line: first_line(&s.attrs, s.ident.span()),
+                });
+            }
+        }
+    }
+
+    /// rmcp `AsyncTool`/`SyncTool` impls linked to the `ToolBase` impl of their type (its name
+    /// and hints), or named by the type's `const NAME`, else by the type.
+    pub(super) fn fw_link_tool_bases(&mut self) {
+        for p in std::mem::take(&mut self.pending_async) {
+            let info = self.toolbases.remove(&p.ty);
+            let (name, hints) = match info {
+                Some(i) => (i.name, Some(i.hints)),
+                None => (self.const_names.get(&p.ty).cloned(), None),
+            };
+            let function = format!("{}::{}", p.ty, p.sig.ident);
+            self.make_tool(
+                ToolStyle::RmcpToolBase,
+                &p.sig,
+                None,
+                hints,
+                name.or_else(|| Some(p.ty.clone())),
+                function,
+                ToolBody::Local(p.fn_idx),
+                p.start_line,
+                (Vec::new(), Vec::new()),
+            );
+        }
+    }
+
+    /// rust-mcp-sdk `#[mcp_tool]` structs linked to their call method: one of the file, or
+    /// else the method looked up in the crate by the index.
+    pub(super) fn fw_link_mcp_structs(&mut self) {
+        for s in std::mem::take(&mut self.mcp_structs) {
+            let ty = s.ident.to_string();
+            let body = mcp_sdk::CALL_METHODS
+                .iter()
+                .find_map(|n| self.local_methods.get(&(ty.clone(), n.to_string())))
+                .map(|i| ToolBody::Local(*i))
+                .unwrap_or_else(|| {
+                    ToolBody::Method(
+                        ty.clone(),
+                        mcp_sdk::CALL_METHODS
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect(),
+                    )
+                });
+            let function = match &body {
+                ToolBody::Local(i) => self.fns[*i].display.clone(),
+                _ => ty.clone(),
+            };
+            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+            sig.ident = s.ident.clone();
+            self.make_tool(
+                ToolStyle::McpSdk,
+                &sig,
+                None,
+                Some(s.hints),
+                None,
+                function,
+                body,
+                s.start_line,
+                (vec!["self".to_string()], vec![ty.clone()]),
+            );
         }
     }
 

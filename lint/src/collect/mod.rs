@@ -1,8 +1,9 @@
 //! The per-file pass: one `syn::visit::Visit` walk over each item of a file as soon as it is
 //! parsed, on the thread that parsed it, producing [`FileFacts`].
 //!
-//! It recognises tool definitions (our `#[side_effect]`, rmcp, rig, rust-mcp-sdk and
-//! configured attributes and traits), runs the shared contract check
+//! It recognises tool definitions by calling into the tool styles of [`frameworks`] (one
+//! module per style: `#[side_effect]`, rmcp, rig, rust-mcp-sdk, configured attributes and
+//! traits, ...), runs the shared contract check
 //! ([`idemcheck_spec::check::check_contract`]) on them while spans are still alive, and
 //! records for every function its write evidence, its calls, its random/clock values and
 //! its retry loops. Cross-file questions (does a helper write? where is `verify`?) are
@@ -20,15 +21,18 @@
 //! - `scope`: `use` scopes, path resolution, call targets and string constants;
 //! - `state`: per-function state, retry-loop frames and the recording of evidence,
 //!   calls, reads and unstable values;
-//! - `tools`: tool recognition (attributes, traits, rmcp/rig/rust-mcp-sdk/ToolBase
-//!   shapes) and the contract check;
+//! - `tools`: the walk's arms for functions and impls: their attributes and traits handed to
+//!   the tool styles of [`frameworks`] (one module per style), the tool's facts made and the
+//!   contract check run;
 //! - `chain`: method-chain effects (HTTP, SQL, messages, SDK calls, processes,
 //!   `OpenOptions`);
 //! - `calls`: effects of calls by path, of paths and of macros;
 //! - `values`: values held by locals (texts, word lists, state fields);
-//! - `macros`, `hooks`: function paths inside macros; the [`frameworks`] hooks;
+//! - `macros`, `hooks`: function paths inside macros; the [`frameworks`] hooks (tool bodies
+//!   found inside functions, tools linked across items, derived tools);
 //! - `structs`: struct facts and serde wire names;
-//! - `finish`: the end of the file: tools linked across items, suppression comments;
+//! - `finish`: the end of the file: tools linked across items (through `hooks`), suppression
+//!   comments;
 //! - `syntax`: small syntax helpers.
 
 // These imports, the `use`s of the child modules below and the items of this module are the
@@ -502,11 +506,7 @@ impl<'a> Collector<'a> {
             const_texts: FastMap::default(),
             mcp_structs: Vec::new(),
             local_methods: FastMap::default(),
-            config_lasts: config
-                .tool_attributes
-                .iter()
-                .filter_map(|a| a.rsplit("::").next().map(str::to_string))
-                .collect(),
+            config_lasts: frameworks::configured::last_segments(&config.tool_attributes),
             via_hint: None,
             structs: Vec::new(),
             fw: hooks::FwState::default(),

@@ -149,7 +149,7 @@ impl Collector<'_> {
                 collect_use(&u.tree, &mut prefix, &mut scope);
                 if let Some(root) = use_tree_root(&u.tree) {
                     let root = root.to_string();
-                    scope.uses_rmcp |= root.starts_with("rmcp");
+                    scope.uses_rmcp |= frameworks::rmcp::use_is_rmcp(&root);
                     scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&root);
                 }
             }

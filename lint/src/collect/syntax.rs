@@ -94,26 +94,7 @@ pub(super) fn lit_str(e: &Expr) -> Option<String> {
     }
 }
 
-pub(super) fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
-    for t in tokens {
-        match t {
-            TokenTree::Literal(l) => {
-                // `Lit::new` classifies the token as `parse2::<LitStr>` would, without
-                // building a token buffer and a parse stream for one token.
-                if let Lit::Str(s) = Lit::new(l) {
-                    return Some(s.value());
-                }
-            }
-            TokenTree::Group(g) => {
-                if let Some(s) = first_lit_in_tokens(g.stream()) {
-                    return Some(s);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
+pub(super) use crate::frameworks::first_lit_in_tokens;
 
 pub(super) fn bool_lit(e: &Expr) -> Option<bool> {
     match strip(e) {

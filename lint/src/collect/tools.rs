@@ -1,9 +1,11 @@
-//! Tool recognition: `#[side_effect]`, framework and configured tool attributes and
-//! traits, rig's `Tool` (by path or shape), rmcp `ToolBase`/`AsyncTool`, mcp-attr and
-//! pulseengine impls. `make_tool` builds the tool's facts and runs the shared contract
-//! check while spans are alive.
+//! The walk's arms for functions and impls: what their attributes and traits say is asked of
+//! the tool styles in [`frameworks`] (one module per style: `#[side_effect]`, rmcp, rig,
+//! rust-mcp-sdk, configured attributes and traits, pulseengine, hand-written tool traits,
+//! ...), and `make_tool` builds the tool's facts and runs the shared contract check while
+//! spans are alive.
 
 use super::*;
+use crate::frameworks::AttrMark;
 
 #[derive(Debug, Default, Clone)]
 pub(super) struct ImplCtx {
@@ -38,72 +40,7 @@ pub(super) struct McpStruct {
     pub(super) start_line: u32,
 }
 
-/// Hints of an rmcp `fn annotations()` body: `ToolAnnotations::new().read_only(true)` builder
-/// calls, or struct literals with `read_only_hint: Some(true)`.
-fn annotations_hints(block: &syn::Block) -> ToolHints {
-    let tokens = block.to_token_stream();
-    let mut hints = ToolHints::from_tokens(tokens.clone());
-    fn scan(tokens: proc_macro2::TokenStream, hints: &mut ToolHints) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, t) in trees.iter().enumerate() {
-            match t {
-                TokenTree::Group(g) => scan(g.stream(), hints),
-                TokenTree::Ident(id) => {
-                    let slot = match id.to_string().as_str() {
-                        "read_only" => &mut hints.read_only,
-                        "destructive" => &mut hints.destructive,
-                        "idempotent" => &mut hints.idempotent,
-                        "open_world" => &mut hints.open_world,
-                        _ => continue,
-                    };
-                    if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
-                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                        if let [TokenTree::Ident(v)] = inner.as_slice() {
-                            let value = match v.to_string().as_str() {
-                                "true" => true,
-                                "false" => false,
-                                _ => continue,
-                            };
-                            *slot = Some(idemcheck_spec::attr::Spanned {
-                                value,
-                                span: v.span(),
-                            });
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    scan(tokens, &mut hints);
-    hints
-}
-
 impl Collector<'_> {
-    fn attr_matches_config(&self, resolved: &[String]) -> bool {
-        let joined = resolved.join("::");
-        self.config.tool_attributes.iter().any(|c| {
-            let c = c.trim_start_matches("::");
-            if c.contains("::") {
-                joined == c
-            } else {
-                resolved.last().is_some_and(|l| l == c)
-            }
-        })
-    }
-
-    fn trait_matches_config(&self, resolved: &[String]) -> bool {
-        let joined = resolved.join("::");
-        self.config.tool_traits.iter().any(|c| {
-            let c = c.trim_start_matches("::");
-            if c.contains("::") {
-                joined == c
-            } else {
-                resolved.last().is_some_and(|l| l == c)
-            }
-        })
-    }
-
     /// The `#[side_effect]` attribute and the framework tool attribute of an item.
     fn tool_attrs(
         &self,
@@ -125,10 +62,10 @@ impl Collector<'_> {
                     return false;
                 }
                 last == "cfg_attr"
-                    || last == "side_effect"
-                    || last == "rig_tool"
+                    || last == frameworks::side_effect::ATTR
+                    || last == frameworks::rig_attr::ATTR
                     || last == "tool"
-                    || last == "mcp_tools_method"
+                    || last == frameworks::mcp_tools::METHOD_MARKER
                     || self.config_lasts.iter().any(|c| last == c)
                     || (path.segments.len() == 1 && {
                         let name = last.to_string();
@@ -137,45 +74,25 @@ impl Collector<'_> {
             })
             .cloned()
             .collect();
+        if candidates.is_empty() {
+            return (se, fw);
+        }
+        let cx = frameworks::AttrCx {
+            router,
+            uses_swiftide: self.uses_swiftide(),
+            uses_rmcp: self.uses_rmcp(),
+            tool_attributes: &self.config.tool_attributes,
+            configured_lasts: &self.config_lasts,
+        };
         for a in expand_attrs(&candidates) {
             let resolved = self.resolve(a.path());
-            let Some(last) = resolved.last() else {
-                continue;
-            };
-            match last.as_str() {
-                "side_effect" => se = Some(a),
-                "rig_tool" => fw = Some((ToolStyle::RigAttr, a)),
-                "mcp_tools_method" => fw = Some((ToolStyle::McpTools, a)),
-                "tool"
-                    if frameworks::swiftide::is_tool_attr(
-                        &resolved,
-                        router,
-                        self.uses_swiftide(),
-                        self.uses_rmcp(),
-                    ) =>
-                {
-                    fw = Some((ToolStyle::Swiftide, a));
+            match frameworks::attr_mark(&resolved, &cx) {
+                Some(AttrMark::Contract) => se = Some(a),
+                Some(AttrMark::Tool(style)) => fw = Some((style, a)),
+                Some(AttrMark::ConfiguredFallback) if fw.is_none() => {
+                    fw = Some((ToolStyle::Configured, a));
                 }
-                "tool" => {
-                    let is_rmcp = resolved[0] == "rmcp"
-                        || (resolved.len() == 1 && (router || self.uses_rmcp()));
-                    if is_rmcp {
-                        fw = Some((ToolStyle::Rmcp, a));
-                    } else if self.attr_matches_config(&resolved) {
-                        fw = Some((ToolStyle::Configured, a));
-                    } else if !self.config_lasts.iter().any(|c| c == "tool")
-                        && frameworks::tool_attr::is_other_tool_attr(&resolved)
-                    {
-                        // When the configuration names its `tool` attribute, that one is
-                        // the tool marker and other crates' `tool` (tracing spans) are not.
-                        fw = Some((ToolStyle::ToolAttr, a));
-                    }
-                }
-                _ => {
-                    if fw.is_none() && self.attr_matches_config(&resolved) {
-                        fw = Some((ToolStyle::Configured, a));
-                    }
-                }
+                Some(AttrMark::ConfiguredFallback) | None => {}
             }
         }
         (se, fw)
@@ -327,42 +244,17 @@ impl Collector<'_> {
                     tool.function.clone(),
                 ));
                 let path_call = |p: &syn::Path| {
-                    let resolved = self.resolve(p);
-                    let target = if resolved.len() >= 2 && resolved[0] == "Self" {
-                        Some(CallTarget::SelfMethod(resolved[resolved.len() - 1].clone()))
-                    } else if resolved.first().is_some_and(|f| f == "crate") {
-                        Some(CallTarget::Path {
-                            absolute: true,
-                            segments: resolved[1..].to_vec(),
-                        })
-                    } else if resolved.len() >= 2
-                        && resolved[resolved.len() - 2]
-                            .chars()
-                            .next()
-                            .is_some_and(|c| c.is_ascii_uppercase())
-                    {
-                        Some(CallTarget::TypeFn(
-                            resolved[resolved.len() - 2].clone(),
-                            resolved[resolved.len() - 1].clone(),
-                        ))
-                    } else {
-                        Some(CallTarget::Path {
-                            absolute: false,
-                            segments: resolved,
-                        })
-                    };
-                    target.map(|t| {
-                        (
-                            Call {
-                                target: t,
-                                loc: Loc::of_tokens(p),
-                                docs: Vec::new(),
-                                owned_receiver: false,
-                                words: Vec::new(),
-                            },
-                            p.to_token_stream().to_string().replace(' ', ""),
-                        )
-                    })
+                    let target = frameworks::side_effect::contract_fn_target(self.resolve(p));
+                    Some((
+                        Call {
+                            target,
+                            loc: Loc::of_tokens(p),
+                            docs: Vec::new(),
+                            owned_receiver: false,
+                            words: Vec::new(),
+                        },
+                        p.to_token_stream().to_string().replace(' ', ""),
+                    ))
                 };
                 tool.verify = attr.verify.as_ref().and_then(path_call);
                 tool.key_fn = attr.key_fn().and_then(path_call);
@@ -521,9 +413,7 @@ impl Collector<'_> {
             let start = first_line(attrs, sig.ident.span());
             // `#[tool]` above `#[side_effect]` runs first: the macro cannot wrap what it leaves.
             self.framework_above = match (&se, &fw) {
-                (Some(se), Some((_, fw)))
-                    if Loc::of_span(fw.pound_token.span) < Loc::of_span(se.pound_token.span) =>
-                {
+                (Some(se), Some((_, fw))) if frameworks::side_effect::framework_above(se, fw) => {
                     Some(fw.clone())
                 }
                 _ => None,
@@ -560,24 +450,10 @@ impl Collector<'_> {
             return;
         };
         let trait_path = i.trait_.as_ref().map(|(p, _)| self.resolve(p));
-        let router = expand_attrs(&i.attrs).iter().any(|a| {
-            let last = a.path().segments.last().map(|s| s.ident.to_string());
-            match last.as_deref() {
-                // rmcp's `#[tool_router]`; mcp-attr's `#[mcp_server] impl McpServer for ..`.
-                Some("tool_router") | Some("mcp_server") => true,
-                Some("tool") => {
-                    matches!(&a.meta, Meta::List(l) if l.tokens.to_string().contains("tool_box"))
-                }
-                _ => false,
-            }
-        });
-        let pub_methods_are_tools = i.trait_.is_none()
-            && i.attrs.iter().any(|a| {
-                a.path()
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "mcp_tools")
-            });
+        let router = expand_attrs(&i.attrs)
+            .iter()
+            .any(frameworks::rmcp::is_router_attr);
+        let pub_methods_are_tools = frameworks::mcp_tools::is_tools_impl(i);
         let mut ctx = ImplCtx {
             self_ty: self_ty.clone(),
             router,
@@ -618,13 +494,9 @@ impl Collector<'_> {
                 if has_cfg_test(&f.attrs) {
                     continue;
                 }
-                let idx = if pub_methods_are_tools
-                    && matches!(f.vis, syn::Visibility::Public(_))
-                    && !f.attrs.iter().any(|a| a.path().is_ident("tool"))
-                {
+                let idx = if pub_methods_are_tools && frameworks::mcp_tools::is_tool_method(f) {
                     // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
-                    let mut attrs = f.attrs.clone();
-                    attrs.push(syn::parse_quote!(#[mcp_tools_method]));
+                    let attrs = frameworks::mcp_tools::marked(&f.attrs);
                     self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
                 } else {
                     self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
@@ -636,40 +508,34 @@ impl Collector<'_> {
         let tp = trait_path.clone().unwrap_or_default();
         // rig's `Tool` by path, or any trait by shape (`const NAME` + `fn call`: `PortableTool`,
         // re-exports, aliases).
-        let is_rig = (trait_last == "Tool"
-            && (tp.first().is_some_and(|f| f.starts_with("rig"))
-                || (tp.len() == 1 && fn_idx.contains_key("call"))))
-            || (!tp.is_empty() && frameworks::rig::is_tool_shape(&i.items));
-        let configured = !tp.is_empty() && self.trait_matches_config(&tp);
+        let is_rig = frameworks::rig::is_rig_impl(&tp, &i.items, fn_idx.contains_key("call"));
+        let configured =
+            !tp.is_empty() && frameworks::configured::matches(&self.config.tool_traits, &tp);
         // A hand-written tool trait (`fn name` + `fn execute` + a schema method).
         let tool_trait = !is_rig
             && !configured
             && !tp.is_empty()
-            && trait_last != "ToolBase"
-            && trait_last != "AsyncTool"
-            && trait_last != "SyncTool"
+            && !frameworks::rmcp_tool_base::is_tool_base(&trait_last)
+            && !frameworks::rmcp_tool_base::is_run_trait(&trait_last)
             && frameworks::tool_trait::is_shape(&trait_last, &i.items);
-        if trait_last == "ToolBase" {
+        if frameworks::rmcp_tool_base::is_tool_base(&trait_last) {
             let mut info = ToolBaseInfo {
                 name: None,
                 hints: ToolHints::default(),
             };
             if let Some((_, f)) = fn_idx.get("name") {
-                info.name = first_lit_in_tokens(f.block.to_token_stream()).or_else(|| {
-                    f.block
-                        .to_token_stream()
-                        .to_string()
-                        .contains("NAME")
-                        .then(|| self.const_names.get(&self_ty).cloned())
-                        .flatten()
-                });
+                info.name =
+                    frameworks::rmcp_tool_base::tool_name(f, self.const_names.get(&self_ty));
             }
             if let Some((_, f)) = fn_idx.get("annotations") {
-                info.hints = annotations_hints(&f.block);
+                info.hints = frameworks::rmcp_tool_base::annotations_hints(&f.block);
             }
             self.toolbases.insert(self_ty.clone(), info);
-        } else if trait_last == "AsyncTool" || trait_last == "SyncTool" {
-            if let Some((idx, f)) = fn_idx.get("invoke").or_else(|| fn_idx.get("call")) {
+        } else if frameworks::rmcp_tool_base::is_run_trait(&trait_last) {
+            if let Some((idx, f)) = frameworks::rmcp_tool_base::RUN_METHODS
+                .iter()
+                .find_map(|n| fn_idx.get(*n))
+            {
                 let (se, _) = self.tool_attrs(&f.attrs, false);
                 if se.is_none() {
                     self.pending_async.push(PendingAsyncTool {
@@ -686,7 +552,7 @@ impl Collector<'_> {
                     .iter()
                     .find_map(|n| fn_idx.get(*n))
             } else {
-                ["call", "run", "invoke", "execute", "call_tool", "handle"]
+                frameworks::rig::RUN_METHODS
                     .iter()
                     .find_map(|n| fn_idx.get(*n))
                     .or_else(|| if is_rig { None } else { fn_idx.values().next() })
@@ -758,19 +624,15 @@ impl Collector<'_> {
             .ok()
             .and_then(|a| a.name.map(|n| (n.value(), n.span())));
         if let (Some((given, span)), Some(name)) = (given, const_name)
-            && given != name
+            && let Some((message, help)) = frameworks::rig::name_contradiction(&given, name)
         {
             push_finding(
                 &mut tool.contract_findings,
                 self.config,
                 RuleCode::Idem013,
                 Loc::of_span(span),
-                format!(
-                    "`name = \"{given}\"` contradicts the tool's `NAME` (\"{name}\"): the guard would key and report it as `{given}` while the model calls `{name}`"
-                ),
-                Some(format!(
-                    "remove `name = ..` (rig's `Tool::call` is keyed under `Self::NAME`) or write `name = \"{name}\"`"
-                )),
+                message,
+                Some(help),
             );
         }
     }

@@ -120,16 +120,6 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.record_struct(s);
         }
         self.fw_struct(s);
-        for a in expand_attrs(&s.attrs) {
-            let resolved = self.resolve(a.path());
-            if resolved.last().is_some_and(|l| l == "mcp_tool") {
-                self.mcp_structs.push(McpStruct {
-                    ident: s.ident.clone(),
-                    hints: ToolHints::from_attribute(&a),
-                    start_line: first_line(&s.attrs, s.ident.span()),
-                });
-            }
-        }
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {

@@ -22,7 +22,7 @@ use idemcheck_spec::rules::idem007_annotation_mismatch::{self as idem007, Idempo
 use idemcheck_spec::{Judgement, RuleCode};
 use serde::Serialize;
 
-use super::ToolDoc;
+use super::{ContractStatus, ToolDoc};
 
 /// One hint of one tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -164,9 +164,9 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
             ),
             ("idempotent_hint", false) => (
                 DiffKind::Contradiction,
-                match doc.contract_status().as_str() {
-                    "none" => "it has no contract (no key, no postcondition, no retry cap); a retry can repeat the effect".to_string(),
-                    "complete" => "its key is missing or unstable (open IDEM001/IDEM004); a retry can repeat the effect".to_string(),
+                match doc.status() {
+                    ContractStatus::None => "it has no contract (no key, no postcondition, no retry cap); a retry can repeat the effect".to_string(),
+                    ContractStatus::Complete => "its key is missing or unstable (open IDEM001/IDEM004); a retry can repeat the effect".to_string(),
                     status => format!("its contract is {status}; a retry can repeat the effect"),
                 },
             ),

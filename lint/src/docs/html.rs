@@ -7,7 +7,7 @@ use idemcheck_spec::Judgement;
 use super::hints::DiffKind;
 use super::markdown::{declared_list, findings_cell, intro, justified_list};
 use super::text::{duration, html, html_inline};
-use super::{Docs, ToolDoc};
+use super::{ContractStatus, Docs, ToolDoc};
 
 const CSS: &str = r#"
 :root { color-scheme: light; }
@@ -47,12 +47,11 @@ fn link(docs: &Docs, file: &str, line: u32) -> String {
 }
 
 fn status_class(t: &ToolDoc) -> &'static str {
-    match t.contract_status().as_str() {
-        "complete" => "status-complete",
-        "none" => "status-none",
-        s if s.starts_with("incomplete") => "status-incomplete",
-        s if s.starts_with("undeclared") => "status-none",
-        _ => "status-read",
+    match t.status() {
+        ContractStatus::Complete => "status-complete",
+        ContractStatus::None | ContractStatus::Undeclared => "status-none",
+        ContractStatus::Incomplete(_) => "status-incomplete",
+        ContractStatus::NotNeeded | ContractStatus::GuardedBy(_) => "status-read",
     }
 }
 

@@ -180,15 +180,46 @@ pub struct ToolDoc {
     pub suppressed: Vec<(RuleCode, String)>,
 }
 
-impl ToolDoc {
-    /// "complete", "incomplete: no key, no retry cap", "none", "not needed (read)" or
-    /// "undeclared (unknown)".
-    pub fn contract_status(&self) -> String {
-        match self.kind {
-            Judgement::Read => return "not needed (read)".into(),
-            Judgement::Unknown if !self.has_contract => {
-                return "undeclared (unknown: read or write?)".into();
+/// The state of a tool's contract, as the document's Contract column says it
+/// ([`ToolDoc::status`]); renderers decide from this, never from its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContractStatus {
+    /// A read tool: no contract is needed.
+    NotNeeded,
+    /// Judged unknown and without a contract: read or write is not declared.
+    Undeclared,
+    /// Without a contract of its own, it enters the guarded function of this public tool
+    /// name through its guarded entry point.
+    GuardedBy(String),
+    /// A `#[side_effect]` contract with key, postcondition and retry cap.
+    Complete,
+    /// A `#[side_effect]` contract missing these parts (`key`, `postcondition`, `retry cap`).
+    Incomplete(Vec<&'static str>),
+    /// A write tool without a contract.
+    None,
+}
+
+impl std::fmt::Display for ContractStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContractStatus::NotNeeded => f.write_str("not needed (read)"),
+            ContractStatus::Undeclared => f.write_str("undeclared (unknown: read or write?)"),
+            ContractStatus::GuardedBy(name) => write!(f, "guarded by `{name}`"),
+            ContractStatus::Complete => f.write_str("complete"),
+            ContractStatus::Incomplete(missing) => {
+                write!(f, "incomplete: no {}", missing.join(", no "))
             }
+            ContractStatus::None => f.write_str("none"),
+        }
+    }
+}
+
+impl ToolDoc {
+    /// The state of its contract.
+    pub fn status(&self) -> ContractStatus {
+        match self.kind {
+            Judgement::Read => return ContractStatus::NotNeeded,
+            Judgement::Unknown if !self.has_contract => return ContractStatus::Undeclared,
             _ => {}
         }
         let c = &self.contract;
@@ -203,13 +234,19 @@ impl ToolDoc {
             missing.push("retry cap");
         }
         if let (false, Some((name, _))) = (self.has_contract, &self.guarded_by) {
-            return format!("guarded by `{name}`");
+            return ContractStatus::GuardedBy(name.clone());
         }
         match (self.has_contract, missing.is_empty()) {
-            (true, true) => "complete".into(),
-            (true, false) => format!("incomplete: no {}", missing.join(", no ")),
-            (false, _) => "none".into(),
+            (true, true) => ContractStatus::Complete,
+            (true, false) => ContractStatus::Incomplete(missing),
+            (false, _) => ContractStatus::None,
         }
+    }
+
+    /// [`ToolDoc::status`] in words: "complete", "incomplete: no key, no retry cap", "none",
+    /// "not needed (read)", "guarded by `x`" or "undeclared (unknown: read or write?)".
+    pub fn contract_status(&self) -> String {
+        self.status().to_string()
     }
 
     /// Whether a write tool's contract is complete (always true for reads, never for a tool
@@ -686,14 +723,11 @@ fn kind_reason(
         }
         Some(WriteReason::Evidence {
             by_name: true,
-            description,
+            words,
             ..
         }) => {
-            // "no write or read was found in the code it reaches (..), and its name `x` says
-            // `delete`": the words that decided.
-            let why = description
-                .split_once("), and ")
-                .map_or(description.as_str(), |(_, why)| why);
+            // The words that decided ("its name `x` says `delete`"), as the judgement gives them.
+            let why = words.as_deref().unwrap_or_default();
             format!(
                 "judged a write by its words: the code it reaches makes only calls the lint cannot see into (no write and no read was found), so the tool's own name or description decided: {why}"
             )

@@ -1,4 +1,4 @@
-//! Hand-written MCP `tools/call` dispatch.
+//! Hand-written MCP `tools/call` dispatch (style `mcp-dispatch`).
 //!
 //! Servers that do not use a framework's router answer `tools/call` with a `match` on the
 //! tool name:

@@ -1,5 +1,6 @@
 //! `FunctionTool::new("name", "description", handler)`: adk-rust's function tools (and the
-//! look-alikes of radkit, hiver-mcp, ... with the same argument order).
+//! look-alikes of radkit, hiver-mcp, ... with the same argument order; style
+//! `adk-function-tool`).
 //!
 //! Each such call is a tool named by its first argument. The handler is the last argument:
 //! a closure (`|ctx, args| async move { .. }`), whose body the collector records as the
@@ -7,11 +8,18 @@
 //! (`get_weather`), which the tool's body calls. A second string literal argument is the
 //! description; a schema argument in between (`json!({..})`) is allowed.
 //!
-//! Tool registries have the same shape as a method: `registry.register("list_instances",
-//! "List all configured instances ..", json!({..}), system::list_instances)` (also
-//! `register_tool`). There the name must read as a tool name (one word, no
-//! spaces) and the second argument as prose (a description with spaces), so that an event
-//! bus's `bus.register("topic", "x", handler)` is not taken for a tool.
+//! ```text
+//! use adk_tool::FunctionTool;
+//!
+//! let weather = FunctionTool::new("get_weather", "Current weather", get_weather);
+//! let delete = FunctionTool::new("delete_file", "Delete a file", |_ctx, args| async move {
+//!     std::fs::remove_file(args["path"].as_str().unwrap_or_default())?;
+//!     Ok(json!({ "deleted": true }))
+//! });
+//! ```
+//!
+//! Tool registries have the same shape as a method call ([`super::registry`]); [`find`]
+//! collects both in one scan of a body.
 
 use proc_macro2::Span;
 use syn::visit::Visit;
@@ -46,9 +54,6 @@ pub struct FunctionTool<'a> {
     pub registry: bool,
 }
 
-/// Methods of a tool registry that register a tool.
-const REGISTER_METHODS: &[&str] = &["register", "register_tool"];
-
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
 pub fn is_constructor(resolved: &[String]) -> bool {
     let n = resolved.len();
@@ -68,27 +73,9 @@ pub fn of_call<'a>(
     from_args(&args, false)
 }
 
-/// The tool a registry call registers, if it is one: `registry.register("name", "A
-/// description.", schema, handler)`.
-pub fn of_method_call(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
-    if m.args.len() < 3 || !REGISTER_METHODS.iter().any(|r| m.method == r) {
-        return None;
-    }
-    let args: Vec<&Expr> = m.args.iter().collect();
-    let name = str_lit(args[0])?.0;
-    let description = str_lit(args[1])?.0;
-    let tool_like = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
-    if !tool_like || !description.trim().contains(' ') {
-        return None;
-    }
-    let t = from_args(&args, true)?;
-    t.handler.is_some().then_some(t)
-}
-
-fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<FunctionTool<'a>> {
+/// A function tool or registry entry from the arguments of its call: the name first, the
+/// description second, the handler last.
+pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<FunctionTool<'a>> {
     let (name, name_span) = str_lit(args.first()?)?;
     let description = str_lit(args.get(1)?).map(|p| p.0);
     let last = args.last()?;
@@ -136,7 +123,7 @@ pub fn find<'a>(
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if let Some(t) = of_method_call(m) {
+            if let Some(t) = super::registry::of_method_call(m) {
                 self.out.push(t);
             }
             syn::visit::visit_expr_method_call(self, m);
@@ -260,54 +247,5 @@ pub fn build() {
             .find(|f| f.tool == "post_message")
             .expect("a finding for the write tool");
         assert_eq!(f.line, 4);
-    }
-
-    #[test]
-    fn tool_registry_entries_are_tools() {
-        // syncthing-mcp-rs: `registry.register(name, description, schema, handler)`.
-        let src = r#"
-pub mod system {
-    pub async fn list_instances(c: Client, cfg: AppConfig, a: Value) -> Result<Value> {
-        Ok(std::fs::read_to_string("instances")?.into())
-    }
-}
-pub fn create_registry() -> ToolRegistry {
-    let mut registry = ToolRegistry::new();
-    registry.register(
-        "list_instances",
-        "List all configured instances and their health.",
-        serde_json::json!({ "type": "object" }),
-        system::list_instances,
-    );
-    registry.register(
-        "delete_conflict",
-        "Delete a conflict file.",
-        serde_json::json!({ "type": "object" }),
-        |c, cfg, a| async move { std::fs::remove_file("conflict")?; Ok(Value::Null) },
-    );
-    // Not tools: an event bus's topic, a registration without a description in prose.
-    bus.register("user.created", "x", on_user_created);
-    registry.register("Hello world", "Says hello to the world.", json!({}), hello);
-    registry
-}
-"#;
-        assert_eq!(
-            inventory(src)
-                .into_iter()
-                .map(|(n, _, style, kind)| (n, style, kind))
-                .collect::<Vec<_>>(),
-            [
-                (
-                    "delete_conflict".into(),
-                    "tool-registry".into(),
-                    "Write".into()
-                ),
-                (
-                    "list_instances".into(),
-                    "tool-registry".into(),
-                    "Read".into()
-                ),
-            ]
-        );
     }
 }

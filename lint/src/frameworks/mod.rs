@@ -1,22 +1,49 @@
-//! Recognisers for tool styles that are not a plain framework attribute on a function.
+//! Tool styles: one module per [`ToolStyle`], each saying what the style looks like in
+//! source and recognising it.
 //!
-//! Each submodule reads syntax only and answers "is this a tool, named what, with its body
-//! where"; turning the answer into [`crate::facts::ToolFacts`] (signatures, contract check,
-//! recorded bodies) is done by the collector's hooks (`collect/hooks.rs`), so that the
-//! per-file visitor itself only gains a few calls.
+//! Each module reads syntax only and answers "is this a tool, named what, with its body
+//! where"; the collector's one `syn::visit::Visit` walk (`collect/visit.rs`) calls into them
+//! from its item and expression arms, and turns the answers into
+//! [`crate::facts::ToolFacts`] (signatures, contract check, recorded bodies) with its own
+//! machinery (`collect/tools.rs` for attributes and impls, `collect/hooks.rs` for bodies
+//! found inside functions, tools linked across items and derived tools).
 //!
-//! - [`rig`]: rig's `Tool` by shape (`const NAME` + `fn call`), whatever the trait is called
-//!   or re-exported as (`PortableTool`, an alias, a re-export through another crate);
-//! - [`swiftide`]: swiftide's `#[tool(..)]` on free functions and `#[derive(Tool)]` structs;
-//! - [`function_tool`]: `FunctionTool::new("name", "description", handler)` (adk-rust and
-//!   look-alikes);
-//! - [`dispatch`]: hand-written MCP `tools/call` handlers that `match` on the tool name;
-//! - [`tool_attr`]: `#[tool]` of other tool-macro crates (riglr-macros and look-alikes);
-//! - [`tool_trait`]: impls of hand-written tool traits (`fn name` + `fn execute` + a schema).
+//! | style (`ToolStyle`) | module | what it looks like |
+//! |---|---|---|
+//! | `side_effect` (`SideEffect`) | [`side_effect`] | `#[side_effect(key = [..], ..)]` on a function |
+//! | `rmcp` (`Rmcp`) | [`rmcp`] | `#[tool]` methods of a `#[tool_router]` impl, rmcp's `#[tool]` on functions |
+//! | `rmcp-tool-base` (`RmcpToolBase`) | [`rmcp_tool_base`] | `impl ToolBase for T` + `impl AsyncTool for T` |
+//! | `rig` (`RigTrait`) | [`rig`] | `impl Tool for T` with `const NAME` and `fn call`, by path or shape |
+//! | `rig-attr` (`RigAttr`) | [`rig_attr`] | `#[rig_tool(..)]` on a function |
+//! | `rust-mcp-sdk` (`McpSdk`) | [`mcp_sdk`] | `#[mcp_tool(..)]` on a struct, its `call_tool` the body |
+//! | `configured` (`Configured`) | [`configured`] | `tool_attributes` / `tool_traits` of the configuration |
+//! | `mcp-tools` (`McpTools`) | [`mcp_tools`] | public methods of a pulseengine `#[mcp_tools]` impl |
+//! | `swiftide` (`Swiftide`) | [`swiftide`] | swiftide's `#[tool(..)]` functions and `#[derive(Tool)]` structs |
+//! | `adk-function-tool` (`AdkFunctionTool`) | [`function_tool`] | `FunctionTool::new("name", "description", handler)` |
+//! | `mcp-dispatch` (`McpDispatch`) | [`dispatch`] | string-literal arms of a hand-written `tools/call` `match` |
+//! | `tool-attr` (`ToolAttr`) | [`tool_attr`] | another tool-macro crate's `#[tool]` (riglr and look-alikes) |
+//! | `tool-trait` (`ToolTrait`) | [`tool_trait`] | impls of a hand-written tool trait (`fn name` + `fn execute` + a schema) |
+//! | `tool-registry` (`Registry`) | [`registry`] | `registry.register("name", "A description.", schema, handler)` |
+//!
+//! What is shared: the classification of a function's attributes ([`attr_mark`]: which
+//! crate's `#[tool]` it is, and whether it is a contract), the dropping of tools that repeat a
+//! definition in another style once every file is collected ([`drop_repeated`]), and small
+//! syntax helpers. Each module's tests feed it small source strings (through
+//! `crate::analysis::inventory_rows`, or the collector's facts) so that a red test names its
+//! style. The byte search that decides which packages are parsed at all (`prefilter.rs`) has
+//! a mark for each style.
 
+pub mod configured;
 pub mod dispatch;
 pub mod function_tool;
+pub mod mcp_sdk;
+pub mod mcp_tools;
+pub mod registry;
 pub mod rig;
+pub mod rig_attr;
+pub mod rmcp;
+pub mod rmcp_tool_base;
+pub mod side_effect;
 pub mod swiftide;
 pub mod tool_attr;
 pub mod tool_trait;
@@ -25,6 +52,68 @@ use proc_macro2::Span;
 use syn::{Expr, Lit};
 
 use crate::facts::{FileFacts, ToolStyle};
+
+/// What an attribute of a function says about it (see [`attr_mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttrMark {
+    /// `#[side_effect]`: the function's contract ([`side_effect`]).
+    Contract,
+    /// A framework's tool attribute: the function is a tool of this style (of several, the
+    /// last written wins).
+    Tool(ToolStyle),
+    /// A configured attribute whose last segment is not `tool`: a [`ToolStyle::Configured`]
+    /// tool, unless an attribute before it already marked the function.
+    ConfiguredFallback,
+}
+
+/// Where a function's attributes are read: what decides whose `#[tool]` a bare one is.
+#[derive(Debug, Clone, Copy)]
+pub struct AttrCx<'a> {
+    /// The function is a method of a router impl ([`rmcp::is_router_attr`]).
+    pub router: bool,
+    /// The file (or inline module) imports swiftide.
+    pub uses_swiftide: bool,
+    /// The file (or inline module) imports from rmcp.
+    pub uses_rmcp: bool,
+    /// The configured `tool_attributes`.
+    pub tool_attributes: &'a [String],
+    /// Their last segments ([`configured::last_segments`]).
+    pub configured_lasts: &'a [String],
+}
+
+/// What an attribute, its path resolved through `use` (`cfg_attr` expanded), says of the
+/// function it is on. Several crates export an attribute called `tool`: it is swiftide's
+/// ([`swiftide::is_tool_attr`]), else rmcp's ([`rmcp::is_tool_attr`]), else a configured one
+/// ([`configured::matches`]), else — unless the configuration names its own `tool` —
+/// another tool-macro crate's ([`tool_attr::is_other_tool_attr`]).
+pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
+    let last = resolved.last()?;
+    match last.as_str() {
+        side_effect::ATTR => Some(AttrMark::Contract),
+        rig_attr::ATTR => Some(AttrMark::Tool(ToolStyle::RigAttr)),
+        mcp_tools::METHOD_MARKER => Some(AttrMark::Tool(ToolStyle::McpTools)),
+        "tool" if swiftide::is_tool_attr(resolved, cx.router, cx.uses_swiftide, cx.uses_rmcp) => {
+            Some(AttrMark::Tool(ToolStyle::Swiftide))
+        }
+        "tool" => {
+            if rmcp::is_tool_attr(resolved, cx.router, cx.uses_rmcp) {
+                Some(AttrMark::Tool(ToolStyle::Rmcp))
+            } else if configured::matches(cx.tool_attributes, resolved) {
+                Some(AttrMark::Tool(ToolStyle::Configured))
+            } else if !cx.configured_lasts.iter().any(|c| c == "tool")
+                && tool_attr::is_other_tool_attr(resolved)
+            {
+                // When the configuration names its `tool` attribute, that one is the tool
+                // marker and other crates' `tool` (tracing spans) are not.
+                Some(AttrMark::Tool(ToolStyle::ToolAttr))
+            } else {
+                None
+            }
+        }
+        _ => configured::matches(cx.tool_attributes, resolved)
+            .then_some(AttrMark::ConfiguredFallback),
+    }
+}
 
 /// Drop tools that repeat another definition:
 ///
@@ -207,6 +296,28 @@ pub fn str_lit(e: &Expr) -> Option<(String, Span)> {
     }
 }
 
+/// The first string literal in a token stream, groups searched depth-first.
+pub fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Literal(l) => {
+                // `Lit::new` classifies the token as `parse2::<LitStr>` would, without
+                // building a token buffer and a parse stream for one token.
+                if let Lit::Str(s) = Lit::new(l) {
+                    return Some(s.value());
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => {
+                if let Some(s) = first_lit_in_tokens(g.stream()) {
+                    return Some(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// An identifier for a synthetic function standing for a tool body: `prefix` and the tool
 /// name with everything but ASCII letters, digits and `_` replaced, so that it can never
 /// collide with a method a call resolves to.
@@ -220,9 +331,123 @@ pub fn synthetic_ident(prefix: &str, tool: &str, span: Span) -> syn::Ident {
     syn::Ident::new(&s, span)
 }
 
+/// What the styles' tests feed sources through.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::collect::{FileJob, collect_source};
+    use crate::facts::ToolFacts;
+    use idemcheck_spec::config::Config;
+
+    /// (name, function, style, judgement) of every tool of one `src/lib.rs`, sorted.
+    pub(crate) fn rows(src: &str) -> Vec<(String, String, String, String)> {
+        crate::analysis::inventory_rows(&[("src/lib.rs", src)])
+    }
+
+    /// [`rows`] under a configuration.
+    pub(crate) fn rows_with(src: &str, config: Config) -> Vec<(String, String, String, String)> {
+        let a = crate::analysis::analyze_sources(&[("src/lib.rs", src)], config);
+        let mut v: Vec<_> = a
+            .report
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.function.clone(),
+                    t.style.clone(),
+                    format!("{:?}", t.kind),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The collector's facts of the tools of one `src/lib.rs` (default configuration).
+    pub(crate) fn tool_facts(src: &str) -> Vec<ToolFacts> {
+        let job = FileJob {
+            path: "src/lib.rs".into(),
+            rel: "src/lib.rs".into(),
+            krate: 0,
+            module: Vec::new(),
+            mod_rs: true,
+            optional: false,
+        };
+        collect_source(&job, src, &Config::default()).0.tools
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn segs(s: &str) -> Vec<String> {
+        s.split("::").map(str::to_string).collect()
+    }
+
+    #[test]
+    fn whose_tool_attribute_it_is() {
+        let cx = AttrCx {
+            router: false,
+            uses_swiftide: false,
+            uses_rmcp: false,
+            tool_attributes: &[],
+            configured_lasts: &[],
+        };
+        let mark = |path: &str, cx: &AttrCx<'_>| attr_mark(&segs(path), cx);
+        assert_eq!(
+            mark("idemcheck::side_effect", &cx),
+            Some(AttrMark::Contract)
+        );
+        assert_eq!(
+            mark("rig_derive::rig_tool", &cx),
+            Some(AttrMark::Tool(ToolStyle::RigAttr))
+        );
+        assert_eq!(
+            mark("mcp_tools_method", &cx),
+            Some(AttrMark::Tool(ToolStyle::McpTools))
+        );
+        assert_eq!(
+            mark("swiftide::tool", &cx),
+            Some(AttrMark::Tool(ToolStyle::Swiftide))
+        );
+        assert_eq!(
+            mark("rmcp::tool", &cx),
+            Some(AttrMark::Tool(ToolStyle::Rmcp))
+        );
+        assert_eq!(mark("tool", &cx), Some(AttrMark::Tool(ToolStyle::ToolAttr)));
+        assert_eq!(mark("tracing::instrument", &cx), None);
+        let in_router = AttrCx { router: true, ..cx };
+        assert_eq!(
+            mark("tool", &in_router),
+            Some(AttrMark::Tool(ToolStyle::Rmcp))
+        );
+        let swiftide_file = AttrCx {
+            uses_swiftide: true,
+            ..cx
+        };
+        assert_eq!(
+            mark("tool", &swiftide_file),
+            Some(AttrMark::Tool(ToolStyle::Swiftide))
+        );
+        // A configured `tool` marks tools, and other crates' `tool` then do not.
+        let attrs = ["agent_sdk::tool".to_string(), "skill".to_string()];
+        let lasts = configured::last_segments(&attrs);
+        let configured = AttrCx {
+            tool_attributes: &attrs,
+            configured_lasts: &lasts,
+            ..cx
+        };
+        assert_eq!(
+            mark("agent_sdk::tool", &configured),
+            Some(AttrMark::Tool(ToolStyle::Configured))
+        );
+        assert_eq!(mark("tracing::tool", &configured), None);
+        assert_eq!(
+            mark("skill", &configured),
+            Some(AttrMark::ConfiguredFallback)
+        );
+    }
 
     #[test]
     fn snake_case_of_type_names() {

@@ -1,14 +1,33 @@
-//! rig's `Tool` trait, recognised by the shape of the impl rather than by the trait's path.
+//! rig's `impl Tool for T` (style `rig`), recognised by the shape of the impl as well as by
+//! the trait's path.
+//!
+//! ```text
+//! impl Tool for ChargeCard {
+//!     const NAME: &'static str = "charge_card";
+//!     type Error = BillingError;
+//!     type Args = CardArgs;
+//!     type Output = String;
+//!     async fn definition(&self, _prompt: String) -> ToolDefinition { .. }
+//!     async fn call(&self, args: Self::Args) -> Result<String, BillingError> { .. }
+//! }
+//! ```
 //!
 //! rig tools implement a trait with `const NAME: &str` and `async fn call(&self, args)`
 //! (and usually `type Args`): `rig::tool::Tool`, rig's newer `PortableTool`, and the same
-//! traits re-exported through another crate or imported under an alias. So any
-//! `impl Trait for X` whose items hold both `const NAME` and `fn call` is taken for a rig
-//! tool, named by the constant. When `NAME` is a constant rather than a literal, it is
+//! traits re-exported through another crate or imported under an alias. So an impl of a
+//! trait `Tool` resolved into a `rig*` crate, of a bare `Tool` with a `fn call`, or of any
+//! trait whose items hold both `const NAME` and `fn call` is taken for a rig tool
+//! ([`is_rig_impl`]), named by the constant. Its body is the first of [`RUN_METHODS`] it
+//! defines; its description comes from `fn description()` or the `ToolDefinition` of
+//! `fn definition()` ([`description`]). When `NAME` is a constant rather than a literal, it is
 //! looked up among the string constants of the file; a constant of another file
 //! (`const NAME: &str = SOL_TRANSFER;` with `use crate::tool_names::SOL_TRANSFER`) is named
 //! by the constant's lower-cased name, the usual convention (`SOL_TRANSFER` →
 //! `sol_transfer`).
+//!
+//! A `call` guarded in place with `#[side_effect]` is the tool its `NAME` names: the macro
+//! keys it under `Self::NAME`, and a contract `name = ".."` that says otherwise is an error
+//! ([`name_contradiction`], `IDEM013`).
 
 use quote::ToTokens;
 use rustc_hash::FxHashMap;
@@ -16,6 +35,37 @@ use syn::visit::Visit;
 use syn::{Expr, ImplItem, Item};
 
 use super::str_lit;
+
+/// The methods of a rig tool's impl (and of a configured tool trait's) that are the tool's
+/// body, in the order they are looked for.
+pub const RUN_METHODS: &[&str] = &["call", "run", "invoke", "execute", "call_tool", "handle"];
+
+/// Whether an impl of the trait `trait_path` (resolved through `use`; empty for an inherent
+/// impl) is a rig tool: rig's `Tool` by path (rooted in a `rig*` crate, or a bare `Tool` whose
+/// impl has a `fn call`: `has_call`, test-only methods left out), or any trait impl with the
+/// shape of one ([`is_tool_shape`]).
+pub fn is_rig_impl(trait_path: &[String], items: &[ImplItem], has_call: bool) -> bool {
+    let trait_last = trait_path.last().map(String::as_str).unwrap_or_default();
+    (trait_last == "Tool"
+        && (trait_path.first().is_some_and(|f| f.starts_with("rig"))
+            || (trait_path.len() == 1 && has_call)))
+        || (!trait_path.is_empty() && is_tool_shape(items))
+}
+
+/// The `IDEM013` message and help when the contract on a rig tool's `call` gives
+/// `name = "given"` while the impl's `NAME` is `name`; `None` when they agree.
+pub fn name_contradiction(given: &str, name: &str) -> Option<(String, String)> {
+    (given != name).then(|| {
+        (
+            format!(
+                "`name = \"{given}\"` contradicts the tool's `NAME` (\"{name}\"): the guard would key and report it as `{given}` while the model calls `{name}`"
+            ),
+            format!(
+                "remove `name = ..` (rig's `Tool::call` is keyed under `Self::NAME`) or write `name = \"{name}\"`"
+            ),
+        )
+    })
+}
 
 /// Whether the items of an impl have the shape of a rig tool: `const NAME` and `fn call`.
 pub fn is_tool_shape(items: &[ImplItem]) -> bool {
@@ -166,6 +216,29 @@ mod tests {
         assert!(!is_tool_shape(&impl_items(
             "impl Named for X { const NAME: &str = \"x\"; }"
         )));
+    }
+
+    #[test]
+    fn rig_impls_by_path_bare_name_or_shape() {
+        let segs = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+        let plain = impl_items("impl Tool for X { async fn call(&self, a: A) {} }");
+        assert!(is_rig_impl(&segs("rig::tool::Tool"), &[], false));
+        assert!(is_rig_impl(&segs("Tool"), &plain, true));
+        assert!(!is_rig_impl(&segs("Tool"), &plain, false));
+        assert!(!is_rig_impl(&segs("other::Tool"), &plain, true));
+        let shaped = impl_items(
+            "impl PortableTool for X { const NAME: &str = \"x\"; async fn call(&self, a: A) {} }",
+        );
+        assert!(is_rig_impl(&segs("agent_kit::PortableTool"), &shaped, true));
+        assert!(!is_rig_impl(&[], &shaped, true));
+    }
+
+    #[test]
+    fn a_contract_name_must_be_the_name_const() {
+        assert!(name_contradiction("charge_card", "charge_card").is_none());
+        let (message, help) = name_contradiction("call", "charge_card").unwrap();
+        assert!(message.contains("`NAME` (\"charge_card\")"), "{message}");
+        assert!(help.contains("name = \"charge_card\""), "{help}");
     }
 
     #[test]

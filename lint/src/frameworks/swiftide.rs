@@ -1,4 +1,16 @@
-//! swiftide tools.
+//! swiftide tools (style `swiftide`).
+//!
+//! ```text
+//! #[swiftide::tool(description = "Search the code", param(name = "query", description = ".."))]
+//! async fn search_code(context: &dyn AgentContext, query: &str) -> Result<ToolOutput, ToolError> { .. }
+//!
+//! #[derive(Clone, Tool)]
+//! #[tool(description = "Reset a file", param(name = "path", description = ".."))]
+//! struct ResetFile;
+//! impl ResetFile {
+//!     async fn reset_file(&self, context: &dyn AgentContext, path: &str) -> Result<..> { .. }
+//! }
+//! ```
 //!
 //! - `#[swiftide::tool(description = "..", param(..))]` (or `#[tool(..)]` with `use
 //!   swiftide::tool`) on a free async function: the tool is the function, named by it (or

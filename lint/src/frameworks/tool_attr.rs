@@ -1,4 +1,15 @@
-//! `#[tool]` attributes of tool-macro crates other than rmcp and swiftide: riglr's
+//! `#[tool]` attributes of tool-macro crates other than rmcp and swiftide (style
+//! `tool-attr`).
+//!
+//! ```text
+//! use riglr_macros::tool;
+//!
+//! /// Transfer SOL to another account.
+//! #[tool]
+//! pub async fn transfer_sol(to: String, amount: u64) -> Result<String, ToolError> { .. }
+//! ```
+//!
+//! riglr's
 //! `#[riglr_macros::tool]` (it generates a rig `Tool` impl named after the function) and the
 //! look-alikes agent toolkits write on their own (`#[my_agent_macros::tool]`). An attribute
 //! named `tool` on a function marks that function as a tool whatever crate defines it; the

@@ -1,4 +1,12 @@
-//! Hand-written tool traits, recognised by shape.
+//! Hand-written tool traits, recognised by shape (style `tool-trait`).
+//!
+//! ```text
+//! impl Tool for WriteFile {
+//!     fn name(&self) -> &str { "write_file" }
+//!     fn parameters(&self) -> Value { json!({ "type": "object" }) }
+//!     async fn execute(&self, args: Value) -> Result<String> { .. }
+//! }
+//! ```
 //!
 //! Coding agents and small agent frameworks define their own trait instead of using a
 //! framework's: `trait Tool { fn name(&self) -> &str; fn description(&self) -> &str;
