@@ -1063,4 +1063,23 @@ impl S {
                 .is_empty()
         );
     }
+
+    /// An SDK call handed a request object is judged by the request's type
+    /// (`invoke(&GetHistory { .. })` reads, `invoke(&SendMessage { .. })` writes).
+    #[test]
+    fn an_sdk_request_object_decides() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub struct S { client: grammers_client::Client }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool] async fn history(&self) { self.client.invoke(&tl::functions::messages::GetHistory { peer, limit: 10 }).await; }
+    #[rmcp::tool] async fn send(&self) { self.client.invoke(&tl::functions::messages::SendMessage { peer, message }).await; }
+    #[rmcp::tool] async fn built(&self) { self.client.invoke(&DeleteMessages::new(ids)).await; }
+}
+"#;
+        assert_eq!(kind_of(src, "history"), Judgement::Read);
+        assert_eq!(kind_of(src, "send"), Judgement::Write);
+        assert_eq!(kind_of(src, "built"), Judgement::Write);
+    }
 }

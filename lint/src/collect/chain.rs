@@ -289,13 +289,28 @@ impl Collector<'_> {
                         if after_accessor { None } else { c }
                     }
                 };
-                self.evidence(
-                    EvidenceKind::Sdk,
-                    false,
-                    format!("SDK call `.{name}(..)`"),
-                    loc(),
-                    unless,
-                );
+                // `client.invoke(&GetFullChat { .. })`: the request it is handed decides.
+                match mc.args.first().and_then(request_type_verb) {
+                    Some((crate::effects::verbs::Verb::Read(_), ty)) => self.read_signal(
+                        format!("SDK call `.{name}(..)` of a read request (`{ty}`)"),
+                        loc(),
+                        unless,
+                    ),
+                    Some((crate::effects::verbs::Verb::Write(_), ty)) => self.evidence(
+                        EvidenceKind::Sdk,
+                        true,
+                        format!("SDK call `.{name}(..)` of a write request (`{ty}`)"),
+                        loc(),
+                        unless,
+                    ),
+                    None => self.evidence(
+                        EvidenceKind::Sdk,
+                        false,
+                        format!("SDK call `.{name}(..)`"),
+                        loc(),
+                        unless,
+                    ),
+                }
             }
             if open_options
                 && matches!(
@@ -772,4 +787,31 @@ impl Ha {
             ]
         );
     }
+}
+
+/// The verb of the request type an SDK call is handed (`&GetFullChat { .. }`,
+/// `functions::messages::SendMessage::new(..)`, `DeleteItemRequest::builder().build()`): the
+/// request names what it does, whatever the method that sends it (`invoke`, `execute`,
+/// `send`, `call`). With the type's last segment.
+fn request_type_verb(arg: &Expr) -> Option<(crate::effects::verbs::Verb, String)> {
+    fn type_of(e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            // `T::new(..)`, `T::builder()`: the type before the constructor.
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.len() >= 2 => {
+                    let n = p.path.segments.len();
+                    Some(p.path.segments[n - 2].ident.to_string())
+                }
+                _ => None,
+            },
+            Expr::MethodCall(m) => type_of(&m.receiver),
+            _ => None,
+        }
+    }
+    let ty = type_of(arg)?;
+    if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    crate::effects::verbs::leading_verb(&ty).map(|v| (v, ty))
 }

@@ -478,10 +478,22 @@ impl Collector<'_> {
         }
         // A change a retry converges on (a key inserted, a flag set) is bookkeeping; one a
         // retry repeats (an element pushed, a counter bumped) is a write.
-        let key_is_new = name == "insert"
-            && m.args.first().is_some_and(|k| {
-                state::fresh_key_text(&quote::ToTokens::to_token_stream(k).to_string())
-            });
+        let key_is_new = name == "insert" && m.args.first().is_some_and(|k| {
+            // A local bound to a random id or a clock (`let id = Uuid::new_v4()`), or
+            // such a value written in place.
+            let mut base = strip(k);
+            while let Expr::MethodCall(mc) = base
+                && mc.args.is_empty()
+            {
+                base = strip(&mc.receiver);
+            }
+            let bound_fresh = matches!(base, Expr::Path(p) if p.path.get_ident().is_some_and(|id| {
+                self.fn_stack
+                    .last()
+                    .is_some_and(|f| f.unstable_lets.contains_key(&id.to_string()))
+            }));
+            bound_fresh || state::fresh_key_text(&quote::ToTokens::to_token_stream(k).to_string())
+        });
         if state::state_change(&name, key_is_new) == state::StateChange::Converges {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
             self.read_signal(

@@ -93,11 +93,15 @@ impl ModelTable {
             for (j, f) in file.fns.iter().enumerate() {
                 let Some(wp) = f.word_param else { continue };
                 // A dispatcher named for what it does with the operation decides by its own
-                // name (`get_property(disp, "Subject")` reads whatever the property is,
-                // `put_property` writes); a neutral one (`call_method`, `invoke`) by the words.
+                // name: `get_property(disp, "Subject")` reads whatever the property is, and
+                // an opaque `put_property`/`set_field` sets a value on an object (a COM item,
+                // a builder) that a later `Save`/`Send` persists: bookkeeping. A neutral one
+                // (`call_method`, `invoke`, `execute`) is decided by the words.
                 let effect = match (wp.sender, super::verbs::leading_verb(&f.name)) {
                     (false, Some(super::verbs::Verb::Read(_))) => ModelEffect::Read,
-                    (false, Some(super::verbs::Verb::Write(_))) => ModelEffect::Write,
+                    (false, Some(super::verbs::Verb::Write("set" | "put"))) => {
+                        ModelEffect::Bookkeeping
+                    }
                     _ => ModelEffect::ByArgument {
                         argument: wp.pos,
                         words: ModelWords::RpcMethod,
@@ -119,8 +123,8 @@ impl ModelTable {
                         "`{}` reads what its argument {} names ({}:{})",
                         f.display, wp.pos, file.rel, f.loc.line
                     ),
-                    (false, ModelEffect::Write) => format!(
-                        "`{}` changes what its argument {} names ({}:{})",
+                    (false, ModelEffect::Bookkeeping) => format!(
+                        "`{}` sets the value its argument {} names on an object, persisting nothing itself ({}:{})",
                         f.display, wp.pos, file.rel, f.loc.line
                     ),
                     _ => format!(
