@@ -127,6 +127,36 @@ impl FaultClass {
         }
     }
 
+    /// What a tool must do for this class's window to open, said when it never did: the
+    /// harness watches only what passes through the simulated world.
+    pub fn never_bit_hint(self) -> &'static str {
+        match self {
+            FaultClass::LostAck
+            | FaultClass::LateCommit
+            | FaultClass::Reorder
+            | FaultClass::LostRequest
+            | FaultClass::ErrorAfterEffect
+            | FaultClass::SlowSuccess
+            | FaultClass::Crash => {
+                "the tool's writes must go through `Net::write` (a write the simulator does not see cannot be faulted)"
+            }
+            FaultClass::Redelivery | FaultClass::ConcurrentCallers => {
+                "the tool must take long enough, or dispatch through `Net::write`, for a second call to arrive while the first is unresolved"
+            }
+            FaultClass::DivergentPayload => {
+                "the tool must dispatch through `Net::write` before the changed call arrives"
+            }
+            FaultClass::StaleRead
+            | FaultClass::LookalikeRecords
+            | FaultClass::SiblingOperations => {
+                "the postcondition must read through `Net::read`, `Net::list` or `Net::read_all` (a read the simulator does not see cannot be shown a lagging replica or another operation's records)"
+            }
+            FaultClass::LedgerFault => {
+                "the tool must run under idemcheck's protocol (`#[side_effect]` or `executor::run`), which uses the ledger the simulator faults"
+            }
+        }
+    }
+
     pub(crate) fn bit(self) -> u16 {
         1 << (self as u16)
     }
@@ -541,6 +571,41 @@ impl Schedule {
         Schedule {
             faults: faults.into_iter().collect(),
         }
+    }
+}
+
+impl Schedule {
+    /// The longest time a request of this schedule is in flight plus invisible to reads:
+    /// per request, its hold in the pipe (late commit, reorder, slow success, the gap of a
+    /// wire duplicate) plus its visibility delay. The harness keeps it within
+    /// [`Env::bound_ms`](super::Env::bound_ms).
+    pub fn longest_in_flight(&self) -> u64 {
+        let mut hold: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+        let mut invisible: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+        for f in &self.faults {
+            match *f {
+                Fault::LateCommit { request, delay_ms }
+                | Fault::Reorder { request, delay_ms }
+                | Fault::Slow { request, delay_ms } => {
+                    hold.entry(request).or_insert(delay_ms);
+                }
+                Fault::WireRedelivery { request, gap_ms } => {
+                    hold.entry(request).or_insert(gap_ms);
+                }
+                Fault::Invisible { request, delay_ms } => {
+                    let e = invisible.entry(request).or_insert(0);
+                    *e = (*e).max(delay_ms);
+                }
+                _ => {}
+            }
+        }
+        let requests: std::collections::BTreeSet<u32> =
+            hold.keys().chain(invisible.keys()).copied().collect();
+        requests
+            .into_iter()
+            .map(|r| hold.get(&r).copied().unwrap_or(0) + invisible.get(&r).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0)
     }
 }
 

@@ -62,10 +62,22 @@
 //! in its report, and the test suite shows the duplicate happening without it.
 //!
 //! The settle window is taken at its word: the harness's environment never holds a request
-//! (plus its visibility delay) longer than `settle_ms`. A contract with neither
-//! `settle_ms` nor `server_dedup` is tested against the reference's 90 s late commit and
-//! fails (IDEM009). Widen [`Env::bound_ms`] beyond the settle window to see the duplicate a
-//! wrong settle window lets through.
+//! (plus its visibility delay) longer than `settle_ms` — neither in the random draws nor in
+//! the exhaustive enumeration ([`Schedule::longest_in_flight`], tested). A contract with
+//! neither `settle_ms` nor `server_dedup` is tested against the reference's 90 s late commit
+//! and fails (IDEM009). Widen [`Env::bound_ms`] beyond the settle window to see the
+//! duplicate a wrong settle window lets through.
+//!
+//! A `settle_ms` no longer than the attempt's timeout (`settle_ms = 2_000` with the default
+//! 30 s) is a strong claim: *every request this tool sends lands, and is visible to the
+//! postcondition, within `settle_ms` of being sent — or never*. Then nothing is in flight
+//! when an attempt times out, and the postcondition's "not done" is final. The harness
+//! proves the tool under that claim: `late_commit`, `reorder` and `slow_success`, whose
+//! windows are a request landing after its client gave up, cannot open, and the report lists
+//! them as not applicable (with the reason) instead of failing the run for them
+//! ([`Env::not_applicable`]). If the API can commit later (a queue, a gateway that keeps
+//! forwarding), the claim is false: widen `settle_ms` to the real bound, or use
+//! `server_dedup`.
 //!
 //! # Invariants
 //!

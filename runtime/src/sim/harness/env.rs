@@ -240,14 +240,41 @@ impl Env {
         Schedule { faults }
     }
 
+    /// Why `class` cannot hit its window in this environment, if it cannot: the classes
+    /// whose window is a request landing (or answering) after its client gave up on it need
+    /// an in-flight bound beyond the attempt's timeout. A contract whose `settle_ms` is not
+    /// longer than its timeout claims that every request lands within `settle_ms` of being
+    /// sent, so before its client gives up; under that claim the three classes still run
+    /// (their requests are held up to the bound), but a run is not failed for their windows
+    /// staying shut.
+    pub fn not_applicable(&self, class: FaultClass) -> Option<String> {
+        let late_window = matches!(
+            class,
+            FaultClass::LateCommit | FaultClass::Reorder | FaultClass::SlowSuccess
+        );
+        (late_window && self.bound_ms <= self.timeout_ms).then(|| {
+            format!(
+                "not applicable under the contract's claim: the in-flight bound ({}) is not beyond the attempt's timeout ({}), so no request can land after its client gave up; if the API can commit later than that, the claim is false (widen settle_ms, or use server_dedup)",
+                secs(self.bound_ms),
+                secs(self.timeout_ms)
+            )
+        })
+    }
+
     /// The alphabet of the exhaustive enumeration: discretised faults on the first two
     /// requests and at three instants.
     pub fn alphabet(&self) -> Vec<Fault> {
         let t = self.timeout_ms;
         let b = self.bound_ms;
         // A late commit halfway between the timeout and the bound, and a visibility delay
-        // taking the rest: in-flight time plus visibility never exceed the bound.
-        let late = if b > t { t + (b - t) / 2 } else { t + 1 };
+        // taking the rest: in-flight time plus visibility never exceed the bound. When the
+        // bound is not beyond the timeout (the contract claims every request lands within
+        // `settle_ms`, before its client gives up), the request is held for half the bound.
+        let late = if b > t {
+            t + (b - t) / 2
+        } else {
+            (b / 2).max(1)
+        };
         let invisible = b.saturating_sub(late).max(1);
         let mut out = Vec::new();
         for request in 0..2 {
@@ -267,7 +294,10 @@ impl Env {
             });
             if self.wire_redelivery {
                 out.push(Fault::WireRedelivery { request, gap_ms: 0 });
-                out.push(Fault::WireRedelivery { request, gap_ms: b });
+                out.push(Fault::WireRedelivery {
+                    request,
+                    gap_ms: late,
+                });
             }
         }
         out.push(Fault::Invisible {

@@ -225,6 +225,11 @@ where
             counterexamples,
             saved,
             wire_redelivery: env.wire_redelivery,
+            not_applicable: config
+                .classes
+                .iter()
+                .filter_map(|c| env.not_applicable(*c).map(|why| (*c, why)))
+                .collect(),
         }
     }
 
