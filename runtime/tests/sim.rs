@@ -55,7 +55,7 @@ fn manifest(rel: &str) -> PathBuf {
 // ------------------------------------------------------------------ acceptance
 
 #[test]
-fn acceptance_run_8400_episodes_every_class_bites_every_invariant_exercised_replay_identical() {
+fn acceptance_run_9000_episodes_every_class_bites_every_invariant_exercised_replay_identical() {
     let proof = Proof {
         contract: create_charge::CONTRACT,
         world: SimBilling::new,
@@ -68,8 +68,8 @@ fn acceptance_run_8400_episodes_every_class_bites_every_invariant_exercised_repl
         ..Config::default()
     });
     println!("{report}");
-    assert_eq!(report.episodes(), 8_400);
-    assert_eq!(report.classes.len(), 14);
+    assert_eq!(report.episodes(), 9_000);
+    assert_eq!(report.classes.len(), 15);
     assert!(report.uncovered().is_empty(), "{report}");
     assert_eq!(report.seeds.len(), 3);
     assert!(report.replay_identical, "I3");
@@ -379,6 +379,119 @@ fn a_settle_window_shorter_than_the_timeout_is_judged_under_its_own_claim() {
     });
     assert!(wider.violating(FaultClass::LateCommit) > 0, "{wider}");
     assert!(!wider.reasons().is_empty());
+}
+
+// ------------------------------------------------------------------ time that moves
+
+#[test]
+fn episodes_start_at_seed_drawn_wall_times_and_clock_phase_straddles_a_boundary() {
+    const HOUR: u64 = 3_600_000;
+    const DAY: u64 = 24 * HOUR;
+    let env = Env::for_contract(&billing::CREATE_CHARGE);
+    let mut rng = idemcheck::sim::SplitMix64::new(5);
+    let mut starts = std::collections::BTreeSet::new();
+    for class in FaultClass::ALL {
+        for _ in 0..200 {
+            let s = env.draw(class, &mut rng);
+            assert!(s.start_ms >= 1_704_067_200_000, "{class}: {s}"); // 2024-01-01
+            starts.insert(s.start_ms);
+            if class == FaultClass::ClockPhase {
+                // Just before an hour boundary (a day's too, half the time), within one
+                // attempt's timeout of it.
+                let to_boundary = HOUR - s.start_ms % HOUR;
+                assert!((1..=env.timeout_ms).contains(&to_boundary), "{s}");
+            } else {
+                // Other classes never reach midnight: no episode lasts two hours.
+                assert!(s.start_ms % DAY < 22 * HOUR, "{class}: {s}");
+            }
+        }
+    }
+    assert!(starts.len() > 2_900, "starts are drawn, not fixed");
+    // Across the day-boundary episodes, both an hour and a day boundary are straddled.
+    let mut rng = idemcheck::sim::SplitMix64::new(6);
+    let day_ones = (0..200)
+        .map(|_| env.draw(FaultClass::ClockPhase, &mut rng))
+        .filter(|s| DAY - s.start_ms % DAY <= env.timeout_ms)
+        .count();
+    assert!(
+        (50..150).contains(&day_ones),
+        "{day_ones} of 200 before midnight"
+    );
+    // The start is a setting.
+    let fixed = Env {
+        start_ms: Some(1_000),
+        ..env
+    };
+    assert_eq!(fixed.draw(FaultClass::LostAck, &mut rng).start_ms, 1_000);
+    assert!(fixed.draw(FaultClass::ClockPhase, &mut rng).start_ms <= 24 * HOUR);
+    assert_eq!(
+        idemcheck::sim::wall_time(Env::ENUMERATION_START),
+        "2024-02-29T23:59:00.000Z"
+    );
+    // The episode runs on that clock; its log counts from the start.
+    let s = Schedule::of([Fault::LostAck { request: 0 }]).starting_at(Env::ENUMERATION_START);
+    let ep = builtin().episode(&env, 0, &s);
+    assert!(ep.violations.is_empty(), "{:?}", ep.violations);
+    assert_eq!(ep.events[0].t, 0);
+    assert_eq!(
+        ep.jsonl(),
+        builtin()
+            .episode(&env, 0, &Schedule::of(s.faults.clone()))
+            .jsonl()
+    );
+}
+
+/// The date-keyed mutant, a `key_fn` reading the clock, as a proof.
+fn date_keyed() -> BillingProof<
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
+> {
+    Proof {
+        contract: Mutant::KeyFromDate.contract(),
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: async |ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            Mutant::KeyFromDate.call(ctx, b, a).await
+        },
+        effects: SimBilling::count as fn(&SimBilling, &ChargeArgs) -> usize,
+    }
+}
+
+#[test]
+fn a_key_from_the_date_passes_every_older_class_and_fails_clock_phase_across_midnight() {
+    let report = date_keyed().check(&Config {
+        env: Some(Mutant::KeyFromDate.env()),
+        ..Config::acceptance_only()
+    });
+    println!("{report}");
+    for class in FaultClass::ALL {
+        if class != FaultClass::ClockPhase {
+            assert_eq!(report.violating(class), 0, "{class}\n{report}");
+        }
+    }
+    assert!(report.violating(FaultClass::ClockPhase) > 0, "{report}");
+    let c = date_keyed()
+        .check(&Config {
+            classes: vec![FaultClass::ClockPhase],
+            env: Some(Mutant::KeyFromDate.env()),
+            save_to: None,
+            exhaustive: 0,
+            ..Config::default()
+        })
+        .counterexamples
+        .remove(0);
+    let text = c.timeline();
+    println!("{text}");
+    // The shrunk counterexample keeps the wall time it needs: just before midnight.
+    assert!(
+        c.schedule.start_ms % 86_400_000 > 86_400_000 - 30_000,
+        "{text}"
+    );
+    assert!(text.contains("T23:59:"), "{text}");
+    assert!(
+        c.violations
+            .iter()
+            .any(|v| v.invariant == Invariant::I1AtMostOnce)
+    );
 }
 
 // ------------------------------------------------------------------ determinism, log, shrinking
@@ -818,6 +931,13 @@ fn every_mutant_is_killed_by_a_fault_class() {
                 m.bug()
             );
         }
+    }
+    // Each class added by harness v3 kills a mutant no older class kills.
+    for class in &FaultClass::ALL[14..] {
+        assert!(
+            !report.first_killed_by(*class).is_empty(),
+            "{class} kills nothing an older class does not\n{report}"
+        );
     }
     let text = report.to_string();
     assert!(

@@ -47,11 +47,14 @@ pub enum FaultClass {
     /// The same caller runs a second, distinct operation before, after or interleaved with
     /// this one.
     SiblingOperations,
+    /// The episode starts just before an hour or a day boundary (UTC), and the operation is
+    /// called again after it: a redelivery, a restart after a crash, a second worker.
+    ClockPhase,
 }
 
 impl FaultClass {
-    /// All fourteen: DESIGN's six first.
-    pub const ALL: [FaultClass; 14] = [
+    /// All fifteen: DESIGN's six first.
+    pub const ALL: [FaultClass; 15] = [
         FaultClass::LostAck,
         FaultClass::LateCommit,
         FaultClass::Redelivery,
@@ -66,6 +69,7 @@ impl FaultClass {
         FaultClass::LedgerFault,
         FaultClass::LookalikeRecords,
         FaultClass::SiblingOperations,
+        FaultClass::ClockPhase,
     ];
 
     /// `lost_ack`, `late_commit`, ...
@@ -85,6 +89,7 @@ impl FaultClass {
             FaultClass::LedgerFault => "ledger_fault",
             FaultClass::LookalikeRecords => "lookalike_records",
             FaultClass::SiblingOperations => "sibling_operations",
+            FaultClass::ClockPhase => "clock_phase",
         }
     }
 
@@ -124,6 +129,9 @@ impl FaultClass {
             FaultClass::SiblingOperations => {
                 "a postcondition read ran while the system of record held a sibling operation's effect"
             }
+            FaultClass::ClockPhase => {
+                "the operation was called again in another hour (or day) of the clock than its first call"
+            }
         }
     }
 
@@ -154,11 +162,14 @@ impl FaultClass {
             FaultClass::LedgerFault => {
                 "the tool must run under idemcheck's protocol (`#[side_effect]` or `executor::run`), which uses the ledger the simulator faults"
             }
+            FaultClass::ClockPhase => {
+                "the operation must be called again after the boundary: a redelivery or a second worker (scheduled by the class), or a restart after a crash (which needs a write through `Net::write`)"
+            }
         }
     }
 
-    pub(crate) fn bit(self) -> u16 {
-        1 << (self as u16)
+    pub(crate) fn bit(self) -> u32 {
+        1 << (self as u32)
     }
 }
 
@@ -552,12 +563,52 @@ pub(crate) fn secs(ms: u64) -> String {
     }
 }
 
-/// The faults of one episode.
+/// The faults of one episode, and the wall time its clock starts at.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
     /// The faults, in the order they were drawn (order matters only between two wire
     /// faults on the same request: the first wins).
     pub faults: Vec<Fault>,
+    /// When the episode's clock starts, in milliseconds since the Unix epoch (UTC); the
+    /// schedule's instants (`at_ms`) count from it. 0 (the default, and what saved
+    /// counterexamples without it mean) is 1970-01-01T00:00:00Z, the start of a minute, an
+    /// hour and a day.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A minute, an hour and a day of the clock, in milliseconds.
+pub(crate) const MINUTE_MS: u64 = 60_000;
+/// See [`MINUTE_MS`].
+pub(crate) const HOUR_MS: u64 = 3_600_000;
+/// See [`MINUTE_MS`].
+pub(crate) const DAY_MS: u64 = 86_400_000;
+
+/// `ms` since the Unix epoch as an ISO 8601 UTC time, `2024-02-29T23:59:00.000Z`.
+pub fn wall_time(ms: u64) -> String {
+    let days = (ms / DAY_MS) as i64;
+    let in_day = ms % DAY_MS;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / HOUR_MS,
+        in_day % HOUR_MS / MINUTE_MS,
+        in_day % MINUTE_MS / 1000,
+        in_day % 1000
+    )
 }
 
 impl Schedule {
@@ -566,11 +617,17 @@ impl Schedule {
         Schedule::default()
     }
 
-    /// These faults.
+    /// These faults, on a clock starting at 0.
     pub fn of(faults: impl IntoIterator<Item = Fault>) -> Schedule {
         Schedule {
             faults: faults.into_iter().collect(),
+            start_ms: 0,
         }
+    }
+
+    /// The same schedule on a clock starting at `start_ms`.
+    pub fn starting_at(self, start_ms: u64) -> Schedule {
+        Schedule { start_ms, ..self }
     }
 }
 
@@ -611,6 +668,9 @@ impl Schedule {
 
 impl std::fmt::Display for Schedule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.start_ms != 0 {
+            write!(f, "clock starts at {}; ", wall_time(self.start_ms))?;
+        }
         if self.faults.is_empty() {
             return f.write_str("no faults");
         }
@@ -727,7 +787,7 @@ impl FaultLevel {
                 });
             }
         }
-        Schedule { faults }
+        Schedule::of(faults)
     }
 }
 

@@ -49,6 +49,13 @@
 //! | `ledger_fault` | one ledger step (begin, resolve, take over, release) fails, before or after the store applied it; sometimes the agent calls again | an injected ledger failure happened |
 //! | `lookalike_records` | the world holds another operation's effect (same customer and amount, another order) before the episode; request 0 is lost or its ack is | a postcondition read ran beside a look-alike |
 //! | `sibling_operations` | the caller runs a second, distinct operation before, after or during this one; one request is lost or its ack is | a postcondition read ran beside a sibling's effect |
+//! | `clock_phase` | the episode starts just before an hour or a day boundary (UTC); the operation is called again after it (a redelivery after a lost ack or a 5xx, a restart after a crash, a second worker) | a call of the operation ran in another hour than its first call |
+//!
+//! Every episode's clock starts at a wall time drawn from its seed ([`Schedule::start_ms`],
+//! a day of 2024–2033, before 22:00 so that only `clock_phase` reaches midnight; minute and
+//! hour boundaries fall anywhere) and can be fixed with [`Env::start_ms`]. The exhaustive
+//! enumeration starts one minute before midnight ([`Env::ENUMERATION_START`]). Event times
+//! count from the episode's start; a timeline names the start's wall time.
 //!
 //! # What each contract can and cannot defend
 //!
@@ -115,7 +122,7 @@ mod net;
 mod rng;
 
 pub use event::{Event, EventKind, to_jsonl};
-pub use fault::{Fault, FaultClass, FaultLevel, LedgerOp, Schedule};
+pub use fault::{Fault, FaultClass, FaultLevel, LedgerOp, Schedule, wall_time};
 pub use harness::{
     CallReport, ClassStats, Config, Counterexample, CoverageRow, Env, Episode, Invariant,
     LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,

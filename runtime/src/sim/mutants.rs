@@ -53,6 +53,9 @@ pub enum Mutant {
     FailOpenLedger,
     /// The key leaves out the order id: two orders of a customer share it.
     KeyMergesOperations,
+    /// The key includes the calendar date of the clock (UTC): a call repeated after
+    /// midnight gets another key.
+    KeyFromDate,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -75,7 +78,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 15] = [
+    pub const ALL: [Mutant; 16] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -91,6 +94,7 @@ impl Mutant {
         Mutant::KeyIncludesWorker,
         Mutant::FailOpenLedger,
         Mutant::KeyMergesOperations,
+        Mutant::KeyFromDate,
     ];
 
     /// Its name in the table.
@@ -120,6 +124,7 @@ impl Mutant {
             Mutant::KeyIncludesWorker => "the key includes the worker's identity",
             Mutant::FailOpenLedger => "with the ledger down the tool runs unguarded",
             Mutant::KeyMergesOperations => "the key leaves out the order id",
+            Mutant::KeyFromDate => "the key includes today's date (from the clock)",
         }
     }
 
@@ -135,6 +140,7 @@ impl Mutant {
             Mutant::FailOpenLedger => Some(FaultClass::LedgerFault),
             Mutant::VerifyIgnoresOrderId => Some(FaultClass::LookalikeRecords),
             Mutant::KeyMergesOperations => Some(FaultClass::SiblingOperations),
+            Mutant::KeyFromDate => Some(FaultClass::ClockPhase),
             _ => None,
         }
     }
@@ -204,6 +210,13 @@ impl Mutant {
                 Some(120_000),
                 false,
             ),
+            Mutant::KeyFromDate => contract(
+                "key_from_date",
+                KeySpec::Function("key_with_date"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
         }
     }
 
@@ -231,6 +244,10 @@ impl Mutant {
                 .field("worker", &ctx.owner())
                 .field("order_id", &args.order_id),
             Mutant::KeyMergesOperations => Material::new().field("customer", &args.customer),
+            Mutant::KeyFromDate => Material::new()
+                .field("customer", &args.customer)
+                .field("order_id", &args.order_id)
+                .field("day", &(ctx.clock().now().0 / 86_400_000)),
             _ => Material::new()
                 .field("customer", &args.customer)
                 .field("order_id", &args.order_id),
@@ -371,6 +388,20 @@ impl MutationReport {
             .collect()
     }
 
+    /// The mutants `class` kills that no class before it in [`FaultClass::ALL`] (the
+    /// order the classes were added in) kills: what the class adds to the harness.
+    pub fn first_killed_by(&self, class: FaultClass) -> Vec<Mutant> {
+        let older: Vec<FaultClass> = FaultClass::ALL
+            .into_iter()
+            .take_while(|c| *c != class)
+            .collect();
+        self.runs
+            .iter()
+            .map(|(m, _)| *m)
+            .filter(|m| self.kills(*m, class) > 0 && older.iter().all(|c| self.kills(*m, *c) == 0))
+            .collect()
+    }
+
     /// Mutants no class killed.
     pub fn survivors(&self) -> Vec<Mutant> {
         self.runs
@@ -387,8 +418,8 @@ impl MutationReport {
 }
 
 /// Short column heads of the mutant × class table, in [`FaultClass::ALL`]'s order.
-const HEADS: [&str; 14] = [
-    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB",
+const HEADS: [&str; 15] = [
+    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB", "CP",
 ];
 
 impl Display for MutationReport {

@@ -172,7 +172,9 @@ struct State {
     keys: BTreeMap<Arc<str>, KeyEntry>,
     held: Vec<Held>,
     seq: u64,
-    hits: u16,
+    hits: u32,
+    /// The clock's start: events are logged in milliseconds since it.
+    epoch: u64,
     strings: Vec<Arc<str>>,
     /// Setting up the world (look-alike records): no faults, no windows.
     setup: bool,
@@ -247,6 +249,12 @@ impl State {
 
     fn push(&mut self, t: u64, kind: EventKind) {
         self.land_due(t);
+        self.record(t, kind);
+    }
+
+    /// Log an event at clock time `t` (as time since the episode started), landing nothing.
+    fn record(&mut self, t: u64, kind: EventKind) {
+        let t = t - self.epoch;
         self.log.push(Event { t, kind });
     }
 
@@ -331,33 +339,30 @@ impl State {
             self.keys.retain(|_, e| e.at.saturating_add(ttl) > t);
             if let Some(entry) = self.keys.get(key) {
                 if entry.payload != *payload {
-                    self.log.push(Event {
+                    self.record(
                         t,
-                        kind: EventKind::Refused {
+                        EventKind::Refused {
                             req,
                             reason: KEY_REUSED.into(),
                         },
-                    });
+                    );
                     return Delivered::Refused(SimError::KeyReused);
                 }
                 let effect = entry.effect;
-                self.log.push(Event {
-                    t,
-                    kind: EventKind::Replay { req, effect },
-                });
+                self.record(t, EventKind::Replay { req, effect });
                 return Delivered::Done(self.effects[effect as usize - 1].clone());
             }
         }
         if let Some(valid) = self.cfg.validate
             && !valid(payload)
         {
-            self.log.push(Event {
+            self.record(
                 t,
-                kind: EventKind::Refused {
+                EventKind::Refused {
                     req,
                     reason: "invalid parameters (not stored)".into(),
                 },
-            });
+            );
             return Delivered::Refused(SimError::Invalid);
         }
         let id = self.effects.len() as u64 + 1;
@@ -383,14 +388,14 @@ impl State {
                 },
             );
         }
-        self.log.push(Event {
+        self.record(
             t,
-            kind: EventKind::Effect {
+            EventKind::Effect {
                 req,
                 effect: id,
                 late,
             },
-        });
+        );
         if !late {
             // A reorder: requests held for this operation land right behind this one.
             let mut behind: Vec<Held> = Vec::new();
@@ -477,6 +482,7 @@ impl Net {
                 held: Vec::new(),
                 seq: 0,
                 hits: 0,
+                epoch: clock.now().0,
                 strings: Vec::with_capacity(4),
                 setup: false,
                 fault_base: 0,
@@ -601,7 +607,8 @@ impl Net {
                         overtake: false,
                         duplicate: false,
                     });
-                    s.push(now, EventKind::Held { req, until });
+                    let shown = until - s.epoch;
+                    s.push(now, EventKind::Held { req, until: shown });
                     Some(Delivered::Slow(until))
                 }
                 Wire::Late(delay) | Wire::Reorder(delay) => {
@@ -620,7 +627,8 @@ impl Net {
                         overtake,
                         duplicate: false,
                     });
-                    s.push(now, EventKind::Held { req, until });
+                    let shown = until - s.epoch;
+                    s.push(now, EventKind::Held { req, until: shown });
                     None
                 }
                 Wire::Twice(gap) => {
@@ -893,7 +901,7 @@ impl Net {
         self.lock().hits |= class.bit();
     }
 
-    pub(crate) fn hits(&self) -> u16 {
+    pub(crate) fn hits(&self) -> u32 {
         self.lock().hits
     }
 

@@ -25,6 +25,13 @@ pub struct Env {
     pub max_wait_ms: u64,
     /// Parameters the system of record rejects as invalid.
     pub validate: Option<fn(&serde_json::Value) -> bool>,
+    /// When every episode's clock starts (ms since the Unix epoch, UTC). `None` (the
+    /// default): each episode draws its own start from its seed — a day of 2024–2033 and a
+    /// time of day before 22:00, so that only `clock_phase` crosses a day boundary, while
+    /// minute and hour boundaries fall anywhere in every class. `clock_phase` always starts
+    /// just before a boundary (after this instant when it is set); the exhaustive
+    /// enumeration starts here, or at [`Env::ENUMERATION_START`].
+    pub start_ms: Option<u64>,
 }
 
 impl Env {
@@ -38,7 +45,33 @@ impl Env {
             restart_max_ms: 10_000,
             max_wait_ms: u64::try_from(contract.lease().as_millis()).unwrap_or(u64::MAX),
             validate: None,
+            start_ms: None,
         }
+    }
+
+    /// Where the exhaustive enumeration's clock starts by default: one minute before
+    /// midnight, 2024-02-29T23:59:00Z, so its schedules cross a minute, an hour, a day and a
+    /// month.
+    pub const ENUMERATION_START: u64 = (FIRST_DAY + 59) * DAY_MS + DAY_MS - MINUTE_MS;
+
+    /// The wall time an episode starts at (drawn after its faults, so that the faults do
+    /// not depend on it).
+    fn start(&self, rng: &mut SplitMix64) -> u64 {
+        match self.start_ms {
+            Some(start) => start,
+            None => rng.between(FIRST_DAY, FIRST_DAY + 3_652) * DAY_MS + rng.below(22 * HOUR_MS),
+        }
+    }
+
+    /// The next hour or day boundary for `clock_phase`: after [`Env::start_ms`] if set,
+    /// else on a drawn day.
+    fn boundary(&self, rng: &mut SplitMix64) -> u64 {
+        let base = match self.start_ms {
+            Some(start) => start,
+            None => rng.between(FIRST_DAY, FIRST_DAY + 3_652) * DAY_MS + rng.below(DAY_MS),
+        };
+        let unit = if rng.chance(500) { DAY_MS } else { HOUR_MS };
+        (base / unit + 1) * unit
     }
 
     pub(super) fn net_config(&self) -> NetConfig {
@@ -52,6 +85,14 @@ impl Env {
 
     /// Draw one episode's schedule for `class`.
     pub fn draw(&self, class: FaultClass, rng: &mut SplitMix64) -> Schedule {
+        let mut schedule = self.draw_faults(class, rng);
+        if class != FaultClass::ClockPhase {
+            schedule.start_ms = self.start(rng);
+        }
+        schedule
+    }
+
+    fn draw_faults(&self, class: FaultClass, rng: &mut SplitMix64) -> Schedule {
         let t = self.timeout_ms;
         let b = self.bound_ms;
         let late = |rng: &mut SplitMix64| {
@@ -236,8 +277,42 @@ impl Env {
                     _ => Fault::ErrorAfter { request },
                 });
             }
+            FaultClass::ClockPhase => {
+                // The first call starts `lead` before the boundary, with its first request
+                // (almost) at once; the operation is called again after the boundary.
+                let boundary = self.boundary(rng);
+                let lead = rng.between(1, t);
+                let after = |rng: &mut SplitMix64| rng.between(lead, lead + t + b);
+                match rng.below(4) {
+                    0 => {
+                        faults.push(Fault::LostAck { request: 0 });
+                        faults.push(Fault::Redeliver { at_ms: after(rng) });
+                    }
+                    1 => {
+                        faults.push(Fault::ErrorAfter { request: 0 });
+                        faults.push(Fault::Redeliver { at_ms: after(rng) });
+                    }
+                    2 => faults.push(Fault::Crash {
+                        request: 0,
+                        restart_ms: rng.between(lead, lead + self.restart_max_ms),
+                    }),
+                    _ => {
+                        faults.push(Fault::Concurrent { at_ms: after(rng) });
+                        if rng.chance(500) {
+                            faults.push(Fault::LostAck { request: 0 });
+                        }
+                    }
+                }
+                return Schedule {
+                    faults,
+                    start_ms: boundary - lead,
+                };
+            }
         }
-        Schedule { faults }
+        Schedule {
+            faults,
+            start_ms: 0,
+        }
     }
 
     /// Why `class` cannot hit its window in this environment, if it cannot: the classes
@@ -344,6 +419,9 @@ impl Env {
         out
     }
 }
+
+/// 2024-01-01, in days since the Unix epoch: the first day an episode's clock is drawn on.
+const FIRST_DAY: u64 = 19_723;
 
 /// A request that never takes effect: dropped on the way (the client times out), or
 /// refused with a 503 before any effect.

@@ -34,7 +34,7 @@ pub struct CallReport {
     pub variant: u32,
     /// `completed`, `not_completed`, `unknown`, or `stuck` (never answered).
     pub status: &'static str,
-    /// When.
+    /// When, in milliseconds since the episode's clock started.
     pub at: u64,
     /// Effects with these arguments when the answer was given.
     pub effects_then: usize,
@@ -56,7 +56,7 @@ pub struct Episode {
     /// Broken invariants.
     pub violations: Vec<Violation>,
     /// Which fault classes' dangerous windows were hit (bit per class).
-    pub hits: u16,
+    pub hits: u32,
 }
 
 impl Episode {
@@ -107,14 +107,15 @@ where
 {
     /// Run one episode: a pure function of (environment, episode number, schedule).
     pub fn episode(&self, env: &Env, episode: u64, schedule: &Schedule) -> Episode {
-        let clock = VirtualClock::new();
+        let start = schedule.start_ms;
+        let clock = VirtualClock::starting_at(Timestamp(start));
         let net = Net::new(clock.clone(), env.net_config(), schedule);
         let world = (self.world)(&net);
         let store = MemoryLedger::with_clock(Arc::new(clock.clone()));
         let mut restarts: Vec<(u32, u64)> = Vec::new();
         let (mut lookalike, mut sibling, mut concurrent) = (false, None, 0u32);
         let mut stall: Option<(u64, u64)> = None;
-        let mut main_at = 0;
+        let mut main_at = start;
         for f in &schedule.faults {
             match *f {
                 Fault::Crash {
@@ -123,14 +124,15 @@ where
                 } => restarts.push((request, restart_ms)),
                 Fault::Lookalike => lookalike = true,
                 Fault::Sibling { at_ms, before } if sibling.is_none() => {
-                    sibling = Some(if before { 0 } else { at_ms });
+                    sibling = Some(if before { start } else { start + at_ms });
                     if before {
-                        main_at = at_ms;
+                        main_at = start + at_ms;
                     }
                 }
                 Fault::Concurrent { .. } => concurrent += 1,
                 Fault::Stall { at_ms, for_ms } => {
-                    stall.get_or_insert((at_ms, at_ms.saturating_add(for_ms)));
+                    let from = start + at_ms;
+                    stall.get_or_insert((from, from.saturating_add(for_ms)));
                 }
                 _ => {}
             }
@@ -209,7 +211,7 @@ where
         }];
         let mut next_pid = 2u32;
         for f in &schedule.faults {
-            let (at, variant, pid) = match *f {
+            let (at_ms, variant, pid) = match *f {
                 Fault::Redeliver { at_ms } => (at_ms, variant::INTENDED, 1),
                 Fault::Diverge { at_ms } => (at_ms, variant::CHANGED, 1),
                 Fault::Concurrent { at_ms } => {
@@ -218,6 +220,7 @@ where
                 }
                 _ => continue,
             };
+            let at = start + at_ms;
             let call = slots.len() as u32;
             slots.push(Slot {
                 at,
@@ -242,6 +245,8 @@ where
         let mut crash_no = 0usize;
         let mut stall_sleep: Option<Sleep> = None;
         let mut stall_logged = false;
+        // When the operation (intended or changed arguments) was first called.
+        let mut first_call: Option<u64> = None;
         let finished = clock.block_on(std::future::poll_fn(|cx| {
             let mut i = 0;
             while i < slots.len() {
@@ -253,7 +258,10 @@ where
                 {
                     if !stall_logged {
                         stall_logged = true;
-                        net.log_event(EventKind::Stalled { pid: 1, until });
+                        net.log_event(EventKind::Stalled {
+                            pid: 1,
+                            until: until - start,
+                        });
                     }
                     let s = stall_sleep.get_or_insert_with(|| clock.sleep_until(Timestamp(until)));
                     let _ = s.as_mut().poll(cx);
@@ -273,6 +281,15 @@ where
                             });
                             if slot.variant == variant::CHANGED && net.requests_sent() > 0 {
                                 net.hit(FaultClass::DivergentPayload);
+                            }
+                            if slot.variant <= variant::CHANGED {
+                                match first_call {
+                                    Some(first) if first / HOUR_MS != now / HOUR_MS => {
+                                        net.hit(FaultClass::ClockPhase);
+                                    }
+                                    Some(_) => {}
+                                    None => first_call = Some(now),
+                                }
                             }
                             let (variant, call_no, pid) = (slot.variant, slot.call, slot.pid);
                             let running = |s: &Slot<'_, T, E>| {
@@ -323,7 +340,7 @@ where
                                     call: slot.call,
                                     variant: slot.variant,
                                     status,
-                                    at: now,
+                                    at: now - start,
                                     effects_then,
                                     detail,
                                     divergent,
@@ -376,7 +393,7 @@ where
                         call: s.call,
                         variant: s.variant,
                         status: "stuck",
-                        at: clock.now().0,
+                        at: clock.now().0 - start,
                         effects_then: 0,
                         detail: "the call never answered".into(),
                         divergent: false,

@@ -20,7 +20,7 @@ use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
 
-use super::fault::{Fault, FaultClass, LedgerOp, Schedule, secs};
+use super::fault::{DAY_MS, Fault, FaultClass, HOUR_MS, LedgerOp, MINUTE_MS, Schedule, secs};
 use super::ledger::SimLedger;
 use super::rng::SplitMix64;
 use crate::clock::{Clock, Sleep, Timestamp, VirtualClock};
@@ -135,6 +135,7 @@ impl FaultClass {
                 I5ClaimBeforeEffect,
             ],
             FaultClass::SiblingOperations => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
+            FaultClass::ClockPhase => &[I1AtMostOnce, I2AtLeastOnce],
         }
     }
 }

@@ -323,6 +323,7 @@ where
         rec(0, max_faults, &alphabet, &mut pick, &mut |p: &[usize]| {
             let schedule = Schedule {
                 faults: p.iter().map(|&i| alphabet[i]).collect(),
+                start_ms: env.start_ms.unwrap_or(Env::ENUMERATION_START),
             };
             let ep = self.episode(env, 0, &schedule);
             n += 1;
