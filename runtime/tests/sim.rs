@@ -55,7 +55,7 @@ fn manifest(rel: &str) -> PathBuf {
 // ------------------------------------------------------------------ acceptance
 
 #[test]
-fn acceptance_run_9000_episodes_every_class_bites_every_invariant_exercised_replay_identical() {
+fn acceptance_run_9600_episodes_every_class_bites_every_invariant_exercised_replay_identical() {
     let proof = Proof {
         contract: create_charge::CONTRACT,
         world: SimBilling::new,
@@ -68,8 +68,8 @@ fn acceptance_run_9000_episodes_every_class_bites_every_invariant_exercised_repl
         ..Config::default()
     });
     println!("{report}");
-    assert_eq!(report.episodes(), 9_000);
-    assert_eq!(report.classes.len(), 15);
+    assert_eq!(report.episodes(), 9_600);
+    assert_eq!(report.classes.len(), 16);
     assert!(report.uncovered().is_empty(), "{report}");
     assert_eq!(report.seeds.len(), 3);
     assert!(report.replay_identical, "I3");
@@ -491,6 +491,75 @@ fn a_key_from_the_date_passes_every_older_class_and_fails_clock_phase_across_mid
         c.violations
             .iter()
             .any(|v| v.invariant == Invariant::I1AtMostOnce)
+    );
+}
+
+// ------------------------------------------------------------------ reads that fail
+
+/// A mutant of the billing tool as a proof.
+fn mutant(
+    m: Mutant,
+) -> BillingProof<
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
+> {
+    Proof {
+        contract: m.contract(),
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: async move |ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            m.call(ctx, b, a).await
+        },
+        effects: SimBilling::count as fn(&SimBilling, &ChargeArgs) -> usize,
+    }
+}
+
+#[test]
+fn a_failed_read_taken_for_not_done_fails_read_fault_and_only_it() {
+    let m = Mutant::ReadErrorIsNotDone;
+    let report = mutant(m).check(&Config {
+        env: Some(m.env()),
+        save_to: None,
+        exhaustive: 2,
+        ..Config::default()
+    });
+    println!("{report}");
+    for class in FaultClass::ALL {
+        if class != FaultClass::ReadFault {
+            assert_eq!(report.violating(class), 0, "{class}\n{report}");
+        }
+    }
+    assert!(report.violating(FaultClass::ReadFault) > 0, "{report}");
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::ReadFault))
+        .expect("a counterexample");
+    println!("{}", c.timeline());
+    assert!(
+        c.timeline().contains("postcondition read for o-"),
+        "{}",
+        c.timeline()
+    );
+    assert!(c.timeline().contains("FAILS"), "{}", c.timeline());
+    assert!(
+        c.violations
+            .iter()
+            .any(|v| v.invariant == Invariant::I1AtMostOnce)
+    );
+    // The enumeration finds it too (a read fault is in its alphabet).
+    assert!(report.exhaustive.1 > 0);
+    // The correct tool answers Unknown when it cannot tell: proven under the same class.
+    let correct = builtin().check(&Config {
+        classes: vec![FaultClass::ReadFault],
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    assert_eq!(correct.violating(FaultClass::ReadFault), 0, "{correct}");
+    assert!(correct.never_bit().is_empty(), "{correct}");
+    assert!(
+        correct.stats(FaultClass::ReadFault).unwrap().answers[2] > 0,
+        "{correct}"
     );
 }
 

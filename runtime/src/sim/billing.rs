@@ -57,7 +57,9 @@ pub struct Charge {
 }
 
 impl Charge {
-    pub(crate) fn from_effect(e: &Effect) -> Charge {
+    /// The charge an effect of the simulated world records (for worlds of one's own that
+    /// read the system of record their own way).
+    pub fn from_effect(e: &Effect) -> Charge {
         Charge {
             id: format!("ch_{}", e.id),
             customer: e.payload["customer"].as_str().unwrap_or("").to_string(),
@@ -102,7 +104,7 @@ impl SimBilling {
         Ok(self
             .net
             .read(&args.order_id)
-            .await
+            .await?
             .first()
             .map(Charge::from_effect))
     }

@@ -139,6 +139,15 @@ pub enum EventKind {
         /// The effect found, if any.
         found: Option<u64>,
     },
+    /// A postcondition read that failed or got no answer (an injected read fault).
+    ReadFailed {
+        /// Process.
+        pid: u32,
+        /// Business id read (`*` for a read of everything).
+        intent: Arc<str>,
+        /// What the reader met.
+        error: Cow<'static, str>,
+    },
     /// The answer a call gave the agent.
     Report {
         /// Call number.
@@ -229,6 +238,12 @@ impl Event {
                     None => "not found".to_string(),
                 }
             ),
+            EventKind::ReadFailed { pid, intent, error } => {
+                format!(
+                    "{} postcondition read for {intent} FAILS: {error}",
+                    who(pid)
+                )
+            }
             EventKind::Report {
                 call,
                 status,

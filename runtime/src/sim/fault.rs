@@ -50,11 +50,15 @@ pub enum FaultClass {
     /// The episode starts just before an hour or a day boundary (UTC), and the operation is
     /// called again after it: a redelivery, a restart after a crash, a second worker.
     ClockPhase,
+    /// A postcondition read fails (a 503) or times out — before the settle point (a
+    /// redelivered call checking an unresolved record), at it, or after it — once an effect
+    /// may have happened (a lost ack, an error after the effect).
+    ReadFault,
 }
 
 impl FaultClass {
-    /// All fifteen: DESIGN's six first.
-    pub const ALL: [FaultClass; 15] = [
+    /// All sixteen, in the order they were added: DESIGN's six first.
+    pub const ALL: [FaultClass; 16] = [
         FaultClass::LostAck,
         FaultClass::LateCommit,
         FaultClass::Redelivery,
@@ -70,6 +74,7 @@ impl FaultClass {
         FaultClass::LookalikeRecords,
         FaultClass::SiblingOperations,
         FaultClass::ClockPhase,
+        FaultClass::ReadFault,
     ];
 
     /// `lost_ack`, `late_commit`, ...
@@ -90,6 +95,7 @@ impl FaultClass {
             FaultClass::LookalikeRecords => "lookalike_records",
             FaultClass::SiblingOperations => "sibling_operations",
             FaultClass::ClockPhase => "clock_phase",
+            FaultClass::ReadFault => "read_fault",
         }
     }
 
@@ -132,6 +138,7 @@ impl FaultClass {
             FaultClass::ClockPhase => {
                 "the operation was called again in another hour (or day) of the clock than its first call"
             }
+            FaultClass::ReadFault => "a postcondition read failed or timed out",
         }
     }
 
@@ -156,7 +163,8 @@ impl FaultClass {
             }
             FaultClass::StaleRead
             | FaultClass::LookalikeRecords
-            | FaultClass::SiblingOperations => {
+            | FaultClass::SiblingOperations
+            | FaultClass::ReadFault => {
                 "the postcondition must read through `Net::read`, `Net::list` or `Net::read_all` (a read the simulator does not see cannot be shown a lagging replica or another operation's records)"
             }
             FaultClass::LedgerFault => {
@@ -289,6 +297,16 @@ pub enum Fault {
         /// The store applied it before the error.
         applied: bool,
     },
+    /// The `nth` postcondition read of the episode (counting every process and every read
+    /// of [`Net`](super::Net), from 0) fails: with a 503 at once
+    /// ([`SimError::Unavailable`](super::net::SimError::Unavailable)), or (`timeout`) with no
+    /// answer until the transport's timeout ([`SimError::Timeout`](super::net::SimError::Timeout)).
+    ReadFault {
+        /// Which read.
+        nth: u32,
+        /// It times out instead of failing at once.
+        timeout: bool,
+    },
     /// Before the episode, the world gains a look-alike record: the tool's own effect for
     /// another operation (the `intent` hook's operation of another episode), made through
     /// the tool without faults.
@@ -352,6 +370,7 @@ impl Fault {
             | Fault::Concurrent { .. }
             | Fault::Stall { .. }
             | Fault::LedgerFault { .. }
+            | Fault::ReadFault { .. }
             | Fault::Lookalike
             | Fault::Sibling { .. } => None,
         }
@@ -451,6 +470,18 @@ impl Fault {
                         .map(|nth| Fault::LedgerFault { op, nth, applied }),
                 );
             }
+            Fault::ReadFault { nth, timeout } => {
+                if timeout {
+                    out.push(Fault::ReadFault {
+                        nth,
+                        timeout: false,
+                    });
+                }
+                out.extend(
+                    nth.checked_sub(1)
+                        .map(|nth| Fault::ReadFault { nth, timeout }),
+                );
+            }
             Fault::Lookalike => {}
             Fault::Sibling { at_ms, before } => {
                 if before {
@@ -536,6 +567,14 @@ impl Fault {
                     " after the store applied it (reply lost)"
                 } else {
                     " before the store applied it"
+                }
+            ),
+            Fault::ReadFault { nth, timeout } => format!(
+                "postcondition read #{nth} {}",
+                if timeout {
+                    "times out"
+                } else {
+                    "fails with a 503"
                 }
             ),
             Fault::Lookalike => {

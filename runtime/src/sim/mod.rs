@@ -50,6 +50,7 @@
 //! | `lookalike_records` | the world holds another operation's effect (same customer and amount, another order) before the episode; request 0 is lost or its ack is | a postcondition read ran beside a look-alike |
 //! | `sibling_operations` | the caller runs a second, distinct operation before, after or during this one; one request is lost or its ack is | a postcondition read ran beside a sibling's effect |
 //! | `clock_phase` | the episode starts just before an hour or a day boundary (UTC); the operation is called again after it (a redelivery after a lost ack or a 5xx, a restart after a crash, a second worker) | a call of the operation ran in another hour than its first call |
+//! | `read_fault` | request 0's ack is lost (or a 5xx comes back after its effect), and a postcondition read fails with a 503 or times out: before the settle point (a redelivered call checks the unresolved record), at it, or after it (a later call) | a postcondition read failed |
 //!
 //! Every episode's clock starts at a wall time drawn from its seed ([`Schedule::start_ms`],
 //! a day of 2024–2033, before 22:00 so that only `clock_phase` reaches midnight; minute and

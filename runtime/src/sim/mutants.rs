@@ -56,6 +56,8 @@ pub enum Mutant {
     /// The key includes the calendar date of the clock (UTC): a call repeated after
     /// midnight gets another key.
     KeyFromDate,
+    /// The postcondition turns a failed lookup into "not done".
+    ReadErrorIsNotDone,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -78,7 +80,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 16] = [
+    pub const ALL: [Mutant; 17] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -95,6 +97,7 @@ impl Mutant {
         Mutant::FailOpenLedger,
         Mutant::KeyMergesOperations,
         Mutant::KeyFromDate,
+        Mutant::ReadErrorIsNotDone,
     ];
 
     /// Its name in the table.
@@ -125,6 +128,9 @@ impl Mutant {
             Mutant::FailOpenLedger => "with the ledger down the tool runs unguarded",
             Mutant::KeyMergesOperations => "the key leaves out the order id",
             Mutant::KeyFromDate => "the key includes today's date (from the clock)",
+            Mutant::ReadErrorIsNotDone => {
+                "the postcondition turns a failed lookup into \"not done\""
+            }
         }
     }
 
@@ -141,6 +147,7 @@ impl Mutant {
             Mutant::VerifyIgnoresOrderId => Some(FaultClass::LookalikeRecords),
             Mutant::KeyMergesOperations => Some(FaultClass::SiblingOperations),
             Mutant::KeyFromDate => Some(FaultClass::ClockPhase),
+            Mutant::ReadErrorIsNotDone => Some(FaultClass::ReadFault),
             _ => None,
         }
     }
@@ -217,6 +224,9 @@ impl Mutant {
                 Some(120_000),
                 false,
             ),
+            Mutant::ReadErrorIsNotDone => {
+                contract("read_error_is_not_done", KEY, 30_000, Some(120_000), false)
+            }
         }
     }
 
@@ -339,10 +349,11 @@ impl Mutant {
             Mutant::VerifyIgnoresOrderId => Ok(billing
                 .net
                 .read_all()
-                .await
+                .await?
                 .iter()
                 .find(|e| e.payload["customer"].as_str() == Some(args.customer.as_str()))
                 .map(Charge::from_effect)),
+            Mutant::ReadErrorIsNotDone => Ok(billing.find_charge(args).await.unwrap_or(None)),
             _ => billing.find_charge(args).await,
         }
     }
@@ -418,8 +429,8 @@ impl MutationReport {
 }
 
 /// Short column heads of the mutant × class table, in [`FaultClass::ALL`]'s order.
-const HEADS: [&str; 15] = [
-    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB", "CP",
+const HEADS: [&str; 16] = [
+    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB", "CP", "RF",
 ];
 
 impl Display for MutationReport {

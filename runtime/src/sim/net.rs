@@ -182,6 +182,9 @@ struct State {
     fault_base: u32,
     /// Injected ledger faults: (step, occurrence, applied), and how often each step ran.
     ledger_faults: Vec<(LedgerOp, u32, bool)>,
+    /// Injected read faults: (read number, times out), and how many reads ran.
+    read_faults: Vec<(u32, bool)>,
+    reads: u32,
     ledger_counts: [u32; 5],
     /// Live claims, as the ledger granted them.
     claims: Vec<HeldClaim>,
@@ -425,6 +428,7 @@ impl Net {
         let mut wire: Vec<Wire> = Vec::new();
         let mut invisible: Vec<u64> = Vec::new();
         let mut ledger_faults = Vec::new();
+        let mut read_faults = Vec::new();
         for fault in &schedule.faults {
             let set = |wire: &mut Vec<Wire>, r: u32, w: Wire| {
                 let r = r as usize;
@@ -452,6 +456,7 @@ impl Net {
                 Fault::ErrorAfter { request } => set(&mut wire, request, Wire::ErrorAfter),
                 Fault::Slow { request, delay_ms } => set(&mut wire, request, Wire::Slow(delay_ms)),
                 Fault::LedgerFault { op, nth, applied } => ledger_faults.push((op, nth, applied)),
+                Fault::ReadFault { nth, timeout } => read_faults.push((nth, timeout)),
                 Fault::Invisible { request, delay_ms } => {
                     let r = request as usize;
                     if invisible.len() <= r {
@@ -487,6 +492,8 @@ impl Net {
                 setup: false,
                 fault_base: 0,
                 ledger_faults,
+                read_faults,
+                reads: 0,
                 ledger_counts: [0; 5],
                 claims: Vec::new(),
                 unclaimed: Vec::new(),
@@ -715,9 +722,51 @@ impl Net {
         }
     }
 
+    /// An injected fault on this read, if the schedule has one: the read fails with a 503
+    /// at once, or answers nothing until the transport's timeout.
+    async fn read_fault(&self, what: &str) -> Result<(), SimError> {
+        let now = self.now();
+        let (timeout, wait) = {
+            let mut s = self.lock();
+            if s.setup {
+                return Ok(());
+            }
+            let n = s.reads;
+            s.reads += 1;
+            let Some(timeout) = s.read_faults.iter().find(|f| f.0 == n).map(|f| f.1) else {
+                return Ok(());
+            };
+            s.hits |= FaultClass::ReadFault.bit();
+            let pid = s.active;
+            let intent = s.intern(what);
+            s.push(
+                now,
+                EventKind::ReadFailed {
+                    pid,
+                    intent,
+                    error: if timeout {
+                        "no answer (injected)".into()
+                    } else {
+                        "503 (injected)".into()
+                    },
+                },
+            );
+            (timeout, s.cfg.transport_timeout_ms)
+        };
+        if !timeout {
+            return Err(SimError::Unavailable);
+        }
+        self.clock
+            .sleep_until(Timestamp(now).after(std::time::Duration::from_millis(wait)))
+            .await;
+        Err(SimError::Timeout)
+    }
+
     /// The postcondition read: the effects of the operation `intent` that reads can see
-    /// now, oldest first.
-    pub async fn read(&self, intent: &str) -> Vec<Effect> {
+    /// now, oldest first, or the error the read met (a [`Fault::ReadFault`]: a 503, or a
+    /// timeout).
+    pub async fn read(&self, intent: &str) -> Result<Vec<Effect>, SimError> {
+        self.read_fault(intent).await?;
         let now = self.now();
         let mut s = self.lock();
         s.land_due(now);
@@ -748,12 +797,14 @@ impl Net {
                 found: found.first().map(|e| e.id),
             },
         );
-        found
+        Ok(found)
     }
 
     /// A careless postcondition read: every effect reads can see now, of any operation,
-    /// oldest first (what a query on a customer or an amount returns).
-    pub async fn read_all(&self) -> Vec<Effect> {
+    /// oldest first (what a query on a customer or an amount returns), or the error the read
+    /// met.
+    pub async fn read_all(&self) -> Result<Vec<Effect>, SimError> {
+        self.read_fault("*").await?;
         let now = self.now();
         let mut s = self.lock();
         s.land_due(now);
@@ -773,7 +824,7 @@ impl Net {
                 found: found.first().map(|e| e.id),
             },
         );
-        found
+        Ok(found)
     }
 
     /// Ground truth: every real effect of `intent` that has landed by now, visible or not.

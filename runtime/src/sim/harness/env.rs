@@ -277,6 +277,37 @@ impl Env {
                     _ => Fault::ErrorAfter { request },
                 });
             }
+            FaultClass::ReadFault => {
+                faults.push(if rng.chance(500) {
+                    Fault::LostAck { request: 0 }
+                } else {
+                    Fault::ErrorAfter { request: 0 }
+                });
+                let timeout = rng.chance(500);
+                match rng.below(3) {
+                    // Before the settle point: a redelivered call checks the unresolved
+                    // record while the first attempt is still out; its read is the first.
+                    0 => {
+                        faults.push(Fault::Redeliver {
+                            at_ms: rng.between(1, t),
+                        });
+                        faults.push(Fault::ReadFault { nth: 0, timeout });
+                    }
+                    // At the settle point: the first call's own check.
+                    1 => faults.push(Fault::ReadFault { nth: 0, timeout }),
+                    // After it: a later call checks again (the first or the second read
+                    // fails).
+                    _ => {
+                        faults.push(Fault::Redeliver {
+                            at_ms: rng.between(t + b + 1, 2 * (t + b)),
+                        });
+                        faults.push(Fault::ReadFault {
+                            nth: rng.below(2) as u32,
+                            timeout,
+                        });
+                    }
+                }
+            }
             FaultClass::ClockPhase => {
                 // The first call starts `lead` before the boundary, with its first request
                 // (almost) at once; the operation is called again after the boundary.
@@ -407,6 +438,14 @@ impl Env {
                 applied,
             });
         }
+        out.push(Fault::ReadFault {
+            nth: 0,
+            timeout: false,
+        });
+        out.push(Fault::ReadFault {
+            nth: 0,
+            timeout: true,
+        });
         out.push(Fault::Lookalike);
         out.push(Fault::Sibling {
             at_ms: 0,

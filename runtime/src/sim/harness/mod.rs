@@ -136,6 +136,7 @@ impl FaultClass {
             ],
             FaultClass::SiblingOperations => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
             FaultClass::ClockPhase => &[I1AtMostOnce, I2AtLeastOnce],
+            FaultClass::ReadFault => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
         }
     }
 }
