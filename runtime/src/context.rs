@@ -260,9 +260,11 @@ thread_local! {
     static CURRENT_KEY: std::cell::RefCell<Option<Key>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The idempotency key of the guarded call being executed, inside a tool's body: pass it to
-/// a downstream API that deduplicates on it (`server_dedup = true`), e.g. as Stripe's
-/// `Idempotency-Key` header. `None` outside a guarded call.
+/// The idempotency key of the guarded call being executed, inside a tool's body and inside
+/// its postcondition: pass it to a downstream API that deduplicates on it
+/// (`server_dedup = true`), e.g. as Stripe's `Idempotency-Key` header, and look the effect
+/// up by it in the postcondition (a search on the key the request carried). `None` outside
+/// a guarded call.
 pub fn current_key() -> Option<Key> {
     CURRENT_KEY.with(|k| k.borrow().clone())
 }

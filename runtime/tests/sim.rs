@@ -563,6 +563,102 @@ fn a_failed_read_taken_for_not_done_fails_read_fault_and_only_it() {
     );
 }
 
+// ------------------------------------------------------------------ crowded worlds, listings
+
+/// The billing tool with a postcondition that lists the customer's charges page by page.
+#[side_effect(
+    key = [customer, order_id],
+    verify = find_charge_listing,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000
+)]
+async fn create_charge_listing(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    billing.create_charge(&args, None).await
+}
+
+async fn find_charge_listing(
+    billing: &SimBilling,
+    args: &ChargeArgs,
+) -> Result<Option<Charge>, SimError> {
+    billing.find_charge_listing(args).await
+}
+
+#[test]
+fn a_correct_listing_postcondition_is_proven_in_crowded_worlds() {
+    let report = Proof {
+        contract: create_charge_listing::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_listing::call,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        ..Config::default()
+    });
+    println!("{report}");
+    // A listing opens the windows a read does: no false "never bit".
+    for class in [
+        FaultClass::StaleRead,
+        FaultClass::LookalikeRecords,
+        FaultClass::SiblingOperations,
+        FaultClass::ReadFault,
+    ] {
+        assert!(report.stats(class).unwrap().hits > 0, "{class}\n{report}");
+    }
+    report.assert_proven();
+}
+
+#[test]
+fn a_first_page_only_postcondition_is_caught_in_a_crowded_world() {
+    let m = Mutant::VerifyFirstPageOnly;
+    let report = mutant(m).check(&Config {
+        env: Some(m.env()),
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{report}");
+    assert!(
+        report.violating(FaultClass::LookalikeRecords) > 0,
+        "{report}"
+    );
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::LookalikeRecords))
+        .expect("a counterexample");
+    let text = c.timeline();
+    println!("{text}");
+    // Shrunk to a crowd beyond one page, and the listing that stopped at page one.
+    let crowd = c
+        .schedule
+        .faults
+        .iter()
+        .find_map(|f| match f {
+            Fault::Crowd { records } => Some(*records),
+            _ => None,
+        })
+        .expect("the crowd is needed");
+    assert!(crowd as usize >= SimBilling::PAGE - 1, "{text}");
+    assert!(text.contains("more pages follow"), "{text}");
+    assert!(
+        c.violations
+            .iter()
+            .any(|v| v.invariant == Invariant::I1AtMostOnce)
+    );
+    // Worlds of one earlier record, as before harness v3, never catch it.
+    for class in FaultClass::ALL {
+        if !matches!(
+            class,
+            FaultClass::LookalikeRecords | FaultClass::SiblingOperations
+        ) {
+            assert_eq!(report.violating(class), 0, "{class}\n{report}");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ determinism, log, shrinking
 
 #[allow(clippy::type_complexity)]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::net::{Effect, Net, SimError};
+use super::net::{Effect, Net, Page, SimError};
 use crate::context::{Context, current_key};
 use crate::contract::{Contract, KeySpec, ToolKind};
 use crate::key::Material;
@@ -78,6 +78,9 @@ pub struct SimBilling {
 }
 
 impl SimBilling {
+    /// The page size of [`SimBilling::list_charges`] (Stripe's default `limit`).
+    pub const PAGE: usize = 10;
+
     /// The billing service on `net`.
     pub fn new(net: &Net) -> SimBilling {
         SimBilling {
@@ -107,6 +110,42 @@ impl SimBilling {
             .await?
             .first()
             .map(Charge::from_effect))
+    }
+
+    /// `GET /v1/charges?customer=..&starting_after=..`: one page of the customer's charges
+    /// (at most [`SimBilling::PAGE`]), oldest first.
+    pub async fn list_charges(
+        &self,
+        customer: &str,
+        starting_after: Option<u64>,
+    ) -> Result<Page, SimError> {
+        self.net
+            .list(
+                |e| e.payload["customer"].as_str() == Some(customer),
+                starting_after,
+                Self::PAGE,
+            )
+            .await
+    }
+
+    /// A postcondition that lists: the customer's charges, page after page, until the one
+    /// for this order turns up or the pages run out.
+    pub async fn find_charge_listing(&self, args: &ChargeArgs) -> Result<Option<Charge>, SimError> {
+        let mut after = None;
+        loop {
+            let page = self.list_charges(&args.customer, after).await?;
+            if let Some(e) = page
+                .effects
+                .iter()
+                .find(|e| e.payload["order_id"].as_str() == Some(args.order_id.as_str()))
+            {
+                return Ok(Some(Charge::from_effect(e)));
+            }
+            match page.effects.last() {
+                Some(last) if page.has_more => after = Some(last.id),
+                _ => return Ok(None),
+            }
+        }
     }
 
     /// Real charges carrying exactly these arguments.

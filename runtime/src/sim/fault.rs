@@ -311,6 +311,13 @@ pub enum Fault {
     /// another operation (the `intent` hook's operation of another episode), made through
     /// the tool without faults.
     Lookalike,
+    /// Before the episode, the caller has already made `records` other operations of this
+    /// tool (the `intent` hook's operations of other episodes, made through the tool without
+    /// faults): a crowded world, beyond one page of any listing.
+    Crowd {
+        /// How many earlier operations.
+        records: u32,
+    },
     /// The same caller runs a sibling operation (the `intent` hook's operation of another
     /// episode): at `at_ms`, or, when `before`, first, with this operation starting at
     /// `at_ms`.
@@ -372,6 +379,7 @@ impl Fault {
             | Fault::LedgerFault { .. }
             | Fault::ReadFault { .. }
             | Fault::Lookalike
+            | Fault::Crowd { .. }
             | Fault::Sibling { .. } => None,
         }
     }
@@ -483,6 +491,9 @@ impl Fault {
                 );
             }
             Fault::Lookalike => {}
+            Fault::Crowd { records } => {
+                out.extend(halve(u64::from(records)).map(|r| Fault::Crowd { records: r as u32 }));
+            }
             Fault::Sibling { at_ms, before } => {
                 if before {
                     out.push(Fault::Sibling {
@@ -580,6 +591,9 @@ impl Fault {
             Fault::Lookalike => {
                 "the world already holds a look-alike record (another operation, same customer and amount)".to_string()
             }
+            Fault::Crowd { records } => format!(
+                "the caller already made {records} other operation(s) of this tool before the episode"
+            ),
             Fault::Sibling { at_ms, before } => {
                 if before {
                     format!(

@@ -47,10 +47,15 @@
 //! | `stale_read` | request 0's ack is lost (or a 500 comes back) and its effect stays invisible to reads; a second call reads during the lag | a postcondition read missed a landed effect |
 //! | `concurrent_callers` | a second worker runs the same call; half the time the first stalls past its lease | a second worker started while the first was running |
 //! | `ledger_fault` | one ledger step (begin, resolve, take over, release) fails, before or after the store applied it; sometimes the agent calls again | an injected ledger failure happened |
-//! | `lookalike_records` | the world holds another operation's effect (same customer and amount, another order) before the episode; request 0 is lost or its ack is | a postcondition read ran beside a look-alike |
-//! | `sibling_operations` | the caller runs a second, distinct operation before, after or during this one; one request is lost or its ack is | a postcondition read ran beside a sibling's effect |
+//! | `lookalike_records` | the world holds another operation's effect (same customer and amount, another order) before the episode — in two episodes of three, a crowd of up to 25 earlier operations of the caller, beyond two pages of a listing; request 0 is lost or its ack is | a postcondition read (or listing) ran beside a look-alike |
+//! | `sibling_operations` | the caller runs a second, distinct operation before, after or during this one (in half the episodes after a crowd of up to 25 earlier ones); one request is lost or its ack is | a postcondition read (or listing) ran beside a sibling's effect |
 //! | `clock_phase` | the episode starts just before an hour or a day boundary (UTC); the operation is called again after it (a redelivery after a lost ack or a 5xx, a restart after a crash, a second worker) | a call of the operation ran in another hour than its first call |
 //! | `read_fault` | request 0's ack is lost (or a 5xx comes back after its effect), and a postcondition read fails with a 503 or times out: before the settle point (a redelivered call checks the unresolved record), at it, or after it (a later call) | a postcondition read failed |
+//!
+//! Reads: [`Net::read`] (one operation's effects), [`Net::list`] (a page of a listing,
+//! oldest first, as paged APIs answer) and [`Net::read_all`] all count toward the windows of
+//! `stale_read`, `lookalike_records`, `sibling_operations` and `read_fault`, so a tool whose
+//! postcondition lists is judged like one that reads.
 //!
 //! Every episode's clock starts at a wall time drawn from its seed ([`Schedule::start_ms`],
 //! a day of 2024–2033, before 22:00 so that only `clock_phase` reaches midnight; minute and
@@ -128,5 +133,5 @@ pub use harness::{
     CallReport, ClassStats, Config, Counterexample, CoverageRow, Env, Episode, Invariant,
     LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,
 };
-pub use net::{Effect, KEY_REUSED, Net, NetConfig, SimError};
+pub use net::{Effect, KEY_REUSED, Net, NetConfig, Page, SimError};
 pub use rng::SplitMix64;

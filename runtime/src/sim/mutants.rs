@@ -58,6 +58,9 @@ pub enum Mutant {
     KeyFromDate,
     /// The postcondition turns a failed lookup into "not done".
     ReadErrorIsNotDone,
+    /// The postcondition looks for the charge on the first page of the customer's charges
+    /// only.
+    VerifyFirstPageOnly,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -80,7 +83,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 17] = [
+    pub const ALL: [Mutant; 18] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -98,6 +101,7 @@ impl Mutant {
         Mutant::KeyMergesOperations,
         Mutant::KeyFromDate,
         Mutant::ReadErrorIsNotDone,
+        Mutant::VerifyFirstPageOnly,
     ];
 
     /// Its name in the table.
@@ -131,6 +135,9 @@ impl Mutant {
             Mutant::ReadErrorIsNotDone => {
                 "the postcondition turns a failed lookup into \"not done\""
             }
+            Mutant::VerifyFirstPageOnly => {
+                "the postcondition looks at the first page of a listing only"
+            }
         }
     }
 
@@ -148,6 +155,7 @@ impl Mutant {
             Mutant::KeyMergesOperations => Some(FaultClass::SiblingOperations),
             Mutant::KeyFromDate => Some(FaultClass::ClockPhase),
             Mutant::ReadErrorIsNotDone => Some(FaultClass::ReadFault),
+            Mutant::VerifyFirstPageOnly => Some(FaultClass::LookalikeRecords),
             _ => None,
         }
     }
@@ -226,6 +234,9 @@ impl Mutant {
             ),
             Mutant::ReadErrorIsNotDone => {
                 contract("read_error_is_not_done", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::VerifyFirstPageOnly => {
+                contract("verify_first_page_only", KEY, 30_000, Some(120_000), false)
             }
         }
     }
@@ -354,6 +365,13 @@ impl Mutant {
                 .find(|e| e.payload["customer"].as_str() == Some(args.customer.as_str()))
                 .map(Charge::from_effect)),
             Mutant::ReadErrorIsNotDone => Ok(billing.find_charge(args).await.unwrap_or(None)),
+            Mutant::VerifyFirstPageOnly => Ok(billing
+                .list_charges(&args.customer, None)
+                .await?
+                .effects
+                .iter()
+                .find(|e| e.payload["order_id"].as_str() == Some(args.order_id.as_str()))
+                .map(Charge::from_effect)),
             _ => billing.find_charge(args).await,
         }
     }

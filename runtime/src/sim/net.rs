@@ -135,6 +135,15 @@ struct ReqState {
     answer: Option<Result<Effect, SimError>>,
 }
 
+/// One page of a listing ([`Net::list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The effects on the page, oldest first.
+    pub effects: Vec<Effect>,
+    /// More pages follow (ask again with `starting_after` the last effect's id).
+    pub has_more: bool,
+}
+
 /// Per-request wire fault, looked up by request number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Wire {
@@ -192,6 +201,8 @@ struct State {
     unclaimed: Vec<(u32, u32)>,
     /// The world holds records of other operations (look-alikes, siblings).
     others: bool,
+    /// Log nothing (setting up a crowded world).
+    quiet: bool,
 }
 
 /// The simulated world below the wrapper (cheap to clone; one per episode).
@@ -257,6 +268,9 @@ impl State {
 
     /// Log an event at clock time `t` (as time since the episode started), landing nothing.
     fn record(&mut self, t: u64, kind: EventKind) {
+        if self.quiet {
+            return;
+        }
         let t = t - self.epoch;
         self.log.push(Event { t, kind });
     }
@@ -311,6 +325,32 @@ impl State {
         req.checked_sub(self.fault_base)
             .filter(|_| !self.setup)
             .map(|i| i as usize)
+    }
+
+    /// The windows a listing of the effects matching `query` opens (none while setting up
+    /// the world): a matching effect landed but not visible yet is a stale read; matching
+    /// effects of more than one operation, in a world that holds others, put the read
+    /// beside a look-alike or a sibling.
+    fn observe(&mut self, now: u64, query: &dyn Fn(&Effect) -> bool) {
+        if self.setup {
+            return;
+        }
+        let mut stale = false;
+        let mut beside = false;
+        let mut first: Option<&Arc<str>> = None;
+        for e in self.effects.iter().filter(|e| query(e)) {
+            stale |= e.visible_at > now;
+            match first {
+                None => first = Some(&e.intent),
+                Some(i) => beside |= *i != e.intent,
+            }
+        }
+        if stale {
+            self.hits |= FaultClass::StaleRead.bit();
+        }
+        if beside && self.others {
+            self.hits |= FaultClass::LookalikeRecords.bit() | FaultClass::SiblingOperations.bit();
+        }
     }
 
     /// I5: the process sending a request must hold a live claim on the key it runs under.
@@ -469,6 +509,7 @@ impl Net {
                 | Fault::Concurrent { .. }
                 | Fault::Stall { .. }
                 | Fault::Lookalike
+                | Fault::Crowd { .. }
                 | Fault::Sibling { .. } => {}
             }
         }
@@ -498,6 +539,7 @@ impl Net {
                 claims: Vec::new(),
                 unclaimed: Vec::new(),
                 others: false,
+                quiet: false,
             })),
             clock,
         }
@@ -800,9 +842,46 @@ impl Net {
         Ok(found)
     }
 
+    /// A listing read, as paged APIs answer it (`GET /v1/charges?customer=..&starting_after=..&limit=..`):
+    /// the effects matching `query` that reads can see now, oldest first, starting after
+    /// effect `starting_after`, at most `limit` of them, and whether more follow; or the
+    /// error the read met. It opens every window a read does: `stale_read` when a matching
+    /// effect has landed but is not visible yet, `lookalike_records` and
+    /// `sibling_operations` when the matching effects belong to more than one operation.
+    pub async fn list(
+        &self,
+        query: impl Fn(&Effect) -> bool,
+        starting_after: Option<u64>,
+        limit: usize,
+    ) -> Result<Page, SimError> {
+        self.read_fault("list").await?;
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let (effects, has_more) = {
+            let mut matching = s.effects.iter().filter(|e| {
+                e.visible_at <= now && starting_after.is_none_or(|a| e.id > a) && query(e)
+            });
+            let page: Vec<Effect> = matching.by_ref().take(limit).cloned().collect();
+            (page, matching.next().is_some())
+        };
+        s.observe(now, &query);
+        let pid = s.active;
+        s.push(
+            now,
+            EventKind::Listed {
+                pid,
+                after: starting_after,
+                found: effects.iter().map(|e| e.id).collect(),
+                more: has_more,
+            },
+        );
+        Ok(Page { effects, has_more })
+    }
+
     /// A careless postcondition read: every effect reads can see now, of any operation,
     /// oldest first (what a query on a customer or an amount returns), or the error the read
-    /// met.
+    /// met. It opens the same windows as [`Net::list`].
     pub async fn read_all(&self) -> Result<Vec<Effect>, SimError> {
         self.read_fault("*").await?;
         let now = self.now();
@@ -814,6 +893,7 @@ impl Net {
             .filter(|e| e.visible_at <= now)
             .cloned()
             .collect();
+        s.observe(now, &|_: &Effect| true);
         let pid = s.active;
         let intent = s.intern("*");
         s.push(
@@ -885,6 +965,11 @@ impl Net {
         if !on {
             s.fault_base = s.next_req;
         }
+    }
+
+    /// Log nothing until switched back (while setting up a crowded world).
+    pub(crate) fn set_quiet(&self, on: bool) {
+        self.lock().quiet = on;
     }
 
     /// The world holds (or will hold) other operations' records.

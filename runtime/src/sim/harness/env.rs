@@ -264,6 +264,9 @@ impl Env {
                     1 => lost_request(rng, 0),
                     _ => Fault::ErrorAfter { request: 0 },
                 });
+                if rng.chance(667) {
+                    faults.push(crowd(rng));
+                }
             }
             FaultClass::SiblingOperations => {
                 faults.push(Fault::Sibling {
@@ -276,6 +279,9 @@ impl Env {
                     1 => lost_request(rng, request),
                     _ => Fault::ErrorAfter { request },
                 });
+                if rng.chance(500) {
+                    faults.push(crowd(rng));
+                }
             }
             FaultClass::ReadFault => {
                 faults.push(if rng.chance(500) {
@@ -461,6 +467,17 @@ impl Env {
 
 /// 2024-01-01, in days since the Unix epoch: the first day an episode's clock is drawn on.
 const FIRST_DAY: u64 = 19_723;
+
+/// The most earlier operations a crowded world holds: beyond two pages of a listing of ten
+/// (Stripe's default page), and beyond one of twenty.
+pub(crate) const MAX_CROWD: u64 = 25;
+
+/// A crowded world: 1 to [`MAX_CROWD`] earlier operations of the caller.
+fn crowd(rng: &mut SplitMix64) -> Fault {
+    Fault::Crowd {
+        records: rng.between(1, MAX_CROWD) as u32,
+    }
+}
 
 /// A request that never takes effect: dropped on the way (the client times out), or
 /// refused with a 503 before any effect.

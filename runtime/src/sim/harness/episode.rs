@@ -51,7 +51,8 @@ pub struct Episode {
     pub events: Vec<Event>,
     /// What each call answered, in answer order.
     pub reports: Vec<CallReport>,
-    /// Real effects per argument variant (see [`variant`]) at the end, everything landed.
+    /// Real effects per argument variant (see [`variant`]) at the end, everything landed
+    /// (for [`variant::LOOKALIKE`], the most of any operation made before the episode).
     pub effects: [usize; 4],
     /// Broken invariants.
     pub violations: Vec<Violation>,
@@ -114,6 +115,7 @@ where
         let store = MemoryLedger::with_clock(Arc::new(clock.clone()));
         let mut restarts: Vec<(u32, u64)> = Vec::new();
         let (mut lookalike, mut sibling, mut concurrent) = (false, None, 0u32);
+        let mut crowd = 0u32;
         let mut stall: Option<(u64, u64)> = None;
         let mut main_at = start;
         for f in &schedule.faults {
@@ -123,6 +125,7 @@ where
                     restart_ms,
                 } => restarts.push((request, restart_ms)),
                 Fault::Lookalike => lookalike = true,
+                Fault::Crowd { records } => crowd = crowd.saturating_add(records),
                 Fault::Sibling { at_ms, before } if sibling.is_none() => {
                     sibling = Some(if before { start } else { start + at_ms });
                     if before {
@@ -186,8 +189,24 @@ where
         let call = &self.call;
         let world_ref = &world;
         let counter = &self.effects;
-        if lookalike || sibling.is_some() {
+        if lookalike || sibling.is_some() || crowd > 0 {
             net.set_others();
+        }
+        // The caller's earlier operations, oldest first: made through the tool without
+        // faults before the episode, and logged as one event.
+        let crowd_args: Vec<A> = (0..u64::from(crowd))
+            .map(|k| (self.intent)(episode + LOOKALIKE_EPISODE + 1 + k, 0))
+            .collect();
+        if crowd > 0 {
+            net.set_setup(true);
+            net.log_event(EventKind::Crowd { records: crowd });
+            net.set_quiet(true);
+            net.set_active(0);
+            for a in &crowd_args {
+                let _ = clock.block_on(call(&process(0), world_ref, a.clone()));
+            }
+            net.set_quiet(false);
+            net.set_setup(false);
         }
         if lookalike {
             // The world's history: another operation's record, made through the tool
@@ -418,6 +437,9 @@ where
         if lookalike {
             effects[3] = (self.effects)(&world, &args[3]);
         }
+        for a in &crowd_args {
+            effects[3] = effects[3].max((self.effects)(&world, a));
+        }
         check_effects(&effects, &mut violations);
         check_reports(&reports, &effects, diverges, &mut violations);
         for (req, pid) in net.unclaimed() {
@@ -453,7 +475,7 @@ fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
     }
     for (v, what) in [
         (2, "the sibling operation"),
-        (3, "the look-alike's operation"),
+        (3, "an operation made before the episode (a look-alike)"),
     ] {
         if effects[v] > 1 {
             violations.push(Violation {
