@@ -563,6 +563,52 @@ fn a_failed_read_taken_for_not_done_fails_read_fault_and_only_it() {
     );
 }
 
+// ------------------------------------------------------------------ gateway errors
+
+#[test]
+fn errors_after_the_effect_include_gateway_statuses_and_a_503_resend_is_caught() {
+    let env = Env::for_contract(&billing::CREATE_CHARGE);
+    let mut rng = idemcheck::sim::SplitMix64::new(3);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        for f in env.draw(FaultClass::ErrorAfterEffect, &mut rng).faults {
+            if let Fault::ErrorAfter { status, .. } = f {
+                seen.insert(status);
+            }
+        }
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), [500, 502, 503, 504]);
+    let m = Mutant::ResendOn503;
+    let report = mutant(m).check(&Config {
+        env: Some(m.env()),
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{report}");
+    // A 503 before any effect: resending is right, and lost_request never catches it.
+    assert_eq!(report.violating(FaultClass::LostRequest), 0, "{report}");
+    assert!(
+        report.violating(FaultClass::ErrorAfterEffect) > 0,
+        "{report}"
+    );
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::ErrorAfterEffect))
+        .expect("a counterexample");
+    println!("{}", c.timeline());
+    assert!(
+        c.schedule.faults.contains(&Fault::ErrorAfter {
+            request: 0,
+            status: 503
+        }),
+        "{}",
+        c.timeline()
+    );
+    assert!(c.timeline().contains("error 503 (after the effect)"));
+}
+
 // ------------------------------------------------------------------ crowded worlds, listings
 
 /// The billing tool with a postcondition that lists the customer's charges page by page.

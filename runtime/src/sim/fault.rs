@@ -27,7 +27,8 @@ pub enum FaultClass {
     /// The request never takes effect: dropped on the way (a timeout), or refused before any
     /// effect with a 5xx the client cannot tell from one after it.
     LostRequest,
-    /// The effect commits, then an error response arrives (a 500 after the write).
+    /// The effect commits, then an error response arrives: a 500, or a gateway's 502, 503
+    /// or 504 after its upstream committed.
     ErrorAfterEffect,
     /// The effect and its response arrive, but after the attempt's timeout: the client has
     /// already given up on the attempt.
@@ -263,6 +264,11 @@ pub enum Fault {
     ErrorAfter {
         /// Request number.
         request: u32,
+        /// The status that comes back: 500, or a gateway's 502, 503 or 504 (its upstream
+        /// committed; see [`SimError`](super::net::SimError) for what a client may
+        /// conclude from each).
+        #[serde(default = "status_500", skip_serializing_if = "is_500")]
+        status: u16,
     },
     /// The request is held for `delay_ms`, then takes effect and is answered; the transport
     /// itself does not time out, so only the attempt's timeout stops the client waiting.
@@ -329,6 +335,14 @@ pub enum Fault {
     },
 }
 
+fn status_500() -> u16 {
+    500
+}
+
+fn is_500(status: &u16) -> bool {
+    *status == 500
+}
+
 /// A step of the ledger protocol, for [`Fault::LedgerFault`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -369,7 +383,7 @@ impl Fault {
             | Fault::WireRedelivery { request, .. }
             | Fault::Crash { request, .. }
             | Fault::RefusedBefore { request }
-            | Fault::ErrorAfter { request }
+            | Fault::ErrorAfter { request, .. }
             | Fault::Slow { request, .. } => Some(request),
             Fault::Invisible { .. }
             | Fault::Redeliver { .. }
@@ -444,9 +458,15 @@ impl Fault {
                 out.push(Fault::Drop { request });
                 out.extend(req(request).map(|request| Fault::RefusedBefore { request }));
             }
-            Fault::ErrorAfter { request } => {
+            Fault::ErrorAfter { request, status } => {
                 out.push(Fault::LostAck { request });
-                out.extend(req(request).map(|request| Fault::ErrorAfter { request }));
+                out.extend(req(request).map(|request| Fault::ErrorAfter { request, status }));
+                if status != 500 {
+                    out.push(Fault::ErrorAfter {
+                        request,
+                        status: 500,
+                    });
+                }
             }
             Fault::Slow { request, delay_ms } => {
                 out.extend(req(request).map(|request| Fault::Slow { request, delay_ms }));
@@ -555,8 +575,8 @@ impl Fault {
             Fault::RefusedBefore { request } => {
                 format!("request {request} refused with a 503 before any effect")
             }
-            Fault::ErrorAfter { request } => {
-                format!("request {request} takes effect, then a 500 comes back")
+            Fault::ErrorAfter { request, status } => {
+                format!("request {request} takes effect, then a {status} comes back")
             }
             Fault::Slow { request, delay_ms } => format!(
                 "slow_success: request {request} lands and answers {} later",

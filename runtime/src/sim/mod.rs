@@ -42,7 +42,7 @@
 //! | `crash` | request 0 takes effect and is answered, and its process dies before the ledger write; the agent reruns the call in a new process on the same ledger | the process died between the effect and the ledger write |
 //! | `divergent_payload` | the agent calls again with changed arguments (sometimes after a lost ack) | the changed call arrived after the operation had been dispatched |
 //! | `lost_request` | request 0 is dropped, or refused with a 503, before any effect (sometimes request 1 too) | a request failed before any effect and its client could not tell |
-//! | `error_after_effect` | request 0 takes effect, then a 500 comes back (sometimes invisible for a while) | an effect committed and its client got an error |
+//! | `error_after_effect` | request 0 takes effect, then a 500, 502, 503 or 504 comes back (a gateway in front of an upstream that committed; sometimes invisible for a while) | an effect committed and its client got an error |
 //! | `slow_success` | request 0 lands and answers after the attempt's timeout, within the bound | the answer came after the client had given up on the attempt |
 //! | `stale_read` | request 0's ack is lost (or a 500 comes back) and its effect stays invisible to reads; a second call reads during the lag | a postcondition read missed a landed effect |
 //! | `concurrent_callers` | a second worker runs the same call; half the time the first stalls past its lease | a second worker started while the first was running |

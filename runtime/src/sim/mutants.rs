@@ -61,6 +61,8 @@ pub enum Mutant {
     /// The postcondition looks for the charge on the first page of the customer's charges
     /// only.
     VerifyFirstPageOnly,
+    /// The tool body sends the request again on a 503 ("503 means nothing happened").
+    ResendOn503,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -83,7 +85,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 18] = [
+    pub const ALL: [Mutant; 19] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -102,6 +104,7 @@ impl Mutant {
         Mutant::KeyFromDate,
         Mutant::ReadErrorIsNotDone,
         Mutant::VerifyFirstPageOnly,
+        Mutant::ResendOn503,
     ];
 
     /// Its name in the table.
@@ -138,6 +141,7 @@ impl Mutant {
             Mutant::VerifyFirstPageOnly => {
                 "the postcondition looks at the first page of a listing only"
             }
+            Mutant::ResendOn503 => "the tool resends on a 503 (\"503 means nothing happened\")",
         }
     }
 
@@ -156,6 +160,7 @@ impl Mutant {
             Mutant::KeyFromDate => Some(FaultClass::ClockPhase),
             Mutant::ReadErrorIsNotDone => Some(FaultClass::ReadFault),
             Mutant::VerifyFirstPageOnly => Some(FaultClass::LookalikeRecords),
+            Mutant::ResendOn503 => Some(FaultClass::ErrorAfterEffect),
             _ => None,
         }
     }
@@ -238,6 +243,7 @@ impl Mutant {
             Mutant::VerifyFirstPageOnly => {
                 contract("verify_first_page_only", KEY, 30_000, Some(120_000), false)
             }
+            Mutant::ResendOn503 => contract("resend_on_503", KEY, 30_000, Some(120_000), false),
         }
     }
 
@@ -331,6 +337,10 @@ impl Mutant {
                 }
                 Err(last)
             }
+            Mutant::ResendOn503 => match billing.create_charge(&args, sent_key).await {
+                Err(SimError::Unavailable) => billing.create_charge(&args, sent_key).await,
+                other => other,
+            },
             Mutant::ServerErrorIsDefinite => match billing.create_charge(&args, sent_key).await {
                 Err(SimError::ServerError) => Err(SimError::Declined),
                 other => other,

@@ -63,25 +63,59 @@ pub enum SimError {
     /// The parameters were rejected (nothing done, nothing stored).
     #[error("invalid parameters")]
     Invalid,
-    /// A 503: the service was unavailable (the simulator sends it before any effect, but a
-    /// client cannot know that).
+    /// A 503: the service was unavailable. The simulator sends it before any effect
+    /// (`lost_request`) and, as a gateway in front of an upstream that committed, after it
+    /// (`error_after_effect`): a client cannot tell which.
     #[error("503 service unavailable")]
     Unavailable,
     /// A 500 (the simulator sends it after the effect took place).
     #[error("500 internal server error")]
     ServerError,
+    /// A 502 from a gateway: its upstream answered badly, possibly after committing.
+    #[error("502 bad gateway")]
+    BadGateway,
+    /// A 504 from a gateway: it stopped waiting for its upstream, which may still commit.
+    #[error("504 gateway timeout")]
+    GatewayTimeout,
     /// The request was declined: nothing done. The simulated world never sends it; tools
     /// that classify errors wrongly (the harness's mutants) do.
     #[error("declined")]
     Declined,
 }
 
+impl SimError {
+    /// The error a client gets when `status` comes back after its request took effect.
+    pub fn after_effect(status: u16) -> SimError {
+        match status {
+            502 => SimError::BadGateway,
+            503 => SimError::Unavailable,
+            504 => SimError::GatewayTimeout,
+            _ => SimError::ServerError,
+        }
+    }
+}
+
+/// Every 5xx and a timeout are ambiguous: what a client may conclude from each status.
+///
+/// | status | who sends it | what the client knows |
+/// |---|---|---|
+/// | 500 | the service, while or after handling the request | nothing: the write may have committed before the failure |
+/// | 502 | a gateway, when its upstream's answer was broken | nothing: the upstream may have committed and then failed to answer |
+/// | 503 | the service before handling it — or a gateway whose upstream already committed (a pool drained mid-request, a load balancer giving up) | nothing, unless the API documents that a 503 is never sent after processing *and* no gateway sits in front of it |
+/// | 504 | a gateway that stopped waiting | the upstream is probably still working and may commit later: treat it as a lost response |
+///
+/// So a tool may resend after any of them only under the same idempotency key (with
+/// `server_dedup`) or once its postcondition, asked after the settle window, says "not
+/// done" — which is what the guard does. "503 means nothing happened" is the bug the
+/// `error_after_effect` class catches.
 impl Classify for SimError {
     fn class(&self) -> ErrorClass {
         match self {
-            SimError::Timeout | SimError::Unavailable | SimError::ServerError => {
-                ErrorClass::Ambiguous
-            }
+            SimError::Timeout
+            | SimError::Unavailable
+            | SimError::ServerError
+            | SimError::BadGateway
+            | SimError::GatewayTimeout => ErrorClass::Ambiguous,
             SimError::KeyReused | SimError::Declined => ErrorClass::Definite,
             SimError::Invalid => ErrorClass::Invalid,
         }
@@ -155,7 +189,7 @@ enum Wire {
     Twice(u64),
     Crash,
     RefusedBefore,
-    ErrorAfter,
+    ErrorAfter(u16),
     Slow(u64),
 }
 
@@ -493,7 +527,9 @@ impl Net {
                 }
                 Fault::Crash { request, .. } => set(&mut wire, request, Wire::Crash),
                 Fault::RefusedBefore { request } => set(&mut wire, request, Wire::RefusedBefore),
-                Fault::ErrorAfter { request } => set(&mut wire, request, Wire::ErrorAfter),
+                Fault::ErrorAfter { request, status } => {
+                    set(&mut wire, request, Wire::ErrorAfter(status))
+                }
                 Fault::Slow { request, delay_ms } => set(&mut wire, request, Wire::Slow(delay_ms)),
                 Fault::LedgerFault { op, nth, applied } => ledger_faults.push((op, nth, applied)),
                 Fault::ReadFault { nth, timeout } => read_faults.push((nth, timeout)),
@@ -631,12 +667,12 @@ impl Net {
                     );
                     Some(Delivered::Refused(SimError::Unavailable))
                 }
-                Wire::ErrorAfter => {
+                Wire::ErrorAfter(status) => {
                     match s.deliver(now, req, &intent, &payload, key.as_ref(), false) {
                         Delivered::Done(_) => {
                             s.hits |= FaultClass::ErrorAfterEffect.bit();
-                            s.push(now, EventKind::ErrorResponse { req, status: 500 });
-                            Some(Delivered::Refused(SimError::ServerError))
+                            s.push(now, EventKind::ErrorResponse { req, status });
+                            Some(Delivered::Refused(SimError::after_effect(status)))
                         }
                         other => Some(other),
                     }

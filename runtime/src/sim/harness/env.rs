@@ -183,7 +183,7 @@ impl Env {
                 }
             }
             FaultClass::ErrorAfterEffect => {
-                faults.push(Fault::ErrorAfter { request: 0 });
+                faults.push(error_after(rng, 0));
                 if rng.chance(333) {
                     faults.push(Fault::Invisible {
                         request: 0,
@@ -191,7 +191,7 @@ impl Env {
                     });
                 }
                 if rng.chance(250) {
-                    faults.push(Fault::ErrorAfter { request: 1 });
+                    faults.push(error_after(rng, 1));
                 }
             }
             FaultClass::SlowSuccess => {
@@ -207,7 +207,7 @@ impl Env {
                 faults.push(if rng.chance(500) {
                     Fault::LostAck { request: 0 }
                 } else {
-                    Fault::ErrorAfter { request: 0 }
+                    error_after(rng, 0)
                 });
                 let lag = rng.between(2, b.max(2));
                 faults.push(Fault::Invisible {
@@ -262,7 +262,7 @@ impl Env {
                 faults.push(match rng.below(3) {
                     0 => Fault::LostAck { request: 0 },
                     1 => lost_request(rng, 0),
-                    _ => Fault::ErrorAfter { request: 0 },
+                    _ => error_after(rng, 0),
                 });
                 if rng.chance(667) {
                     faults.push(crowd(rng));
@@ -277,7 +277,7 @@ impl Env {
                 faults.push(match rng.below(3) {
                     0 => Fault::LostAck { request },
                     1 => lost_request(rng, request),
-                    _ => Fault::ErrorAfter { request },
+                    _ => error_after(rng, request),
                 });
                 if rng.chance(500) {
                     faults.push(crowd(rng));
@@ -287,7 +287,7 @@ impl Env {
                 faults.push(if rng.chance(500) {
                     Fault::LostAck { request: 0 }
                 } else {
-                    Fault::ErrorAfter { request: 0 }
+                    error_after(rng, 0)
                 });
                 let timeout = rng.chance(500);
                 match rng.below(3) {
@@ -326,7 +326,7 @@ impl Env {
                         faults.push(Fault::Redeliver { at_ms: after(rng) });
                     }
                     1 => {
-                        faults.push(Fault::ErrorAfter { request: 0 });
+                        faults.push(error_after(rng, 0));
                         faults.push(Fault::Redeliver { at_ms: after(rng) });
                     }
                     2 => faults.push(Fault::Crash {
@@ -423,7 +423,14 @@ impl Env {
             out.push(Fault::Diverge { at_ms });
         }
         out.push(Fault::RefusedBefore { request: 0 });
-        out.push(Fault::ErrorAfter { request: 0 });
+        out.push(Fault::ErrorAfter {
+            request: 0,
+            status: 500,
+        });
+        out.push(Fault::ErrorAfter {
+            request: 0,
+            status: 503,
+        });
         out.push(Fault::Slow {
             request: 0,
             delay_ms: late,
@@ -476,6 +483,16 @@ pub(crate) const MAX_CROWD: u64 = 25;
 fn crowd(rng: &mut SplitMix64) -> Fault {
     Fault::Crowd {
         records: rng.between(1, MAX_CROWD) as u32,
+    }
+}
+
+/// A request that takes effect, then an error comes back: a 500, or a gateway's 502, 503
+/// or 504.
+fn error_after(rng: &mut SplitMix64, request: u32) -> Fault {
+    const STATUS: [u16; 4] = [500, 502, 503, 504];
+    Fault::ErrorAfter {
+        request,
+        status: STATUS[rng.below(4) as usize],
     }
 }
 
