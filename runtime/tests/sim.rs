@@ -563,6 +563,85 @@ fn a_failed_read_taken_for_not_done_fails_read_fault_and_only_it() {
     );
 }
 
+// ------------------------------------------------------------------ processes that really restart
+
+#[test]
+fn a_restarted_process_gets_a_fresh_identity_and_a_key_from_it_is_caught() {
+    use std::sync::Mutex;
+    let seen: Mutex<Vec<(idemcheck::sim::Process, u64)>> = Mutex::new(Vec::new());
+    let proof = Proof {
+        contract: billing::CREATE_CHARGE,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: async |ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            // A process-wide value: made once per process.
+            let cached = b
+                .net
+                .process_local("cache", || b.net.process().boot_nonce ^ 1);
+            seen.lock().unwrap().push((b.net.process(), cached));
+            billing::create_charge(ctx, b, a).await
+        },
+        effects: SimBilling::count,
+    };
+    let env = Env::for_contract(&billing::CREATE_CHARGE);
+    let crash = Schedule::of([Fault::Crash {
+        request: 0,
+        restart_ms: 1_000,
+    }]);
+    let ep = proof.episode(&env, 7, &crash);
+    assert!(ep.violations.is_empty(), "{:?}", ep.violations);
+    let first: Vec<_> = std::mem::take(&mut *seen.lock().unwrap());
+    assert_eq!(first.len(), 2, "the call, and its rerun after the crash");
+    let (p1, c1) = first[0];
+    let (p2, c2) = first[1];
+    assert_eq!((p1.pid, p2.pid), (1, 2));
+    assert_ne!(p1.boot_nonce, p2.boot_nonce, "a restart is a new process");
+    assert_eq!(
+        (c1, c2),
+        (p1.boot_nonce ^ 1, p2.boot_nonce ^ 1),
+        "its statics start empty"
+    );
+    // Deterministic: the same episode gives the same identities.
+    let _ = proof.episode(&env, 7, &crash);
+    assert_eq!(*seen.lock().unwrap(), first);
+    // A key that walks a HashMap built with the process's hash seed: proven when a restart
+    // kept the hash seed (one OS process), caught now.
+    let m = Mutant::KeyFromMapOrder;
+    let report = mutant(m).check(&Config {
+        env: Some(m.env()),
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{report}");
+    assert!(report.violating(FaultClass::Crash) > 0, "{report}");
+    assert!(
+        report.violating(FaultClass::ConcurrentCallers) > 0,
+        "{report}"
+    );
+    for class in [
+        FaultClass::LostAck,
+        FaultClass::LateCommit,
+        FaultClass::Redelivery,
+        FaultClass::LostRequest,
+        FaultClass::ErrorAfterEffect,
+        FaultClass::ReadFault,
+    ] {
+        assert_eq!(report.violating(class), 0, "{class}\n{report}");
+    }
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::Crash))
+        .expect("a counterexample");
+    println!("{}", c.timeline());
+    assert!(
+        c.violations
+            .iter()
+            .any(|v| v.invariant == Invariant::I1AtMostOnce)
+    );
+}
+
 // ------------------------------------------------------------------ gateway errors
 
 #[test]

@@ -57,6 +57,19 @@
 //! `stale_read`, `lookalike_records`, `sibling_operations` and `read_fault`, so a tool whose
 //! postcondition lists is judged like one that reads.
 //!
+//! Processes: each simulated process of an episode — the agent's, every concurrent worker,
+//! every restart after a crash — has its own ledger owner (`p1`, `p2`, ...) and its own
+//! identity in the simulated world ([`Net::process`]: a pid, a start-up random value, a hash
+//! seed for `HashMap`s, process-wide values through [`Net::process_local`]), fresh on every
+//! restart and deterministic per episode. That covers what a tool reads *through the world*:
+//! a key built from a start-up nonce, a PID, a process-wide cache or a map's iteration order
+//! changes when the process does, and `crash` and `concurrent_callers` catch it. It does not
+//! cover what the tool's own code reads from the OS process the harness runs in — a real
+//! `static`, `std::process::id()`, a `RandomState` made outside the simulated world — which
+//! stay the same across simulated restarts (the harness does not fork real processes); read
+//! such values through `Net::process` in the simulated world, or test them with real
+//! processes.
+//!
 //! Every episode's clock starts at a wall time drawn from its seed ([`Schedule::start_ms`],
 //! a day of 2024–2033, before 22:00 so that only `clock_phase` reaches midnight; minute and
 //! hour boundaries fall anywhere) and can be fixed with [`Env::start_ms`]. The exhaustive
@@ -133,5 +146,5 @@ pub use harness::{
     CallReport, ClassStats, Config, Counterexample, CoverageRow, Env, Episode, Invariant,
     LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,
 };
-pub use net::{Effect, KEY_REUSED, Net, NetConfig, Page, SimError};
+pub use net::{Effect, KEY_REUSED, Net, NetConfig, Page, Process, ProcessHasher, SimError};
 pub use rng::SplitMix64;

@@ -63,6 +63,9 @@ pub enum Mutant {
     VerifyFirstPageOnly,
     /// The tool body sends the request again on a 503 ("503 means nothing happened").
     ResendOn503,
+    /// The key is built by walking a `HashMap` of the key fields: its order follows the
+    /// process's hash seed, so a restarted process builds another key.
+    KeyFromMapOrder,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -85,7 +88,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 19] = [
+    pub const ALL: [Mutant; 20] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -105,6 +108,7 @@ impl Mutant {
         Mutant::ReadErrorIsNotDone,
         Mutant::VerifyFirstPageOnly,
         Mutant::ResendOn503,
+        Mutant::KeyFromMapOrder,
     ];
 
     /// Its name in the table.
@@ -142,6 +146,9 @@ impl Mutant {
                 "the postcondition looks at the first page of a listing only"
             }
             Mutant::ResendOn503 => "the tool resends on a 503 (\"503 means nothing happened\")",
+            Mutant::KeyFromMapOrder => {
+                "the key follows a HashMap's iteration order (a per-process hash seed)"
+            }
         }
     }
 
@@ -161,6 +168,7 @@ impl Mutant {
             Mutant::ReadErrorIsNotDone => Some(FaultClass::ReadFault),
             Mutant::VerifyFirstPageOnly => Some(FaultClass::LookalikeRecords),
             Mutant::ResendOn503 => Some(FaultClass::ErrorAfterEffect),
+            Mutant::KeyFromMapOrder => Some(FaultClass::Crash),
             _ => None,
         }
     }
@@ -244,6 +252,13 @@ impl Mutant {
                 contract("verify_first_page_only", KEY, 30_000, Some(120_000), false)
             }
             Mutant::ResendOn503 => contract("resend_on_503", KEY, 30_000, Some(120_000), false),
+            Mutant::KeyFromMapOrder => contract(
+                "key_from_map_order",
+                KeySpec::Function("fields_in_map_order"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
         }
     }
 
@@ -271,6 +286,14 @@ impl Mutant {
                 .field("worker", &ctx.owner())
                 .field("order_id", &args.order_id),
             Mutant::KeyMergesOperations => Material::new().field("customer", &args.customer),
+            Mutant::KeyFromMapOrder => {
+                let mut fields =
+                    std::collections::HashMap::with_hasher(billing.net.process().random_state());
+                fields.insert("customer", args.customer.clone());
+                fields.insert("order_id", args.order_id.clone());
+                let in_order: Vec<&String> = fields.values().collect();
+                Material::whole(&in_order)
+            }
             Mutant::KeyFromDate => Material::new()
                 .field("customer", &args.customer)
                 .field("order_id", &args.order_id)

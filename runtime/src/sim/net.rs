@@ -237,6 +237,63 @@ struct State {
     others: bool,
     /// Log nothing (setting up a crowded world).
     quiet: bool,
+    /// Each simulated process's own identity and process-wide state, created on first use.
+    processes: BTreeMap<u32, ProcessState>,
+    /// Where process identities are derived from (set per episode by the harness).
+    identity_seed: u64,
+}
+
+/// What one simulated process holds besides the shared ledger and world.
+#[derive(Default)]
+struct ProcessState {
+    boot_nonce: u64,
+    locals: BTreeMap<&'static str, Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for ProcessState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessState")
+            .field("boot_nonce", &self.boot_nonce)
+            .field("locals", &self.locals.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The identity of the simulated process a tool runs in ([`Net::process`]): what a real
+/// process has of its own and loses when it restarts. Every simulated process of an episode
+/// — the agent's, each concurrent worker, each restart after a crash — gets a fresh one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Process {
+    /// The process id (1 the agent's first process; each worker and each restart gets the
+    /// next).
+    pub pid: u32,
+    /// A random value drawn when the process started (a start-up nonce, a per-process
+    /// salt): deterministic per episode and process, different between processes.
+    pub boot_nonce: u64,
+}
+
+impl Process {
+    /// The process's hash seed, as `std::collections::hash_map::RandomState` draws one per
+    /// process: a `HashMap` built with it iterates in an order that changes from process
+    /// to process.
+    pub fn random_state(&self) -> ProcessHasher {
+        ProcessHasher(self.boot_nonce)
+    }
+}
+
+/// A [`std::hash::BuildHasher`] seeded by a simulated process ([`Process::random_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessHasher(u64);
+
+impl std::hash::BuildHasher for ProcessHasher {
+    type Hasher = std::hash::DefaultHasher;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        use std::hash::Hasher;
+        let mut h = std::hash::DefaultHasher::new();
+        h.write_u64(self.0);
+        h
+    }
 }
 
 /// The simulated world below the wrapper (cheap to clone; one per episode).
@@ -359,6 +416,15 @@ impl State {
         req.checked_sub(self.fault_base)
             .filter(|_| !self.setup)
             .map(|i| i as usize)
+    }
+
+    /// Process `pid`'s state, created on first use with its start-up nonce.
+    fn process_state(&mut self, pid: u32) -> &mut ProcessState {
+        let seed = self.identity_seed;
+        self.processes.entry(pid).or_insert_with(|| ProcessState {
+            boot_nonce: super::rng::SplitMix64::derive(seed, u64::from(pid)).next_u64(),
+            locals: BTreeMap::new(),
+        })
     }
 
     /// The windows a listing of the effects matching `query` opens (none while setting up
@@ -576,6 +642,8 @@ impl Net {
                 unclaimed: Vec::new(),
                 others: false,
                 quiet: false,
+                processes: BTreeMap::new(),
+                identity_seed: 0,
             })),
             clock,
         }
@@ -1001,6 +1069,54 @@ impl Net {
         if !on {
             s.fault_base = s.next_req;
         }
+    }
+
+    /// The simulated process the tool runs in now: its pid and start-up random value, fresh
+    /// for every process of the episode (a restart after a crash, a concurrent worker). A
+    /// tool of a simulated world reads what a real process would hold of its own — a
+    /// process id, a start-up nonce, a `HashMap`'s hash seed ([`Process::random_state`]),
+    /// a process-wide cache ([`Net::process_local`]) — through here, so that a key built
+    /// from any of them changes when the process does, as it would in production.
+    pub fn process(&self) -> Process {
+        let mut s = self.lock();
+        let pid = s.active;
+        let boot_nonce = s.process_state(pid).boot_nonce;
+        Process { pid, boot_nonce }
+    }
+
+    /// A process-wide value of the current simulated process (what a `static` or a
+    /// `OnceLock` holds in a real one): `init` runs the first time the process asks for
+    /// `name`; a restarted process starts without it.
+    pub fn process_local<T: Clone + Send + Sync + 'static>(
+        &self,
+        name: &'static str,
+        init: impl FnOnce() -> T,
+    ) -> T {
+        let pid = {
+            let mut s = self.lock();
+            let pid = s.active;
+            if let Some(v) = s
+                .process_state(pid)
+                .locals
+                .get(name)
+                .and_then(|v| v.downcast_ref::<T>())
+            {
+                return v.clone();
+            }
+            pid
+        };
+        // Not under the lock: `init` may use the world.
+        let v = init();
+        self.lock()
+            .process_state(pid)
+            .locals
+            .insert(name, Arc::new(v.clone()));
+        v
+    }
+
+    /// Where this episode's process identities come from (the harness sets it per episode).
+    pub(crate) fn set_identity_seed(&self, seed: u64) {
+        self.lock().identity_seed = seed;
     }
 
     /// Log nothing until switched back (while setting up a crowded world).

@@ -111,6 +111,8 @@ where
         let start = schedule.start_ms;
         let clock = VirtualClock::starting_at(Timestamp(start));
         let net = Net::new(clock.clone(), env.net_config(), schedule);
+        // Every simulated process gets its own identity, drawn from the episode.
+        net.set_identity_seed(episode);
         let world = (self.world)(&net);
         let store = MemoryLedger::with_clock(Arc::new(clock.clone()));
         let mut restarts: Vec<(u32, u64)> = Vec::new();
