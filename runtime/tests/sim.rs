@@ -784,6 +784,93 @@ fn a_first_page_only_postcondition_is_caught_in_a_crowded_world() {
     }
 }
 
+// ------------------------------------------------------------------ operations with several effects
+
+/// Authorize, then charge: two effects, each sent under its own key derived from the
+/// operation's (the API deduplicates both).
+#[side_effect(
+    key = [customer, order_id],
+    verify = find_charge,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000,
+    server_dedup = true
+)]
+async fn authorize_and_charge(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    let key = current_key().map(|k| k.as_str().to_string());
+    let sub = |what: &str| key.as_ref().map(|k| format!("{k}/{what}"));
+    billing
+        .authorize(&args, sub("authorize").as_deref())
+        .await?;
+    billing.create_charge(&args, sub("charge").as_deref()).await
+}
+
+#[test]
+fn a_two_effect_tool_is_proven_per_kind_and_its_twin_that_keys_one_effect_is_caught() {
+    Proof {
+        contract: authorize_and_charge::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: authorize_and_charge::call,
+        effects: SimBilling::count_both,
+    }
+    .prove();
+    let m = Mutant::AuthorizeWithoutKey;
+    let report = mutant_counting(m, |b: &SimBilling, a: &ChargeArgs| {
+        Mutant::AuthorizeWithoutKey.count(b, a)
+    })
+    .check(&Config {
+        env: Some(m.env()),
+        classes: vec![FaultClass::LostAck],
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{report}");
+    assert!(report.violating(FaultClass::LostAck) > 0, "{report}");
+    let c = &report.counterexamples[0];
+    println!("{}", c.timeline());
+    assert!(
+        c.violations
+            .iter()
+            .any(|v| v.detail.contains("of kind `authorize`")),
+        "{}",
+        c.timeline()
+    );
+    // Counted as one effect (its charges), as Proof.effects could only count before, the
+    // twin passes the same run.
+    let one_kind = mutant(m).check(&Config {
+        env: Some(m.env()),
+        classes: vec![FaultClass::LostAck],
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    assert_eq!(one_kind.violating(FaultClass::LostAck), 0, "{one_kind}");
+}
+
+/// A mutant as a proof, with its own effect counter.
+#[allow(clippy::type_complexity)]
+fn mutant_counting<C: idemcheck::sim::EffectCounts>(
+    m: Mutant,
+    effects: fn(&SimBilling, &ChargeArgs) -> C,
+) -> Proof<
+    fn(&Net) -> SimBilling,
+    fn(u64, u32) -> ChargeArgs,
+    impl AsyncFn(&idemcheck::Context, &SimBilling, ChargeArgs) -> Outcome<Charge, SimError> + Sync,
+    fn(&SimBilling, &ChargeArgs) -> C,
+> {
+    Proof {
+        contract: m.contract(),
+        world: SimBilling::new as fn(&Net) -> SimBilling,
+        intent: ChargeArgs::episode as fn(u64, u32) -> ChargeArgs,
+        call: async move |ctx: &idemcheck::Context, b: &SimBilling, a: ChargeArgs| {
+            m.call(ctx, b, a).await
+        },
+        effects,
+    }
+}
+
 // ------------------------------------------------------------------ determinism, log, shrinking
 
 #[allow(clippy::type_complexity)]

@@ -101,6 +101,30 @@ impl SimBilling {
             .map(|e| Charge::from_effect(&e))
     }
 
+    /// `POST /v1/authorizations`: hold the amount on the customer's card for this order (the
+    /// first effect of a two-effect operation: authorize, then charge), with an idempotency
+    /// key if given. Its business id in the system of record is `auth:<order_id>`.
+    pub async fn authorize(&self, args: &ChargeArgs, key: Option<&str>) -> Result<u64, SimError> {
+        self.net
+            .write(&format!("auth:{}", args.order_id), args, key)
+            .await
+            .map(|e| e.id)
+    }
+
+    /// Real authorizations carrying exactly these arguments.
+    pub fn count_authorizations(&self, args: &ChargeArgs) -> usize {
+        self.net.count(&format!("auth:{}", args.order_id), args)
+    }
+
+    /// Authorizations and charges carrying exactly these arguments: the effect counter of a
+    /// tool that authorizes, then charges ([`crate::sim::EffectCounts`]).
+    pub fn count_both(&self, args: &ChargeArgs) -> [(&'static str, usize); 2] {
+        [
+            ("authorize", self.count_authorizations(args)),
+            ("charge", self.count(args)),
+        ]
+    }
+
     /// The postcondition: the charge for this order, matched on the business id (not on
     /// look-alike fields: a customer may have two $49 charges).
     pub async fn find_charge(&self, args: &ChargeArgs) -> Result<Option<Charge>, SimError> {

@@ -66,6 +66,9 @@ pub enum Mutant {
     /// The key is built by walking a `HashMap` of the key fields: its order follows the
     /// process's hash seed, so a restarted process builds another key.
     KeyFromMapOrder,
+    /// A two-effect tool (authorize, then charge) that sends the idempotency key with the
+    /// charge only: a retry authorizes again.
+    AuthorizeWithoutKey,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -88,7 +91,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 20] = [
+    pub const ALL: [Mutant; 21] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -109,6 +112,7 @@ impl Mutant {
         Mutant::VerifyFirstPageOnly,
         Mutant::ResendOn503,
         Mutant::KeyFromMapOrder,
+        Mutant::AuthorizeWithoutKey,
     ];
 
     /// Its name in the table.
@@ -149,6 +153,9 @@ impl Mutant {
             Mutant::KeyFromMapOrder => {
                 "the key follows a HashMap's iteration order (a per-process hash seed)"
             }
+            Mutant::AuthorizeWithoutKey => {
+                "of two effects (authorize, charge), only the second carries the key"
+            }
         }
     }
 
@@ -169,6 +176,7 @@ impl Mutant {
             Mutant::VerifyFirstPageOnly => Some(FaultClass::LookalikeRecords),
             Mutant::ResendOn503 => Some(FaultClass::ErrorAfterEffect),
             Mutant::KeyFromMapOrder => Some(FaultClass::Crash),
+            Mutant::AuthorizeWithoutKey => Some(FaultClass::LostAck),
             _ => None,
         }
     }
@@ -259,6 +267,9 @@ impl Mutant {
                 Some(120_000),
                 false,
             ),
+            Mutant::AuthorizeWithoutKey => {
+                contract("authorize_without_key", KEY, 30_000, Some(120_000), true)
+            }
         }
     }
 
@@ -266,7 +277,9 @@ impl Mutant {
     /// lives in a world whose API honours keys, as its contract says.
     pub fn env(self) -> Env {
         match self {
-            Mutant::ServerDedupKeyNotSent => Env::for_contract(&self.contract()),
+            Mutant::ServerDedupKeyNotSent | Mutant::AuthorizeWithoutKey => {
+                Env::for_contract(&self.contract())
+            }
             _ => Env::for_contract(&CREATE_CHARGE_NO_SERVER_KEY),
         }
     }
@@ -360,6 +373,10 @@ impl Mutant {
                 }
                 Err(last)
             }
+            Mutant::AuthorizeWithoutKey => {
+                billing.authorize(&args, None).await?;
+                billing.create_charge(&args, sent_key).await
+            }
             Mutant::ResendOn503 => match billing.create_charge(&args, sent_key).await {
                 Err(SimError::Unavailable) => billing.create_charge(&args, sent_key).await,
                 other => other,
@@ -406,6 +423,17 @@ impl Mutant {
                 .find(|e| e.payload["order_id"].as_str() == Some(args.order_id.as_str()))
                 .map(Charge::from_effect)),
             _ => billing.find_charge(args).await,
+        }
+    }
+}
+
+impl Mutant {
+    /// The mutant's effect counter: its charges, and for the two-effect mutant its
+    /// authorizations too ([`crate::sim::EffectCounts`]).
+    pub fn count(self, billing: &SimBilling, args: &ChargeArgs) -> Vec<(&'static str, usize)> {
+        match self {
+            Mutant::AuthorizeWithoutKey => billing.count_both(args).to_vec(),
+            _ => vec![("charge", billing.count(args))],
         }
     }
 }
@@ -533,7 +561,7 @@ pub fn run(config: &Config) -> MutationReport {
                 world: SimBilling::new,
                 intent: ChargeArgs::episode,
                 call: async |ctx: &Context, b: &SimBilling, a: ChargeArgs| m.call(ctx, b, a).await,
-                effects: SimBilling::count,
+                effects: |b: &SimBilling, a: &ChargeArgs| m.count(b, a),
             }
             .check(&Config {
                 env: Some(m.env()),

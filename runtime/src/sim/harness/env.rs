@@ -204,14 +204,17 @@ impl Env {
                 }
             }
             FaultClass::StaleRead => {
+                // Request 0 — or, for a tool that makes two effects in one attempt
+                // (authorize, then charge) and so sends its second at once, request 1.
+                let request = u32::from(rng.chance(250));
                 faults.push(if rng.chance(500) {
-                    Fault::LostAck { request: 0 }
+                    Fault::LostAck { request }
                 } else {
-                    error_after(rng, 0)
+                    error_after(rng, request)
                 });
                 let lag = rng.between(2, b.max(2));
                 faults.push(Fault::Invisible {
-                    request: 0,
+                    request,
                     delay_ms: lag,
                 });
                 // A second call reads the replica while it still lags.

@@ -36,7 +36,8 @@ pub struct CallReport {
     pub status: &'static str,
     /// When, in milliseconds since the episode's clock started.
     pub at: u64,
-    /// Effects with these arguments when the answer was given.
+    /// Effects with these arguments when the answer was given (with several kinds, the
+    /// fewest of any kind: how many complete operations existed).
     pub effects_then: usize,
     /// What the answer said besides its status (empty for completed).
     pub detail: String,
@@ -52,8 +53,11 @@ pub struct Episode {
     /// What each call answered, in answer order.
     pub reports: Vec<CallReport>,
     /// Real effects per argument variant (see [`variant`]) at the end, everything landed
-    /// (for [`variant::LOOKALIKE`], the most of any operation made before the episode).
+    /// (for [`variant::LOOKALIKE`], the most of any operation made before the episode; for
+    /// an operation with several kinds of effect, the most of any kind).
     pub effects: [usize; 4],
+    /// The same per kind of effect ([`EffectCounts`]), in the order the counter names them.
+    pub kinds: Vec<(&'static str, [usize; 4])>,
     /// Broken invariants.
     pub violations: Vec<Violation>,
     /// Which fault classes' dangerous windows were hit (bit per class).
@@ -97,12 +101,13 @@ struct Slot<'a, T, E> {
     state: SlotState<'a, T, E>,
 }
 
-impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
     FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
-    FE: Fn(&W, &A) -> usize,
+    FE: Fn(&W, &A) -> C,
+    C: EffectCounts,
     A: Clone,
     E: Display,
 {
@@ -351,7 +356,8 @@ where
                                         (other.status(), esc.detail)
                                     }
                                 };
-                                let effects_then = counter(world_ref, &args[slot.variant as usize]);
+                                let effects_then =
+                                    complete(&counter(world_ref, &args[slot.variant as usize]));
                                 net.log_event(EventKind::Report {
                                     call: slot.call,
                                     status: status.into(),
@@ -428,22 +434,47 @@ where
         }
         drop(slots);
         net.drain();
-        let mut effects = [0usize; 4];
-        effects[0] = (self.effects)(&world, &args[0]);
+        // Per kind of effect and argument variant (for look-alikes, the most of any
+        // operation made before the episode).
+        let mut kinds: Vec<(&'static str, [usize; 4])> = Vec::with_capacity(2);
+        let mut add = |v: usize, c: C| {
+            for i in 0..c.kinds() {
+                let (name, n) = c.kind(i);
+                match kinds.iter_mut().find(|k| k.0 == name) {
+                    Some(k) => k.1[v] = k.1[v].max(n),
+                    None => {
+                        let mut per = [0; 4];
+                        per[v] = n;
+                        kinds.push((name, per));
+                    }
+                }
+            }
+        };
+        add(0, (self.effects)(&world, &args[0]));
         if diverges {
-            effects[1] = (self.effects)(&world, &args[1]);
+            add(1, (self.effects)(&world, &args[1]));
         }
         if sibling.is_some() {
-            effects[2] = (self.effects)(&world, &args[2]);
+            add(2, (self.effects)(&world, &args[2]));
         }
         if lookalike {
-            effects[3] = (self.effects)(&world, &args[3]);
+            add(3, (self.effects)(&world, &args[3]));
         }
         for a in &crowd_args {
-            effects[3] = effects[3].max((self.effects)(&world, a));
+            add(3, (self.effects)(&world, a));
         }
-        check_effects(&effects, &mut violations);
-        check_reports(&reports, &effects, diverges, &mut violations);
+        let mut effects = [0usize; 4];
+        let mut fewest = [usize::MAX; 4];
+        for (_, per) in &kinds {
+            for v in 0..4 {
+                effects[v] = effects[v].max(per[v]);
+                fewest[v] = fewest[v].min(per[v]);
+            }
+        }
+        // The last kind the counter names is the one that completes the operation.
+        let completing = kinds.last().map_or([0; 4], |k| k.1);
+        check_effects(&kinds, &mut violations);
+        check_reports(&reports, &completing, &fewest, diverges, &mut violations);
         for (req, pid) in net.unclaimed() {
             violations.push(Violation {
                 invariant: Invariant::I5ClaimBeforeEffect,
@@ -456,6 +487,7 @@ where
             events,
             reports,
             effects,
+            kinds,
             violations,
             hits,
         }
@@ -464,26 +496,34 @@ where
 
 /// I1: at most one real effect per logical operation (the intended and changed arguments
 /// are one operation; a sibling and a look-alike are others).
-fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
-    let total = effects[0] + effects[1];
-    if total > 1 {
-        violations.push(Violation {
-            invariant: Invariant::I1AtMostOnce,
-            detail: format!(
-                "{total} real effects for one logical operation ({} with the intended arguments, {} with changed ones)",
-                effects[0], effects[1]
-            ),
-        });
-    }
-    for (v, what) in [
-        (2, "the sibling operation"),
-        (3, "an operation made before the episode (a look-alike)"),
-    ] {
-        if effects[v] > 1 {
+fn check_effects(kinds: &[(&'static str, [usize; 4])], violations: &mut Vec<Violation>) {
+    let several = kinds.len() > 1;
+    for (name, effects) in kinds {
+        let of = if several {
+            format!(" of kind `{name}`")
+        } else {
+            String::new()
+        };
+        let total = effects[0] + effects[1];
+        if total > 1 {
             violations.push(Violation {
                 invariant: Invariant::I1AtMostOnce,
-                detail: format!("{} real effects for {what}", effects[v]),
+                detail: format!(
+                    "{total} real effects{of} for one logical operation ({} with the intended arguments, {} with changed ones)",
+                    effects[0], effects[1]
+                ),
             });
+        }
+        for (v, what) in [
+            (2, "the sibling operation"),
+            (3, "an operation made before the episode (a look-alike)"),
+        ] {
+            if effects[v] > 1 {
+                violations.push(Violation {
+                    invariant: Invariant::I1AtMostOnce,
+                    detail: format!("{} real effects{of} for {what}", effects[v]),
+                });
+            }
         }
     }
 }
@@ -493,7 +533,8 @@ fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
 /// changed retry of another (a key that merges two operations).
 fn check_reports(
     reports: &[CallReport],
-    effects: &[usize; 4],
+    completing: &[usize; 4],
+    fewest: &[usize; 4],
     diverges: bool,
     violations: &mut Vec<Violation>,
 ) {
@@ -517,14 +558,21 @@ fn check_reports(
         else {
             continue;
         };
-        let n = effects[v as usize];
-        if last.status == "completed" && n == 0 {
+        let n = completing[v as usize];
+        if last.status == "completed" && fewest[v as usize] == 0 {
             violations.push(Violation {
                 invariant: Invariant::I2AtLeastOnce,
-                detail: format!(
-                    "call #{} was told completed; the effect never happened",
-                    last.call
-                ),
+                detail: if n == 0 {
+                    format!(
+                        "call #{} was told completed; the effect never happened",
+                        last.call
+                    )
+                } else {
+                    format!(
+                        "call #{} was told completed; one of its kinds of effect never happened",
+                        last.call
+                    )
+                },
             });
         }
         if last.status == "not_completed" && n > 0 {

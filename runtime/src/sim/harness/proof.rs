@@ -10,7 +10,9 @@ use super::*;
 ///   (`variant` 0), and changed arguments for the same operation (`variant` 1, used by
 ///   the divergent-payload class: change a field that is not part of the key);
 /// - `call(&ctx, &world, args)` is the guarded call, usually `my_tool::call`;
-/// - `effects(&world, &args)` counts the real effects that carry out exactly `args`.
+/// - `effects(&world, &args)` counts the real effects that carry out exactly `args`: a
+///   `usize`, or per kind for an operation that makes several ([`EffectCounts`]: at most
+///   one of each kind, all of them for "completed").
 ///
 /// ```text
 /// Proof { contract: create_charge::CONTRACT, world: SimBilling::new, intent: charge_args,
@@ -25,7 +27,8 @@ pub struct Proof<FW, FI, FC, FE> {
     pub intent: FI,
     /// The guarded call.
     pub call: FC,
-    /// Real effects carrying exactly these arguments.
+    /// Real effects carrying exactly these arguments (one count, or one per kind:
+    /// [`EffectCounts`]).
     pub effects: FE,
 }
 
@@ -96,12 +99,13 @@ fn stream(class: FaultClass, i: u64) -> u64 {
     ((class as u64) << 32) | i
 }
 
-impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
     FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
-    FE: Fn(&W, &A) -> usize,
+    FE: Fn(&W, &A) -> C,
+    C: EffectCounts,
     A: Clone,
     E: Display,
 {
