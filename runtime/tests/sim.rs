@@ -871,6 +871,132 @@ fn mutant_counting<C: idemcheck::sim::EffectCounts>(
     }
 }
 
+// ------------------------------------------------------------------ what a custom world needs
+
+/// The billing tool whose postcondition looks the charge up by the key its request carried.
+#[side_effect(
+    key = [customer, order_id],
+    verify = find_charge_by_key,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000,
+    server_dedup = true
+)]
+async fn create_charge_by_key(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    let key = current_key();
+    billing
+        .create_charge(&args, key.as_ref().map(|k| k.as_str()))
+        .await
+}
+
+async fn find_charge_by_key(
+    billing: &SimBilling,
+    _args: &ChargeArgs,
+) -> Result<Option<Charge>, SimError> {
+    // The key this call sent: available in the postcondition as in the body.
+    let key = current_key().ok_or(SimError::Invalid)?;
+    Ok(billing
+        .net
+        .find_by_key(key.as_str())
+        .await?
+        .map(|e| Charge::from_effect(&e)))
+}
+
+#[test]
+fn the_postcondition_can_look_the_effect_up_by_the_key_it_sent() {
+    let report = Proof {
+        contract: create_charge_by_key::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_by_key::call,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        ..Config::default()
+    });
+    println!("{report}");
+    report.assert_proven();
+    // After a lost ack the lookup by key finds the charge: every such call completes
+    // (without the key in the postcondition it could only answer Unknown).
+    let lost_ack = report.stats(FaultClass::LostAck).unwrap();
+    assert_eq!(lost_ack.answers, [lost_ack.episodes, 0, 0], "{report}");
+}
+
+/// A world with its own history: twelve earlier charges of the customer, written as the
+/// world is built.
+fn world_with_history(net: &Net, bracket: bool) -> SimBilling {
+    let billing = SimBilling::new(net);
+    if bracket {
+        net.set_setup(true);
+    }
+    for k in 0..12 {
+        let args = ChargeArgs::episode(1_000_000 + k, 0);
+        // Unbracketed, these meet the schedule's faults (their errors are ignored here).
+        let _ = net.clock().block_on(billing.create_charge(&args, None));
+    }
+    if bracket {
+        net.set_setup(false);
+    }
+    billing
+}
+
+#[test]
+fn a_world_that_writes_its_own_history_brackets_it_as_set_up() {
+    let proof = |bracket: bool| Proof {
+        contract: create_charge_listing::CONTRACT,
+        world: move |net: &Net| world_with_history(net, bracket),
+        intent: ChargeArgs::episode,
+        call: create_charge_listing::call,
+        effects: SimBilling::count,
+    };
+    let config = Config {
+        classes: vec![FaultClass::LostAck, FaultClass::ConcurrentCallers],
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    };
+    let bracketed = proof(true).check(&config);
+    println!("{bracketed}");
+    assert!(
+        bracketed.classes.iter().all(|(_, s)| s.violating == 0),
+        "{bracketed}"
+    );
+    assert!(bracketed.never_bit().is_empty(), "{bracketed}");
+    // Unbracketed, the history's writes are taken for the tool's: unclaimed (I5), and the
+    // schedule's faults hit them instead of the tool's requests.
+    let unbracketed = proof(false).check(&config);
+    println!("{unbracketed}");
+    assert!(
+        unbracketed
+            .stats(FaultClass::ConcurrentCallers)
+            .unwrap()
+            .by_invariant[3]
+            > 0,
+        "{unbracketed}"
+    );
+    assert!(!unbracketed.never_bit().is_empty(), "{unbracketed}");
+    // Net::seed does the same in one call.
+    let clock = VirtualClock::new();
+    let net = Net::new(
+        clock,
+        NetConfig::default(),
+        &Schedule::of([Fault::LostAck { request: 0 }]),
+    );
+    let seeded = net.seed("o-x", &ChargeArgs::episode(9, 0)).unwrap();
+    assert_eq!(seeded.id, 1);
+    let b = SimBilling::new(&net);
+    let err = net
+        .clock()
+        .block_on(b.create_charge(&ChargeArgs::episode(1, 0), None))
+        .unwrap();
+    assert_eq!(
+        err.unwrap_err(),
+        SimError::Timeout,
+        "request 0 is the tool's first, not the seed"
+    );
+}
+
 // ------------------------------------------------------------------ determinism, log, shrinking
 
 #[allow(clippy::type_complexity)]

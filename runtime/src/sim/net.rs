@@ -1011,6 +1011,70 @@ impl Net {
         Ok(found)
     }
 
+    /// Record an effect that exists before the episode (a world's own history): delivered
+    /// at once and visible, as set-up ([`Net::set_setup`]): no fault, no window, no claim.
+    /// Parameters the world's validation refuses are refused here too.
+    pub fn seed<P: Serialize + ?Sized>(
+        &self,
+        intent: &str,
+        params: &P,
+    ) -> Result<Effect, SimError> {
+        let payload = Arc::new(serde_json::to_value(params).map_err(|_| SimError::Invalid)?);
+        let now = self.now();
+        let mut s = self.lock();
+        let was = s.setup;
+        s.setup = true;
+        let intent = s.intern(intent);
+        let req = s.next_req;
+        s.next_req += 1;
+        s.reqs.push(ReqState::default());
+        let delivered = s.deliver(now, req, &intent, &payload, None, false);
+        s.setup = was;
+        if !was {
+            s.fault_base = s.next_req;
+        }
+        match delivered {
+            Delivered::Done(e) => Ok(e),
+            Delivered::Refused(e) => Err(e),
+            Delivered::Crashed | Delivered::Slow(_) => Err(SimError::Timeout),
+        }
+    }
+
+    /// A lookup by idempotency key (`GET ..?idempotency_key=..`, for an API that keeps
+    /// keys: [`NetConfig::server_keys`]): the effect the key's first request made, if reads
+    /// can see it now; or the error the read met. A postcondition asks it with
+    /// [`crate::current_key`], which answers inside the postcondition as inside the body.
+    pub async fn find_by_key(&self, key: &str) -> Result<Option<Effect>, SimError> {
+        self.read_fault(key).await?;
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let id = s.keys.get(key).map(|k| k.effect);
+        let effect = id.map(|id| s.effects[id as usize - 1].clone());
+        if !s.setup {
+            // The windows of a read: its effect lags; the world holds others beside it.
+            if effect.as_ref().is_some_and(|e| e.visible_at > now) {
+                s.hits |= FaultClass::StaleRead.bit();
+            }
+            let own = effect.as_ref().map(|e| e.intent.clone());
+            if s.others && s.effects.iter().any(|e| Some(&e.intent) != own.as_ref()) {
+                s.hits |= FaultClass::LookalikeRecords.bit() | FaultClass::SiblingOperations.bit();
+            }
+        }
+        let found = effect.filter(|e| e.visible_at <= now);
+        let pid = s.active;
+        let intent = s.intern(key);
+        s.push(
+            now,
+            EventKind::Read {
+                pid,
+                intent,
+                found: found.as_ref().map(|e| e.id),
+            },
+        );
+        Ok(found)
+    }
+
     /// Ground truth: every real effect of `intent` that has landed by now, visible or not.
     pub fn effects(&self, intent: &str) -> Vec<Effect> {
         let now = self.now();
@@ -1061,9 +1125,12 @@ impl Net {
         self.lock().active = pid;
     }
 
-    /// Setting up the world: no faults, no windows, no claim check. When setting up ends,
-    /// the schedule's request numbers start from the next request.
-    pub(crate) fn set_setup(&self, on: bool) {
+    /// Setting up the world: while on, requests meet no fault, open no window and need no
+    /// claim (I5), and reads count toward no fault; when it is switched off, the schedule's
+    /// request numbers start from the next request. A world that writes its own history
+    /// before the episode (earlier records its postcondition must page past) brackets those
+    /// writes with it — or uses [`Net::seed`].
+    pub fn set_setup(&self, on: bool) {
         let mut s = self.lock();
         s.setup = on;
         if !on {
