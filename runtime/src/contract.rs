@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-pub use idemcheck_spec::model::{KeyDerivation, RuleCode, Suppression, ToolContract, ToolKind};
+pub use idemcheck_spec::model::{
+    ContextPart, KeyDerivation, RuleCode, Suppression, ToolContract, ToolKind,
+};
 
 /// Attempt budget assumed for a tool without `timeout_ms` when sizing its lease.
 pub const DEFAULT_ATTEMPT_BUDGET: Duration = Duration::from_secs(60);
@@ -42,6 +44,9 @@ pub struct Contract {
     pub kind: ToolKind,
     /// Key derivation.
     pub key: KeySpec,
+    /// What of the calling context a `key_fn` reads besides the arguments
+    /// (`key_context = [scope, clock, worker]`; see [`crate::KeyContext`]).
+    pub key_context: &'static [&'static str],
     /// Postcondition path.
     pub verify: Option<&'static str>,
     /// Retry cap.
@@ -112,6 +117,11 @@ impl Contract {
                     path: p.to_string(),
                 }),
             },
+            key_context: self
+                .key_context
+                .iter()
+                .filter_map(|p| ContextPart::parse(p))
+                .collect(),
             verify: self.verify.map(str::to_string),
             max_retries: self.max_retries,
             timeout_ms: self.timeout_ms,

@@ -127,6 +127,17 @@ fn a_class_that_never_bites_fails_the_run() {
     });
     assert!(!report.never_bit().is_empty());
     assert!(!report.is_proven());
+    // "Not proven" says why: each class that never bit, with what would open its window.
+    let reasons = report.reasons();
+    for class in report.never_bit() {
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.starts_with(class.as_str()) && r.contains(class.never_bit_hint())),
+            "{class}: {reasons:?}"
+        );
+    }
+    assert!(report.to_string().contains("verdict: NOT PROVEN\n    - "));
     // ...and it lies: I4.
     assert!(report.stats(FaultClass::LostAck).unwrap().by_invariant[2] > 0);
 }
@@ -492,6 +503,148 @@ fn a_key_from_the_date_passes_every_older_class_and_fails_clock_phase_across_mid
             .iter()
             .any(|v| v.invariant == Invariant::I1AtMostOnce)
     );
+}
+
+// ------------------------------------------------------------------ keys that read the context
+
+/// Keyed by a function that reads the run scope besides the arguments.
+#[side_effect(
+    key_fn = scoped_key,
+    key_context = [scope],
+    verify = find_charge,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000
+)]
+async fn create_charge_scoped(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    billing.create_charge(&args, None).await
+}
+
+fn scoped_key(ctx: &idemcheck::KeyContext, args: &ChargeArgs) -> (String, String, String) {
+    (
+        ctx.scope().run.clone(),
+        args.customer.clone(),
+        args.order_id.clone(),
+    )
+}
+
+/// Its twin keyed by today's date: IDEM004 refuses it unless allowed.
+#[side_effect(
+    key_fn = dated_key,
+    key_context = [clock],
+    verify = find_charge,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000,
+    allow(IDEM004, reason = "the broken twin the harness must catch")
+)]
+async fn create_charge_dated(billing: &SimBilling, args: ChargeArgs) -> Result<Charge, SimError> {
+    billing.create_charge(&args, None).await
+}
+
+fn dated_key(ctx: &idemcheck::KeyContext, args: &ChargeArgs) -> (String, String, Option<u64>) {
+    (
+        args.customer.clone(),
+        args.order_id.clone(),
+        ctx.now().map(|t| t.0 / 86_400_000),
+    )
+}
+
+/// Its twin keyed by the worker: IDEM004 refuses it unless allowed.
+#[side_effect(
+    key_fn = worker_key,
+    key_context = [worker],
+    verify = find_charge,
+    max_retries = 1,
+    timeout_ms = 30_000,
+    settle_ms = 120_000,
+    allow(IDEM004, reason = "the broken twin the harness must catch")
+)]
+async fn create_charge_per_worker(
+    billing: &SimBilling,
+    args: ChargeArgs,
+) -> Result<Charge, SimError> {
+    billing.create_charge(&args, None).await
+}
+
+fn worker_key(ctx: &idemcheck::KeyContext, args: &ChargeArgs) -> (String, Option<String>) {
+    (args.order_id.clone(), ctx.worker().map(str::to_string))
+}
+
+#[test]
+fn a_context_keyed_tool_is_proven_and_its_clock_and_worker_twins_are_caught() {
+    assert_eq!(create_charge_scoped::CONTRACT.key_context, ["scope"]);
+    assert_eq!(create_charge_dated::CONTRACT.key_context, ["clock"]);
+    Proof {
+        contract: create_charge_scoped::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_scoped::call,
+        effects: SimBilling::count,
+    }
+    .prove();
+    let dated = Proof {
+        contract: create_charge_dated::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_dated::call,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{dated}");
+    assert!(dated.violating(FaultClass::ClockPhase) > 0, "{dated}");
+    for class in FaultClass::ALL {
+        if class != FaultClass::ClockPhase {
+            assert_eq!(dated.violating(class), 0, "{class}\n{dated}");
+        }
+    }
+    let c = dated
+        .counterexamples
+        .iter()
+        .find(|c| c.class == Some(FaultClass::ClockPhase))
+        .expect("a counterexample");
+    println!("{}", c.timeline());
+    assert!(c.timeline().contains("T23:59:"), "{}", c.timeline());
+    let per_worker = Proof {
+        contract: create_charge_per_worker::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_per_worker::call,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{per_worker}");
+    for class in [FaultClass::Crash, FaultClass::ConcurrentCallers] {
+        assert!(per_worker.violating(class) > 0, "{class}\n{per_worker}");
+        assert!(
+            per_worker
+                .counterexamples
+                .iter()
+                .any(|c| c.class == Some(class)),
+            "{class}"
+        );
+    }
+    // Undeclared parts answer nothing: a key cannot read them by accident.
+    let ctx = idemcheck::Context::with_clock(
+        idemcheck::MemoryLedger::new(),
+        std::sync::Arc::new(VirtualClock::new()),
+        idemcheck::Scope::run("r"),
+    );
+    let k = idemcheck::KeyContext::new(&ctx, &["scope"]);
+    assert_eq!(
+        (k.now(), k.worker(), k.scope().run.as_str()),
+        (None, None, "r")
+    );
+    let k = idemcheck::KeyContext::new(&ctx, &["clock", "worker"]);
+    assert!(k.now().is_some() && k.worker().is_some());
 }
 
 // ------------------------------------------------------------------ reads that fail
@@ -1442,6 +1595,13 @@ fn every_mutant_is_killed_by_a_fault_class() {
             "{class} kills nothing an older class does not\n{report}"
         );
     }
+    // The README shows this run's table.
+    let readme = std::fs::read_to_string(manifest("../README.md")).unwrap();
+    assert!(
+        readme.contains(&report.markdown()),
+        "README.md must show the mutant table:\n{}",
+        report.markdown()
+    );
     let text = report.to_string();
     assert!(
         text.contains(&format!("{total}/{total} mutants killed")),

@@ -1155,6 +1155,7 @@ const CONTRACT: Contract = Contract {
     function: "idemcheck::ledger::conformance::tool",
     kind: ToolKind::Write,
     key: KeySpec::Fields(&["id"]),
+    key_context: &[],
     verify: Some("idemcheck::ledger::conformance::verify"),
     max_retries: Some(1),
     timeout_ms: None,

@@ -205,6 +205,7 @@ pub(crate) const fn write_contract(
         function: "idemcheck::sim::billing",
         kind: ToolKind::Write,
         key,
+        key_context: &[],
         verify,
         max_retries: Some(max_retries),
         timeout_ms: Some(30_000),

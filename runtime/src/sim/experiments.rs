@@ -574,6 +574,7 @@ const fn task_contract(name: &'static str, timeout_ms: u64, settle_ms: Option<u6
         function: "idemcheck::sim::experiments",
         kind: ToolKind::Write,
         key: KeySpec::Fields(&["id"]),
+        key_context: &[],
         verify: Some("find"),
         max_retries: Some(1),
         timeout_ms: Some(timeout_ms),

@@ -11,7 +11,7 @@
 //!   visibility delay; and the **transport** to it, injecting the wire faults.
 //! - [`Proof`]: the harness. Give it a `#[side_effect]` tool's contract, a factory for a
 //!   fresh simulated world, the arguments, the guarded call and an effect counter; it runs
-//!   the acceptance run (200 episodes × 14 classes × 3 seeds, every seed twice, on the
+//!   the acceptance run (200 episodes × 16 classes × 3 seeds, every seed twice, on the
 //!   machine's threads), checks I1, I2, I4 and I5 on every episode and I3 across the two
 //!   runs, counts per class how often the dangerous window was hit (a class that never bit
 //!   fails, and so does an invariant no class exercised), enumerates every small schedule,

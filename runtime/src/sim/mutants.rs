@@ -15,7 +15,7 @@ use super::fault::FaultClass;
 use super::harness::{Config, Env, Proof, Report};
 use super::net::SimError;
 use crate::clock::with_deadline;
-use crate::context::{Context, current_key};
+use crate::context::{Context, KeyContext, current_key};
 use crate::contract::{Contract, KeySpec};
 use crate::key::Material;
 use crate::outcome::{Failure, NotCompleted, Outcome};
@@ -183,6 +183,18 @@ impl Mutant {
 
     /// The contract the mutant declares.
     pub fn contract(self) -> Contract {
+        let declared = self.declared();
+        Contract {
+            key_context: match self {
+                Mutant::KeyFromDate => &["clock"],
+                Mutant::KeyIncludesWorker => &["worker"],
+                _ => &[],
+            },
+            ..declared
+        }
+    }
+
+    fn declared(self) -> Contract {
         match self {
             Mutant::VerifyAlwaysNotDone => {
                 contract("verify_always_not_done", KEY, 30_000, Some(120_000), false)
@@ -292,11 +304,13 @@ impl Mutant {
         args: ChargeArgs,
     ) -> Outcome<Charge, SimError> {
         let contract = self.contract();
+        // What the key function may read besides the arguments, as the contract declares.
+        let kctx = KeyContext::new(ctx, contract.key_context);
         let key_fields = match self {
             Mutant::KeyFromCounter => Material::new().field("counter", &billing.next_nonce()),
             Mutant::KeyFromClock => Material::new().field("now", &ctx.clock().now().0),
             Mutant::KeyIncludesWorker => Material::new()
-                .field("worker", &ctx.owner())
+                .field("worker", &kctx.worker())
                 .field("order_id", &args.order_id),
             Mutant::KeyMergesOperations => Material::new().field("customer", &args.customer),
             Mutant::KeyFromMapOrder => {
@@ -310,7 +324,7 @@ impl Mutant {
             Mutant::KeyFromDate => Material::new()
                 .field("customer", &args.customer)
                 .field("order_id", &args.order_id)
-                .field("day", &(ctx.clock().now().0 / 86_400_000)),
+                .field("day", &kctx.now().map(|t| t.0 / 86_400_000)),
             _ => Material::new()
                 .field("customer", &args.customer)
                 .field("order_id", &args.order_id),
@@ -546,6 +560,36 @@ impl Display for MutationReport {
             write!(f, " {h} {}", c.as_str())?;
         }
         writeln!(f, ")")
+    }
+}
+
+impl MutationReport {
+    /// The mutant × class table as Markdown (violating episodes per class; the README shows
+    /// the suite's run of it).
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("| mutant | the bug |");
+        for h in HEADS {
+            out.push_str(&format!(" {h} |"));
+        }
+        out.push_str(" designed for |\n|---|---|");
+        for _ in HEADS {
+            out.push_str("---|");
+        }
+        out.push_str("---|\n");
+        for (m, _) in &self.runs {
+            out.push_str(&format!("| `{}` | {} |", m.name(), m.bug()));
+            for c in FaultClass::ALL {
+                match self.kills(*m, c) {
+                    0 => out.push_str(" . |"),
+                    n => out.push_str(&format!(" {n} |")),
+                }
+            }
+            match m.designed_for() {
+                Some(c) => out.push_str(&format!(" `{c}` |\n")),
+                None => out.push_str(" |\n"),
+            }
+        }
+        out
     }
 }
 

@@ -1,6 +1,6 @@
 //! The example agent tools (`examples/agent-tools`), proven with the simulator: each
 //! service trait gets a simulated implementation on the episode's `Net`, and each guarded
-//! tool runs DESIGN's acceptance run (8,400 fault episodes, 14 classes, I1–I5, every class bites,
+//! tool runs DESIGN's acceptance run (9,600 fault episodes, 16 classes, I1–I5, every class bites,
 //! replay identical, small schedules enumerated).
 
 use agent_tools::billing::{

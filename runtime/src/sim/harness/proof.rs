@@ -56,7 +56,7 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// DESIGN's acceptance run, with every class: 200 episodes × 14 classes × 3 seeds,
+    /// DESIGN's acceptance run, with every class: 200 episodes × 16 classes × 3 seeds,
     /// shrink and save on failure, plus every schedule of up to 4 faults.
     fn default() -> Self {
         Config {
