@@ -1241,6 +1241,36 @@ fn the_event_log_records_every_kind_of_event_as_json_lines() {
 }
 
 #[test]
+fn a_replayed_schedule_with_extreme_values_runs_to_an_answer() {
+    // Saved counterexamples are other people's input: no overflow, no endless crowd.
+    let s = Schedule {
+        faults: vec![
+            Fault::Crowd { records: u32::MAX },
+            Fault::Slow {
+                request: 0,
+                delay_ms: u64::MAX,
+            },
+            Fault::Redeliver { at_ms: u64::MAX },
+            Fault::Stall {
+                at_ms: u64::MAX,
+                for_ms: u64::MAX,
+            },
+            Fault::ErrorAfter {
+                request: 1,
+                status: 599,
+            },
+        ],
+        start_ms: u64::MAX - 10,
+    };
+    let ep = builtin().episode(&Env::for_contract(&billing::CREATE_CHARGE), 0, &s);
+    assert!(!ep.reports.is_empty());
+    let text = serde_json::to_string(&s).unwrap();
+    let back: Schedule = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, s);
+    assert!(s.to_string().starts_with("clock starts at "));
+}
+
+#[test]
 fn shrinking_finds_the_shortest_failing_schedule() {
     let proof = Proof {
         contract: billing::NAIVE_RETRY,

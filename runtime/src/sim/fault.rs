@@ -319,7 +319,8 @@ pub enum Fault {
     Lookalike,
     /// Before the episode, the caller has already made `records` other operations of this
     /// tool (the `intent` hook's operations of other episodes, made through the tool without
-    /// faults): a crowded world, beyond one page of any listing.
+    /// faults; at most [`Fault::MAX_CROWD_RECORDS`]): a crowded world, beyond one page of
+    /// any listing.
     Crowd {
         /// How many earlier operations.
         records: u32,
@@ -373,6 +374,10 @@ impl LedgerOp {
 }
 
 impl Fault {
+    /// The most earlier operations an episode makes for [`Fault::Crowd`] faults, however
+    /// many they ask for.
+    pub const MAX_CROWD_RECORDS: u32 = 256;
+
     /// The request a wire fault applies to.
     pub fn request(&self) -> Option<u32> {
         match *self {

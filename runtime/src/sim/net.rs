@@ -746,7 +746,7 @@ impl Net {
                     }
                 }
                 Wire::Slow(delay) => {
-                    let until = now + delay;
+                    let until = now.saturating_add(delay);
                     let seq = s.seq;
                     s.seq += 1;
                     s.req(req).slow = true;
@@ -765,7 +765,7 @@ impl Net {
                     Some(Delivered::Slow(until))
                 }
                 Wire::Late(delay) | Wire::Reorder(delay) => {
-                    let until = now + delay;
+                    let until = now.saturating_add(delay);
                     let seq = s.seq;
                     s.seq += 1;
                     let overtake = matches!(wire, Wire::Reorder(_));
@@ -789,7 +789,7 @@ impl Net {
                     let seq = s.seq;
                     s.seq += 1;
                     s.held.push(Held {
-                        until: now + gap,
+                        until: now.saturating_add(gap),
                         seq,
                         req,
                         intent: intent.clone(),

@@ -132,16 +132,23 @@ where
                     restart_ms,
                 } => restarts.push((request, restart_ms)),
                 Fault::Lookalike => lookalike = true,
-                Fault::Crowd { records } => crowd = crowd.saturating_add(records),
+                // A replayed schedule may ask for any number: at most the cap.
+                Fault::Crowd { records } => {
+                    crowd = crowd.saturating_add(records).min(Fault::MAX_CROWD_RECORDS);
+                }
                 Fault::Sibling { at_ms, before } if sibling.is_none() => {
-                    sibling = Some(if before { start } else { start + at_ms });
+                    sibling = Some(if before {
+                        start
+                    } else {
+                        start.saturating_add(at_ms)
+                    });
                     if before {
-                        main_at = start + at_ms;
+                        main_at = start.saturating_add(at_ms);
                     }
                 }
                 Fault::Concurrent { .. } => concurrent += 1,
                 Fault::Stall { at_ms, for_ms } => {
-                    let from = start + at_ms;
+                    let from = start.saturating_add(at_ms);
                     stall.get_or_insert((from, from.saturating_add(for_ms)));
                 }
                 _ => {}
@@ -246,7 +253,7 @@ where
                 }
                 _ => continue,
             };
-            let at = start + at_ms;
+            let at = start.saturating_add(at_ms);
             let call = slots.len() as u32;
             slots.push(Slot {
                 at,
@@ -386,7 +393,7 @@ where
                                     let call = slots.len() as u32;
                                     if next_pid <= processes {
                                         slots.push(Slot {
-                                            at: now + restart,
+                                            at: now.saturating_add(restart),
                                             pid: next_pid,
                                             variant,
                                             call,
