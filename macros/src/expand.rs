@@ -315,6 +315,13 @@ impl<'a> Expander<'a> {
                 .collect(),
             _ => Vec::new(),
         };
+        let key_context: Vec<&str> = self
+            .attr
+            .key_context
+            .iter()
+            .flat_map(|k| &k.parts)
+            .map(|p| p.value.as_str())
+            .collect();
         let opt = |v: Option<TokenStream>| match v {
             Some(v) => quote!(::core::option::Option::Some(#v)),
             None => quote!(::core::option::Option::None),
@@ -352,6 +359,7 @@ impl<'a> Expander<'a> {
                 kind: #kind,
                 key: #key,
                 chosen_key_fields: &[#(#chosen),*],
+                key_context: &[#(#key_context),*],
                 verify: #verify,
                 max_retries: #max_retries,
                 timeout_ms: #timeout_ms,
@@ -535,7 +543,7 @@ impl<'a> Expander<'a> {
             .collect()
     }
 
-    fn key_material(&self) -> TokenStream {
+    fn key_material(&self, ctx: &TokenStream) -> TokenStream {
         let p = quote!(::idemcheck::__private);
         match &self.attr.key {
             Some(KeyAttr::Fields { .. }) => {
@@ -554,7 +562,17 @@ impl<'a> Expander<'a> {
             Some(KeyAttr::Function(path)) => {
                 let path = self.resolve_path(path);
                 let args = self.input_refs();
-                quote!(#p::Material::whole(&#path(#(#args),*)))
+                match &self.attr.key_context {
+                    // The key function reads the context too: what the contract declares.
+                    Some(kc) => {
+                        let reads = kc.parts.iter().map(|p| p.value.as_str());
+                        quote!(#p::Material::whole(&#path(
+                            &#p::KeyContext::new(#ctx, &[#(#reads),*]),
+                            #(#args),*
+                        )))
+                    }
+                    None => quote!(#p::Material::whole(&#path(#(#args),*))),
+                }
             }
             None => quote!(#p::Material::new()),
         }
@@ -656,7 +674,7 @@ impl<'a> Expander<'a> {
     fn body(&self, ctx: TokenStream, contract: TokenStream, raw: &Raw) -> TokenStream {
         let p = quote!(::idemcheck::__private);
         let rebind = self.rebind();
-        let key = self.key_material();
+        let key = self.key_material(&ctx);
         let inputs = self.inputs_material();
         let attempt = self.attempt(raw);
         let lends = (0..self.names.len()).any(|i| self.is_mut_ref(i));

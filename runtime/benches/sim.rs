@@ -1,5 +1,5 @@
 //! Simulator speed, single-threaded: episodes per second, and the wall time of the
-//! acceptance run (200 episodes x 14 classes x 3 seeds = 8,400; each seed run twice for I3,
+//! acceptance run (200 episodes x 16 classes x 3 seeds = 9,600; each seed run twice for I3,
 //! so 16,800 episodes executed, plus the byte comparison of their logs).
 //!
 //! `cargo bench -p idemcheck --features sim --bench sim`

@@ -198,6 +198,60 @@ impl Context {
     }
 }
 
+/// What a `key_fn` may read besides the tool's arguments, handed to it as its first
+/// argument when the contract declares `key_context = [..]`:
+///
+/// ```text
+/// #[side_effect(key_fn = digest_key, key_context = [scope], verify = find_digest, max_retries = 1)]
+/// async fn send_digest(mail: &Mail, args: DigestArgs) -> Result<MessageId, MailError> { .. }
+///
+/// fn digest_key(ctx: &idemcheck::KeyContext, args: &DigestArgs) -> (String, String) {
+///     (ctx.scope().run.clone(), args.customer.clone())
+/// }
+/// ```
+///
+/// The run scope is always there: it is the same for every retry, restart and worker of an
+/// operation (and already part of every key). The clock ([`KeyContext::now`]) and the
+/// worker's identity ([`KeyContext::worker`]) answer only when the contract declares them
+/// (`key_context = [clock]`, `[worker]`) — and then `IDEM004` refuses the contract unless a
+/// reason allows it: a key read from the clock changes when a repeated call crosses a
+/// minute, an hour or midnight, and one read from the worker changes with a restart or a
+/// second worker (the simulator's `clock_phase`, `crash` and `concurrent_callers` classes
+/// show both). Undeclared, they answer `None`: a key cannot read them by accident.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyContext<'a> {
+    ctx: &'a Context,
+    clock: bool,
+    worker: bool,
+}
+
+impl<'a> KeyContext<'a> {
+    /// The context a `key_fn` of a contract declaring `reads` (`scope`, `clock`, `worker`)
+    /// sees.
+    pub fn new(ctx: &'a Context, reads: &[&str]) -> KeyContext<'a> {
+        KeyContext {
+            ctx,
+            clock: reads.contains(&"clock"),
+            worker: reads.contains(&"worker"),
+        }
+    }
+
+    /// The run (and step) the call belongs to.
+    pub fn scope(&self) -> &'a Scope {
+        &self.ctx.scope
+    }
+
+    /// The clock's time now, if the contract declares `clock`.
+    pub fn now(&self) -> Option<crate::clock::Timestamp> {
+        self.clock.then(|| self.ctx.clock.now())
+    }
+
+    /// The worker's identity ([`Context::owner`]), if the contract declares `worker`.
+    pub fn worker(&self) -> Option<&'a str> {
+        self.worker.then_some(&*self.ctx.owner)
+    }
+}
+
 /// Implemented once by a server type whose tool methods keep a signature a framework fixes
 /// (rmcp `#[tool]` methods, rig `Tool::call`): `#[side_effect]` on such a method gets its
 /// [`Context`] from `self`.
@@ -260,9 +314,11 @@ thread_local! {
     static CURRENT_KEY: std::cell::RefCell<Option<Key>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The idempotency key of the guarded call being executed, inside a tool's body: pass it to
-/// a downstream API that deduplicates on it (`server_dedup = true`), e.g. as Stripe's
-/// `Idempotency-Key` header. `None` outside a guarded call.
+/// The idempotency key of the guarded call being executed, inside a tool's body and inside
+/// its postcondition: pass it to a downstream API that deduplicates on it
+/// (`server_dedup = true`), e.g. as Stripe's `Idempotency-Key` header, and look the effect
+/// up by it in the postcondition (a search on the key the request carried). `None` outside
+/// a guarded call.
 pub fn current_key() -> Option<Key> {
     CURRENT_KEY.with(|k| k.borrow().clone())
 }

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-pub use idemcheck_spec::model::{KeyDerivation, RuleCode, Suppression, ToolContract, ToolKind};
+pub use idemcheck_spec::model::{
+    ContextPart, KeyDerivation, RuleCode, Suppression, ToolContract, ToolKind,
+};
 
 /// Attempt budget assumed for a tool without `timeout_ms` when sizing its lease.
 pub const DEFAULT_ATTEMPT_BUDGET: Duration = Duration::from_secs(60);
@@ -46,6 +48,9 @@ pub struct Contract {
     /// id: a new value names a new operation), as `idemcheck_spec::keys::is_caller_chosen`
     /// decided at compile time. The advice to the model names only these as changeable.
     pub chosen_key_fields: &'static [&'static str],
+    /// What of the calling context a `key_fn` reads besides the arguments
+    /// (`key_context = [scope, clock, worker]`; see [`crate::KeyContext`]).
+    pub key_context: &'static [&'static str],
     /// Postcondition path.
     pub verify: Option<&'static str>,
     /// Retry cap.
@@ -116,6 +121,11 @@ impl Contract {
                     path: p.to_string(),
                 }),
             },
+            key_context: self
+                .key_context
+                .iter()
+                .filter_map(|p| ContextPart::parse(p))
+                .collect(),
             verify: self.verify.map(str::to_string),
             max_retries: self.max_retries,
             timeout_ms: self.timeout_ms,

@@ -238,7 +238,7 @@ impl Call<'_> {
                     // may have completed this operation: "not completed" would then be a lie
                     // the agent acts on, so the postcondition is asked first.
                     error!(tool = self.contract.name, key = %self.key(), error = %e, "ledger unavailable before claim: nothing executed");
-                    if let Ok(Some(t)) = verify().await {
+                    if let Ok(Some(t)) = with_current_key(self.key(), verify()).await {
                         info!(tool = self.contract.name, key = %self.key(), "ledger unavailable, but the postcondition says done");
                         return Outcome::Completed(t);
                     }
@@ -350,7 +350,7 @@ impl Call<'_> {
                 continue;
             }
             info!(tool = self.contract.name, key = %self.key(), owner = %record.owner, state = record.state.as_str(), "unresolved record: checking the postcondition");
-            match verify().await {
+            match with_current_key(self.key(), verify()).await {
                 Ok(Some(t)) => {
                     // The effect happened: record it under the token we saw. If the record
                     // changed meanwhile, its new owner resolves it; the answer stands.
@@ -541,7 +541,7 @@ impl Call<'_> {
             if let Some(settle) = self.contract.settle() {
                 clock.sleep_until(dispatched.after(settle)).await;
             }
-            match verify().await {
+            match with_current_key(self.key(), verify()).await {
                 Ok(Some(t)) => {
                     info!(tool = self.contract.name, key = %self.key(), "postcondition: done");
                     self.resolve_committed(token, &t).await;

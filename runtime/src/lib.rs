@@ -57,8 +57,8 @@ pub mod sim;
 pub use clock::SystemClock;
 pub use clock::{Clock, Timestamp, VirtualClock};
 pub use context::{
-    Context, ContextProvider, Escalations, META_RUN, META_STEP, RequestScope, current_key,
-    scope_from_meta,
+    Context, ContextProvider, Escalations, KeyContext, META_RUN, META_STEP, RequestScope,
+    current_key, scope_from_meta,
 };
 pub use contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
 pub use idemcheck_macros::side_effect;
@@ -76,7 +76,7 @@ pub use outcome::{
 /// Support for the code `#[side_effect]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::context::{Context, ContextProvider, RequestScope};
+    pub use crate::context::{Context, ContextProvider, KeyContext, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
     pub use crate::executor::{run, run_with};
     pub use crate::finish::{

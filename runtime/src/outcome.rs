@@ -17,7 +17,11 @@ pub enum ErrorClass {
     /// and replayed to later calls with the same key.
     Definite,
     /// The request may or may not have taken effect (timeout, dropped connection, 5xx
-    /// after dispatch): ask the postcondition.
+    /// after dispatch): ask the postcondition. Every 5xx belongs here unless the API
+    /// documents otherwise: a 500 can follow a commit; a gateway's 502 and 504 say nothing
+    /// about its upstream (a 504's upstream may still commit); and a 503, usually sent
+    /// before any work, is also what a gateway answers when its upstream committed and then
+    /// went away — "503 means nothing happened" resends a committed write.
     Ambiguous,
 }
 

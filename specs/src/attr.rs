@@ -10,7 +10,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Token};
 
 use crate::check::SpanRange;
-use crate::model::{RuleCode, ToolKind};
+use crate::model::{ContextPart, RuleCode, ToolKind};
 
 /// A value with the span it was written at.
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +76,15 @@ pub enum KeyAttr {
     Function(syn::Path),
 }
 
+/// `key_context = [scope, clock, worker]`: what of the calling context the `key_fn` reads.
+#[derive(Debug, Clone)]
+pub struct KeyContextAttr {
+    /// The parts, with where each was written.
+    pub parts: Vec<Spanned<ContextPart>>,
+    /// The `key_context` token.
+    pub span: Span,
+}
+
 /// `allow(rule, ..., reason = "...")`.
 #[derive(Debug, Clone)]
 pub struct Allow {
@@ -94,6 +103,8 @@ pub struct SideEffectAttr {
     pub kind: Option<Spanned<ToolKind>>,
     /// `key = [...]` or `key_fn = path`.
     pub key: Option<KeyAttr>,
+    /// `key_context = [...]` (with `key_fn` only).
+    pub key_context: Option<KeyContextAttr>,
     /// `verify = path`.
     pub verify: Option<syn::Path>,
     /// `max_retries = N`.
@@ -120,6 +131,7 @@ pub const KEYS: &[&str] = &[
     "kind",
     "key",
     "key_fn",
+    "key_context",
     "verify",
     "max_retries",
     "timeout_ms",
@@ -489,6 +501,7 @@ impl Parse for SideEffectAttr {
                         }
                         attr.key = Some(KeyAttr::Function(parse_path("key_fn", &value)?));
                     }
+                    "key_context" => attr.key_context = Some(parse_key_context(&value, span)?),
                     "verify" => attr.verify = Some(parse_path("verify", &value)?),
                     "max_retries" => {
                         attr.max_retries = Some(parse_int("max_retries", &value, "an integer")?)
@@ -572,10 +585,77 @@ impl Parse for SideEffectAttr {
                 let _: TokenStream = input.parse()?;
             }
         }
+        if let Some(kc) = &attr.key_context
+            && !matches!(attr.key, Some(KeyAttr::Function(_)))
+        {
+            accumulate(
+                &mut errors,
+                syn::Error::new(
+                    kc.span,
+                    "`key_context` says what a `key_fn` reads besides the arguments: it needs `key_fn = path` (a `key = [...]` list reads only arguments)",
+                ),
+            );
+        }
         match errors {
             Some(e) => Err(e),
             None => Ok(attr),
         }
+    }
+}
+
+/// `key_context = [scope, clock, worker]`.
+fn parse_key_context(value: &Expr, span: Span) -> syn::Result<KeyContextAttr> {
+    let Expr::Array(array) = value else {
+        return Err(expects(
+            "key_context",
+            "a list like `[scope]` (of scope, clock, worker)",
+            value,
+        ));
+    };
+    if array.elems.is_empty() {
+        return Err(syn::Error::new_spanned(
+            array,
+            "`key_context` needs at least one of scope, clock, worker (or leave it out: the `key_fn` then reads only the arguments)",
+        ));
+    }
+    let mut parts: Vec<Spanned<ContextPart>> = Vec::new();
+    let mut errors: Option<syn::Error> = None;
+    for elem in &array.elems {
+        let found = match elem {
+            Expr::Path(p) => p.path.get_ident().map(|i| (i.to_string(), i.span())),
+            _ => None,
+        };
+        let Some((name, at)) = found else {
+            accumulate(
+                &mut errors,
+                expects("key_context", "names among scope, clock, worker", elem),
+            );
+            continue;
+        };
+        match ContextPart::parse(&name) {
+            Some(part) if parts.iter().any(|p| p.value == part) => accumulate(
+                &mut errors,
+                syn::Error::new(at, format!("`{name}` is listed twice")),
+            ),
+            Some(part) => parts.push(Spanned {
+                value: part,
+                span: at,
+            }),
+            None => {
+                let hint = match nearest(&name, ContextPart::ALL.iter().map(|p| p.as_str())) {
+                    Some(k) => format!("; did you mean `{k}`?"),
+                    None => "; expected scope, clock or worker".to_string(),
+                };
+                accumulate(
+                    &mut errors,
+                    syn::Error::new(at, format!("unknown context part `{name}`{hint}")),
+                );
+            }
+        }
+    }
+    match errors {
+        Some(e) => Err(e),
+        None => Ok(KeyContextAttr { parts, span }),
     }
 }
 

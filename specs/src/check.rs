@@ -275,6 +275,11 @@ pub fn contract_of(
             },
             KeyAttr::Function(p) => KeyDerivation::Function { path: path_text(p) },
         }),
+        key_context: attr
+            .key_context
+            .as_ref()
+            .map(|k| k.parts.iter().map(|p| p.value).collect())
+            .unwrap_or_default(),
         verify: attr.verify.as_ref().map(path_text),
         max_retries: attr.max_retries.map(|m| m.value),
         timeout_ms: attr.timeout_ms.map(|t| t.value),

@@ -52,6 +52,41 @@ pub enum KeyDerivation {
     },
 }
 
+/// A part of the calling context a `key_fn` may read besides the arguments, declared with
+/// `key_context = [..]`. Only the run scope is the same for every retry, restart and worker
+/// of an operation: a key that reads the clock or the worker is unstable (`IDEM004`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextPart {
+    /// The run scope (run and step ids, set by the agent harness): stable.
+    Scope,
+    /// The clock's current time: changes between a call and its retry.
+    Clock,
+    /// The worker's (process's) identity: changes with a restart or another worker.
+    Worker,
+}
+
+impl ContextPart {
+    /// Every part.
+    pub const ALL: [ContextPart; 3] = [ContextPart::Scope, ContextPart::Clock, ContextPart::Worker];
+
+    /// `scope`, `clock`, `worker`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextPart::Scope => "scope",
+            ContextPart::Clock => "clock",
+            ContextPart::Worker => "worker",
+        }
+    }
+
+    /// The part named `name`.
+    pub fn parse(name: &str) -> Option<ContextPart> {
+        ContextPart::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
 /// A suppression written as `allow(rule, ..., reason = "...")`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Suppression {
@@ -72,6 +107,9 @@ pub struct ToolContract {
     pub kind: ToolKind,
     /// Key derivation; `None` means the tool has no stable key.
     pub key: Option<KeyDerivation>,
+    /// What of the calling context the `key_fn` reads (`key_context = [..]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub key_context: Vec<ContextPart>,
     /// Path of the postcondition read; `None` means none is declared.
     pub verify: Option<String>,
     /// Retry cap per logical operation; `None` means no cap is declared.
@@ -96,6 +134,7 @@ impl ToolContract {
             function: function.into(),
             kind,
             key: None,
+            key_context: Vec::new(),
             verify: None,
             max_retries: None,
             timeout_ms: None,

@@ -313,6 +313,66 @@ fn idem004_unstable_key() {
 }
 
 #[test]
+fn key_context_grammar() {
+    let a = parse("key_fn = digest_key, key_context = [scope, clock]").unwrap();
+    let parts: Vec<&str> = a
+        .key_context
+        .as_ref()
+        .unwrap()
+        .parts
+        .iter()
+        .map(|p| p.value.as_str())
+        .collect();
+    assert_eq!(parts, ["scope", "clock"]);
+    assert!(err("key = [order_id], key_context = [scope]").contains("needs `key_fn = path`"));
+    assert!(err("key_context = [scope]").contains("needs `key_fn = path`"));
+    assert!(err("key_fn = k, key_context = []").contains("at least one of scope, clock, worker"));
+    assert!(err("key_fn = k, key_context = [clok]").contains("did you mean `clock`?"));
+    assert!(err("key_fn = k, key_context = [scope, scope]").contains("listed twice"));
+    assert!(err("key_fn = k, key_context = scope").contains("expects a list"));
+    // The contract as data names what the key reads.
+    let attr: SideEffectAttr =
+        syn::parse_str("key_fn = k, key_context = [worker], verify = f, max_retries = 0").unwrap();
+    let func: syn::ItemFn = syn::parse_str(CHARGE).unwrap();
+    let c = contract_of(&attr, &func.sig, None, "billing::create_charge");
+    assert_eq!(c.key_context, [idemcheck_spec::model::ContextPart::Worker]);
+    assert!(
+        serde_json::to_string(&c)
+            .unwrap()
+            .contains(r#""key_context":["worker"]"#)
+    );
+}
+
+#[test]
+fn idem004_judges_what_a_key_fn_reads() {
+    assert!(codes("key_fn = k, key_context = [scope], verify = f, max_retries = 0").is_empty());
+    assert_eq!(
+        codes("key_fn = k, key_context = [clock], verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert_eq!(
+        codes("key_fn = k, key_context = [worker], verify = f, max_retries = 0"),
+        ["IDEM004"]
+    );
+    assert_eq!(
+        codes("key_fn = k, key_context = [scope, clock, worker], verify = f, max_retries = 0"),
+        ["IDEM004", "IDEM004"]
+    );
+    // Suppressible with a reason, like every IDEM004.
+    assert!(
+        codes(r#"key_fn = k, key_context = [clock], verify = f, max_retries = 0, allow(IDEM004, reason = "one digest per calendar day, by design")"#)
+            .is_empty()
+    );
+    let v = verdict_with(
+        "key_fn = k, key_context = [clock], verify = f, max_retries = 0",
+        CHARGE,
+        None,
+        &Config::default(),
+    );
+    assert_eq!(v.len(), 1);
+}
+
+#[test]
 fn idem005_cap_above_configured_maximum() {
     assert_eq!(
         codes("key = [customer], verify = f, max_retries = 3, settle_ms = 30_000"),

@@ -1348,6 +1348,7 @@ const CONTRACT: Contract = Contract {
     kind: ToolKind::Write,
     key: KeySpec::Fields(&["id"]),
     chosen_key_fields: &[],
+    key_context: &[],
     verify: Some("idemcheck::ledger::conformance::verify"),
     max_retries: Some(1),
     timeout_ms: None,

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::net::{Effect, Net, SimError};
+use super::net::{Effect, Net, Page, SimError};
 use crate::context::{Context, current_key};
 use crate::contract::{Contract, KeySpec, ToolKind};
 use crate::key::Material;
@@ -57,7 +57,9 @@ pub struct Charge {
 }
 
 impl Charge {
-    pub(crate) fn from_effect(e: &Effect) -> Charge {
+    /// The charge an effect of the simulated world records (for worlds of one's own that
+    /// read the system of record their own way).
+    pub fn from_effect(e: &Effect) -> Charge {
         Charge {
             id: format!("ch_{}", e.id),
             customer: e.payload["customer"].as_str().unwrap_or("").to_string(),
@@ -76,6 +78,9 @@ pub struct SimBilling {
 }
 
 impl SimBilling {
+    /// The page size of [`SimBilling::list_charges`] (Stripe's default `limit`).
+    pub const PAGE: usize = 10;
+
     /// The billing service on `net`.
     pub fn new(net: &Net) -> SimBilling {
         SimBilling {
@@ -96,15 +101,75 @@ impl SimBilling {
             .map(|e| Charge::from_effect(&e))
     }
 
+    /// `POST /v1/authorizations`: hold the amount on the customer's card for this order (the
+    /// first effect of a two-effect operation: authorize, then charge), with an idempotency
+    /// key if given. Its business id in the system of record is `auth:<order_id>`.
+    pub async fn authorize(&self, args: &ChargeArgs, key: Option<&str>) -> Result<u64, SimError> {
+        self.net
+            .write(&format!("auth:{}", args.order_id), args, key)
+            .await
+            .map(|e| e.id)
+    }
+
+    /// Real authorizations carrying exactly these arguments.
+    pub fn count_authorizations(&self, args: &ChargeArgs) -> usize {
+        self.net.count(&format!("auth:{}", args.order_id), args)
+    }
+
+    /// Authorizations and charges carrying exactly these arguments: the effect counter of a
+    /// tool that authorizes, then charges ([`crate::sim::EffectCounts`]).
+    pub fn count_both(&self, args: &ChargeArgs) -> [(&'static str, usize); 2] {
+        [
+            ("authorize", self.count_authorizations(args)),
+            ("charge", self.count(args)),
+        ]
+    }
+
     /// The postcondition: the charge for this order, matched on the business id (not on
     /// look-alike fields: a customer may have two $49 charges).
     pub async fn find_charge(&self, args: &ChargeArgs) -> Result<Option<Charge>, SimError> {
         Ok(self
             .net
             .read(&args.order_id)
-            .await
+            .await?
             .first()
             .map(Charge::from_effect))
+    }
+
+    /// `GET /v1/charges?customer=..&starting_after=..`: one page of the customer's charges
+    /// (at most [`SimBilling::PAGE`]), oldest first.
+    pub async fn list_charges(
+        &self,
+        customer: &str,
+        starting_after: Option<u64>,
+    ) -> Result<Page, SimError> {
+        self.net
+            .list(
+                |e| e.payload["customer"].as_str() == Some(customer),
+                starting_after,
+                Self::PAGE,
+            )
+            .await
+    }
+
+    /// A postcondition that lists: the customer's charges, page after page, until the one
+    /// for this order turns up or the pages run out.
+    pub async fn find_charge_listing(&self, args: &ChargeArgs) -> Result<Option<Charge>, SimError> {
+        let mut after = None;
+        loop {
+            let page = self.list_charges(&args.customer, after).await?;
+            if let Some(e) = page
+                .effects
+                .iter()
+                .find(|e| e.payload["order_id"].as_str() == Some(args.order_id.as_str()))
+            {
+                return Ok(Some(Charge::from_effect(e)));
+            }
+            match page.effects.last() {
+                Some(last) if page.has_more => after = Some(last.id),
+                _ => return Ok(None),
+            }
+        }
     }
 
     /// Real charges carrying exactly these arguments.
@@ -141,6 +206,7 @@ pub(crate) const fn write_contract(
         kind: ToolKind::Write,
         key,
         chosen_key_fields: &[],
+        key_context: &[],
         verify,
         max_retries: Some(max_retries),
         timeout_ms: Some(30_000),

@@ -139,6 +139,33 @@ pub enum EventKind {
         /// The effect found, if any.
         found: Option<u64>,
     },
+    /// Before the episode, the caller had already made this many operations of the tool (a
+    /// crowded world; their events are not logged).
+    Crowd {
+        /// How many.
+        records: u32,
+    },
+    /// A listing read: a page of the system of record's effects matching a query.
+    Listed {
+        /// Process.
+        pid: u32,
+        /// The page starts after this effect id (`None`: the first page).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<u64>,
+        /// Effect ids on the page, oldest first.
+        found: Vec<u64>,
+        /// More pages follow.
+        more: bool,
+    },
+    /// A postcondition read that failed or got no answer (an injected read fault).
+    ReadFailed {
+        /// Process.
+        pid: u32,
+        /// Business id read (`*` for a read of everything).
+        intent: Arc<str>,
+        /// What the reader met.
+        error: Cow<'static, str>,
+    },
     /// The answer a call gave the agent.
     Report {
         /// Call number.
@@ -229,6 +256,32 @@ impl Event {
                     None => "not found".to_string(),
                 }
             ),
+            EventKind::Crowd { records } => format!(
+                "   the world already holds {records} earlier operation(s) of the caller (made before the episode; not shown)"
+            ),
+            EventKind::Listed {
+                pid,
+                after,
+                found,
+                more,
+            } => format!(
+                "{} lists a page{}: {} record(s){}{}",
+                who(pid),
+                after.map_or(String::new(), |a| format!(" after #{a}")),
+                found.len(),
+                match (found.first(), found.last()) {
+                    (Some(a), Some(b)) if a != b => format!(" (#{a}..#{b})"),
+                    (Some(a), _) => format!(" (#{a})"),
+                    _ => String::new(),
+                },
+                if *more { ", more pages follow" } else { "" }
+            ),
+            EventKind::ReadFailed { pid, intent, error } => {
+                format!(
+                    "{} postcondition read for {intent} FAILS: {error}",
+                    who(pid)
+                )
+            }
             EventKind::Report {
                 call,
                 status,

@@ -565,7 +565,7 @@ async fn task_write(w: &TaskWorld, a: &TaskArgs, key: Option<&str>) -> Result<u6
 }
 
 async fn task_find(w: &TaskWorld, a: &TaskArgs) -> Result<Option<u64>, SimError> {
-    Ok(w.net.read(&a.id).await.first().map(|e| e.id))
+    Ok(w.net.read(&a.id).await?.first().map(|e| e.id))
 }
 
 const fn task_contract(name: &'static str, timeout_ms: u64, settle_ms: Option<u64>) -> Contract {
@@ -575,6 +575,7 @@ const fn task_contract(name: &'static str, timeout_ms: u64, settle_ms: Option<u6
         kind: ToolKind::Write,
         key: KeySpec::Fields(&["id"]),
         chosen_key_fields: &[],
+        key_context: &[],
         verify: Some("find"),
         max_retries: Some(1),
         timeout_ms: Some(timeout_ms),

@@ -27,7 +27,8 @@ pub enum FaultClass {
     /// The request never takes effect: dropped on the way (a timeout), or refused before any
     /// effect with a 5xx the client cannot tell from one after it.
     LostRequest,
-    /// The effect commits, then an error response arrives (a 500 after the write).
+    /// The effect commits, then an error response arrives: a 500, or a gateway's 502, 503
+    /// or 504 after its upstream committed.
     ErrorAfterEffect,
     /// The effect and its response arrive, but after the attempt's timeout: the client has
     /// already given up on the attempt.
@@ -47,11 +48,18 @@ pub enum FaultClass {
     /// The same caller runs a second, distinct operation before, after or interleaved with
     /// this one.
     SiblingOperations,
+    /// The episode starts just before an hour or a day boundary (UTC), and the operation is
+    /// called again after it: a redelivery, a restart after a crash, a second worker.
+    ClockPhase,
+    /// A postcondition read fails (a 503) or times out — before the settle point (a
+    /// redelivered call checking an unresolved record), at it, or after it — once an effect
+    /// may have happened (a lost ack, an error after the effect).
+    ReadFault,
 }
 
 impl FaultClass {
-    /// All fourteen: DESIGN's six first.
-    pub const ALL: [FaultClass; 14] = [
+    /// All sixteen, in the order they were added: DESIGN's six first.
+    pub const ALL: [FaultClass; 16] = [
         FaultClass::LostAck,
         FaultClass::LateCommit,
         FaultClass::Redelivery,
@@ -66,6 +74,8 @@ impl FaultClass {
         FaultClass::LedgerFault,
         FaultClass::LookalikeRecords,
         FaultClass::SiblingOperations,
+        FaultClass::ClockPhase,
+        FaultClass::ReadFault,
     ];
 
     /// `lost_ack`, `late_commit`, ...
@@ -85,6 +95,8 @@ impl FaultClass {
             FaultClass::LedgerFault => "ledger_fault",
             FaultClass::LookalikeRecords => "lookalike_records",
             FaultClass::SiblingOperations => "sibling_operations",
+            FaultClass::ClockPhase => "clock_phase",
+            FaultClass::ReadFault => "read_fault",
         }
     }
 
@@ -124,11 +136,49 @@ impl FaultClass {
             FaultClass::SiblingOperations => {
                 "a postcondition read ran while the system of record held a sibling operation's effect"
             }
+            FaultClass::ClockPhase => {
+                "the operation was called again in another hour (or day) of the clock than its first call"
+            }
+            FaultClass::ReadFault => "a postcondition read failed or timed out",
         }
     }
 
-    pub(crate) fn bit(self) -> u16 {
-        1 << (self as u16)
+    /// What a tool must do for this class's window to open, said when it never did: the
+    /// harness watches only what passes through the simulated world.
+    pub fn never_bit_hint(self) -> &'static str {
+        match self {
+            FaultClass::LostAck
+            | FaultClass::LateCommit
+            | FaultClass::Reorder
+            | FaultClass::LostRequest
+            | FaultClass::ErrorAfterEffect
+            | FaultClass::SlowSuccess
+            | FaultClass::Crash => {
+                "the tool's writes must go through `Net::write` (a write the simulator does not see cannot be faulted)"
+            }
+            FaultClass::Redelivery | FaultClass::ConcurrentCallers => {
+                "the tool must take long enough, or dispatch through `Net::write`, for a second call to arrive while the first is unresolved"
+            }
+            FaultClass::DivergentPayload => {
+                "the tool must dispatch through `Net::write` before the changed call arrives"
+            }
+            FaultClass::StaleRead
+            | FaultClass::LookalikeRecords
+            | FaultClass::SiblingOperations
+            | FaultClass::ReadFault => {
+                "the postcondition must read through `Net::read`, `Net::list` or `Net::read_all` (a read the simulator does not see cannot be shown a lagging replica or another operation's records)"
+            }
+            FaultClass::LedgerFault => {
+                "the tool must run under idemcheck's protocol (`#[side_effect]` or `executor::run`), which uses the ledger the simulator faults"
+            }
+            FaultClass::ClockPhase => {
+                "the operation must be called again after the boundary: a redelivery or a second worker (scheduled by the class), or a restart after a crash (which needs a write through `Net::write`)"
+            }
+        }
+    }
+
+    pub(crate) fn bit(self) -> u32 {
+        1 << (self as u32)
     }
 }
 
@@ -214,6 +264,11 @@ pub enum Fault {
     ErrorAfter {
         /// Request number.
         request: u32,
+        /// The status that comes back: 500, or a gateway's 502, 503 or 504 (its upstream
+        /// committed; see [`SimError`](super::net::SimError) for what a client may
+        /// conclude from each).
+        #[serde(default = "status_500", skip_serializing_if = "is_500")]
+        status: u16,
     },
     /// The request is held for `delay_ms`, then takes effect and is answered; the transport
     /// itself does not time out, so only the attempt's timeout stops the client waiting.
@@ -248,10 +303,28 @@ pub enum Fault {
         /// The store applied it before the error.
         applied: bool,
     },
+    /// The `nth` postcondition read of the episode (counting every process and every read
+    /// of [`Net`](super::Net), from 0) fails: with a 503 at once
+    /// ([`SimError::Unavailable`](super::net::SimError::Unavailable)), or (`timeout`) with no
+    /// answer until the transport's timeout ([`SimError::Timeout`](super::net::SimError::Timeout)).
+    ReadFault {
+        /// Which read.
+        nth: u32,
+        /// It times out instead of failing at once.
+        timeout: bool,
+    },
     /// Before the episode, the world gains a look-alike record: the tool's own effect for
     /// another operation (the `intent` hook's operation of another episode), made through
     /// the tool without faults.
     Lookalike,
+    /// Before the episode, the caller has already made `records` other operations of this
+    /// tool (the `intent` hook's operations of other episodes, made through the tool without
+    /// faults; at most [`Fault::MAX_CROWD_RECORDS`]): a crowded world, beyond one page of
+    /// any listing.
+    Crowd {
+        /// How many earlier operations.
+        records: u32,
+    },
     /// The same caller runs a sibling operation (the `intent` hook's operation of another
     /// episode): at `at_ms`, or, when `before`, first, with this operation starting at
     /// `at_ms`.
@@ -261,6 +334,14 @@ pub enum Fault {
         /// The sibling goes first.
         before: bool,
     },
+}
+
+fn status_500() -> u16 {
+    500
+}
+
+fn is_500(status: &u16) -> bool {
+    *status == 500
 }
 
 /// A step of the ledger protocol, for [`Fault::LedgerFault`].
@@ -293,6 +374,10 @@ impl LedgerOp {
 }
 
 impl Fault {
+    /// The most earlier operations an episode makes for [`Fault::Crowd`] faults, however
+    /// many they ask for.
+    pub const MAX_CROWD_RECORDS: u32 = 256;
+
     /// The request a wire fault applies to.
     pub fn request(&self) -> Option<u32> {
         match *self {
@@ -303,7 +388,7 @@ impl Fault {
             | Fault::WireRedelivery { request, .. }
             | Fault::Crash { request, .. }
             | Fault::RefusedBefore { request }
-            | Fault::ErrorAfter { request }
+            | Fault::ErrorAfter { request, .. }
             | Fault::Slow { request, .. } => Some(request),
             Fault::Invisible { .. }
             | Fault::Redeliver { .. }
@@ -311,7 +396,9 @@ impl Fault {
             | Fault::Concurrent { .. }
             | Fault::Stall { .. }
             | Fault::LedgerFault { .. }
+            | Fault::ReadFault { .. }
             | Fault::Lookalike
+            | Fault::Crowd { .. }
             | Fault::Sibling { .. } => None,
         }
     }
@@ -376,9 +463,15 @@ impl Fault {
                 out.push(Fault::Drop { request });
                 out.extend(req(request).map(|request| Fault::RefusedBefore { request }));
             }
-            Fault::ErrorAfter { request } => {
+            Fault::ErrorAfter { request, status } => {
                 out.push(Fault::LostAck { request });
-                out.extend(req(request).map(|request| Fault::ErrorAfter { request }));
+                out.extend(req(request).map(|request| Fault::ErrorAfter { request, status }));
+                if status != 500 {
+                    out.push(Fault::ErrorAfter {
+                        request,
+                        status: 500,
+                    });
+                }
             }
             Fault::Slow { request, delay_ms } => {
                 out.extend(req(request).map(|request| Fault::Slow { request, delay_ms }));
@@ -410,7 +503,22 @@ impl Fault {
                         .map(|nth| Fault::LedgerFault { op, nth, applied }),
                 );
             }
+            Fault::ReadFault { nth, timeout } => {
+                if timeout {
+                    out.push(Fault::ReadFault {
+                        nth,
+                        timeout: false,
+                    });
+                }
+                out.extend(
+                    nth.checked_sub(1)
+                        .map(|nth| Fault::ReadFault { nth, timeout }),
+                );
+            }
             Fault::Lookalike => {}
+            Fault::Crowd { records } => {
+                out.extend(halve(u64::from(records)).map(|r| Fault::Crowd { records: r as u32 }));
+            }
             Fault::Sibling { at_ms, before } => {
                 if before {
                     out.push(Fault::Sibling {
@@ -472,8 +580,8 @@ impl Fault {
             Fault::RefusedBefore { request } => {
                 format!("request {request} refused with a 503 before any effect")
             }
-            Fault::ErrorAfter { request } => {
-                format!("request {request} takes effect, then a 500 comes back")
+            Fault::ErrorAfter { request, status } => {
+                format!("request {request} takes effect, then a {status} comes back")
             }
             Fault::Slow { request, delay_ms } => format!(
                 "slow_success: request {request} lands and answers {} later",
@@ -497,9 +605,20 @@ impl Fault {
                     " before the store applied it"
                 }
             ),
+            Fault::ReadFault { nth, timeout } => format!(
+                "postcondition read #{nth} {}",
+                if timeout {
+                    "times out"
+                } else {
+                    "fails with a 503"
+                }
+            ),
             Fault::Lookalike => {
                 "the world already holds a look-alike record (another operation, same customer and amount)".to_string()
             }
+            Fault::Crowd { records } => format!(
+                "the caller already made {records} other operation(s) of this tool before the episode"
+            ),
             Fault::Sibling { at_ms, before } => {
                 if before {
                     format!(
@@ -522,12 +641,52 @@ pub(crate) fn secs(ms: u64) -> String {
     }
 }
 
-/// The faults of one episode.
+/// The faults of one episode, and the wall time its clock starts at.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
     /// The faults, in the order they were drawn (order matters only between two wire
     /// faults on the same request: the first wins).
     pub faults: Vec<Fault>,
+    /// When the episode's clock starts, in milliseconds since the Unix epoch (UTC); the
+    /// schedule's instants (`at_ms`) count from it. 0 (the default, and what saved
+    /// counterexamples without it mean) is 1970-01-01T00:00:00Z, the start of a minute, an
+    /// hour and a day.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A minute, an hour and a day of the clock, in milliseconds.
+pub(crate) const MINUTE_MS: u64 = 60_000;
+/// See [`MINUTE_MS`].
+pub(crate) const HOUR_MS: u64 = 3_600_000;
+/// See [`MINUTE_MS`].
+pub(crate) const DAY_MS: u64 = 86_400_000;
+
+/// `ms` since the Unix epoch as an ISO 8601 UTC time, `2024-02-29T23:59:00.000Z`.
+pub fn wall_time(ms: u64) -> String {
+    let days = (ms / DAY_MS) as i64;
+    let in_day = ms % DAY_MS;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / HOUR_MS,
+        in_day % HOUR_MS / MINUTE_MS,
+        in_day % MINUTE_MS / 1000,
+        in_day % 1000
+    )
 }
 
 impl Schedule {
@@ -536,16 +695,60 @@ impl Schedule {
         Schedule::default()
     }
 
-    /// These faults.
+    /// These faults, on a clock starting at 0.
     pub fn of(faults: impl IntoIterator<Item = Fault>) -> Schedule {
         Schedule {
             faults: faults.into_iter().collect(),
+            start_ms: 0,
         }
+    }
+
+    /// The same schedule on a clock starting at `start_ms`.
+    pub fn starting_at(self, start_ms: u64) -> Schedule {
+        Schedule { start_ms, ..self }
+    }
+}
+
+impl Schedule {
+    /// The longest time a request of this schedule is in flight plus invisible to reads:
+    /// per request, its hold in the pipe (late commit, reorder, slow success, the gap of a
+    /// wire duplicate) plus its visibility delay. The harness keeps it within
+    /// [`Env::bound_ms`](super::Env::bound_ms).
+    pub fn longest_in_flight(&self) -> u64 {
+        let mut hold: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+        let mut invisible: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+        for f in &self.faults {
+            match *f {
+                Fault::LateCommit { request, delay_ms }
+                | Fault::Reorder { request, delay_ms }
+                | Fault::Slow { request, delay_ms } => {
+                    hold.entry(request).or_insert(delay_ms);
+                }
+                Fault::WireRedelivery { request, gap_ms } => {
+                    hold.entry(request).or_insert(gap_ms);
+                }
+                Fault::Invisible { request, delay_ms } => {
+                    let e = invisible.entry(request).or_insert(0);
+                    *e = (*e).max(delay_ms);
+                }
+                _ => {}
+            }
+        }
+        let requests: std::collections::BTreeSet<u32> =
+            hold.keys().chain(invisible.keys()).copied().collect();
+        requests
+            .into_iter()
+            .map(|r| hold.get(&r).copied().unwrap_or(0) + invisible.get(&r).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0)
     }
 }
 
 impl std::fmt::Display for Schedule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.start_ms != 0 {
+            write!(f, "clock starts at {}; ", wall_time(self.start_ms))?;
+        }
         if self.faults.is_empty() {
             return f.write_str("no faults");
         }
@@ -662,7 +865,7 @@ impl FaultLevel {
                 });
             }
         }
-        Schedule { faults }
+        Schedule::of(faults)
     }
 }
 

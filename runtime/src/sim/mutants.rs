@@ -15,7 +15,7 @@ use super::fault::FaultClass;
 use super::harness::{Config, Env, Proof, Report};
 use super::net::SimError;
 use crate::clock::with_deadline;
-use crate::context::{Context, current_key};
+use crate::context::{Context, KeyContext, current_key};
 use crate::contract::{Contract, KeySpec};
 use crate::key::Material;
 use crate::outcome::{Failure, NotCompleted, Outcome};
@@ -53,6 +53,22 @@ pub enum Mutant {
     FailOpenLedger,
     /// The key leaves out the order id: two orders of a customer share it.
     KeyMergesOperations,
+    /// The key includes the calendar date of the clock (UTC): a call repeated after
+    /// midnight gets another key.
+    KeyFromDate,
+    /// The postcondition turns a failed lookup into "not done".
+    ReadErrorIsNotDone,
+    /// The postcondition looks for the charge on the first page of the customer's charges
+    /// only.
+    VerifyFirstPageOnly,
+    /// The tool body sends the request again on a 503 ("503 means nothing happened").
+    ResendOn503,
+    /// The key is built by walking a `HashMap` of the key fields: its order follows the
+    /// process's hash seed, so a restarted process builds another key.
+    KeyFromMapOrder,
+    /// A two-effect tool (authorize, then charge) that sends the idempotency key with the
+    /// charge only: a retry authorizes again.
+    AuthorizeWithoutKey,
 }
 
 const KEY: KeySpec = KeySpec::Fields(&["customer", "order_id"]);
@@ -75,7 +91,7 @@ const fn contract(
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 15] = [
+    pub const ALL: [Mutant; 21] = [
         Mutant::VerifyAlwaysNotDone,
         Mutant::VerifyAlwaysDone,
         Mutant::VerifyIgnoresOrderId,
@@ -91,6 +107,12 @@ impl Mutant {
         Mutant::KeyIncludesWorker,
         Mutant::FailOpenLedger,
         Mutant::KeyMergesOperations,
+        Mutant::KeyFromDate,
+        Mutant::ReadErrorIsNotDone,
+        Mutant::VerifyFirstPageOnly,
+        Mutant::ResendOn503,
+        Mutant::KeyFromMapOrder,
+        Mutant::AuthorizeWithoutKey,
     ];
 
     /// Its name in the table.
@@ -120,6 +142,20 @@ impl Mutant {
             Mutant::KeyIncludesWorker => "the key includes the worker's identity",
             Mutant::FailOpenLedger => "with the ledger down the tool runs unguarded",
             Mutant::KeyMergesOperations => "the key leaves out the order id",
+            Mutant::KeyFromDate => "the key includes today's date (from the clock)",
+            Mutant::ReadErrorIsNotDone => {
+                "the postcondition turns a failed lookup into \"not done\""
+            }
+            Mutant::VerifyFirstPageOnly => {
+                "the postcondition looks at the first page of a listing only"
+            }
+            Mutant::ResendOn503 => "the tool resends on a 503 (\"503 means nothing happened\")",
+            Mutant::KeyFromMapOrder => {
+                "the key follows a HashMap's iteration order (a per-process hash seed)"
+            }
+            Mutant::AuthorizeWithoutKey => {
+                "of two effects (authorize, charge), only the second carries the key"
+            }
         }
     }
 
@@ -135,12 +171,30 @@ impl Mutant {
             Mutant::FailOpenLedger => Some(FaultClass::LedgerFault),
             Mutant::VerifyIgnoresOrderId => Some(FaultClass::LookalikeRecords),
             Mutant::KeyMergesOperations => Some(FaultClass::SiblingOperations),
+            Mutant::KeyFromDate => Some(FaultClass::ClockPhase),
+            Mutant::ReadErrorIsNotDone => Some(FaultClass::ReadFault),
+            Mutant::VerifyFirstPageOnly => Some(FaultClass::LookalikeRecords),
+            Mutant::ResendOn503 => Some(FaultClass::ErrorAfterEffect),
+            Mutant::KeyFromMapOrder => Some(FaultClass::Crash),
+            Mutant::AuthorizeWithoutKey => Some(FaultClass::LostAck),
             _ => None,
         }
     }
 
     /// The contract the mutant declares.
     pub fn contract(self) -> Contract {
+        let declared = self.declared();
+        Contract {
+            key_context: match self {
+                Mutant::KeyFromDate => &["clock"],
+                Mutant::KeyIncludesWorker => &["worker"],
+                _ => &[],
+            },
+            ..declared
+        }
+    }
+
+    fn declared(self) -> Contract {
         match self {
             Mutant::VerifyAlwaysNotDone => {
                 contract("verify_always_not_done", KEY, 30_000, Some(120_000), false)
@@ -204,6 +258,30 @@ impl Mutant {
                 Some(120_000),
                 false,
             ),
+            Mutant::KeyFromDate => contract(
+                "key_from_date",
+                KeySpec::Function("key_with_date"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::ReadErrorIsNotDone => {
+                contract("read_error_is_not_done", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::VerifyFirstPageOnly => {
+                contract("verify_first_page_only", KEY, 30_000, Some(120_000), false)
+            }
+            Mutant::ResendOn503 => contract("resend_on_503", KEY, 30_000, Some(120_000), false),
+            Mutant::KeyFromMapOrder => contract(
+                "key_from_map_order",
+                KeySpec::Function("fields_in_map_order"),
+                30_000,
+                Some(120_000),
+                false,
+            ),
+            Mutant::AuthorizeWithoutKey => {
+                contract("authorize_without_key", KEY, 30_000, Some(120_000), true)
+            }
         }
     }
 
@@ -211,7 +289,9 @@ impl Mutant {
     /// lives in a world whose API honours keys, as its contract says.
     pub fn env(self) -> Env {
         match self {
-            Mutant::ServerDedupKeyNotSent => Env::for_contract(&self.contract()),
+            Mutant::ServerDedupKeyNotSent | Mutant::AuthorizeWithoutKey => {
+                Env::for_contract(&self.contract())
+            }
             _ => Env::for_contract(&CREATE_CHARGE_NO_SERVER_KEY),
         }
     }
@@ -224,13 +304,27 @@ impl Mutant {
         args: ChargeArgs,
     ) -> Outcome<Charge, SimError> {
         let contract = self.contract();
+        // What the key function may read besides the arguments, as the contract declares.
+        let kctx = KeyContext::new(ctx, contract.key_context);
         let key_fields = match self {
             Mutant::KeyFromCounter => Material::new().field("counter", &billing.next_nonce()),
             Mutant::KeyFromClock => Material::new().field("now", &ctx.clock().now().0),
             Mutant::KeyIncludesWorker => Material::new()
-                .field("worker", &ctx.owner())
+                .field("worker", &kctx.worker())
                 .field("order_id", &args.order_id),
             Mutant::KeyMergesOperations => Material::new().field("customer", &args.customer),
+            Mutant::KeyFromMapOrder => {
+                let mut fields =
+                    std::collections::HashMap::with_hasher(billing.net.process().random_state());
+                fields.insert("customer", args.customer.clone());
+                fields.insert("order_id", args.order_id.clone());
+                let in_order: Vec<&String> = fields.values().collect();
+                Material::whole(&in_order)
+            }
+            Mutant::KeyFromDate => Material::new()
+                .field("customer", &args.customer)
+                .field("order_id", &args.order_id)
+                .field("day", &kctx.now().map(|t| t.0 / 86_400_000)),
             _ => Material::new()
                 .field("customer", &args.customer)
                 .field("order_id", &args.order_id),
@@ -293,6 +387,14 @@ impl Mutant {
                 }
                 Err(last)
             }
+            Mutant::AuthorizeWithoutKey => {
+                billing.authorize(&args, None).await?;
+                billing.create_charge(&args, sent_key).await
+            }
+            Mutant::ResendOn503 => match billing.create_charge(&args, sent_key).await {
+                Err(SimError::Unavailable) => billing.create_charge(&args, sent_key).await,
+                other => other,
+            },
             Mutant::ServerErrorIsDefinite => match billing.create_charge(&args, sent_key).await {
                 Err(SimError::ServerError) => Err(SimError::Declined),
                 other => other,
@@ -322,11 +424,30 @@ impl Mutant {
             Mutant::VerifyIgnoresOrderId => Ok(billing
                 .net
                 .read_all()
-                .await
+                .await?
                 .iter()
                 .find(|e| e.payload["customer"].as_str() == Some(args.customer.as_str()))
                 .map(Charge::from_effect)),
+            Mutant::ReadErrorIsNotDone => Ok(billing.find_charge(args).await.unwrap_or(None)),
+            Mutant::VerifyFirstPageOnly => Ok(billing
+                .list_charges(&args.customer, None)
+                .await?
+                .effects
+                .iter()
+                .find(|e| e.payload["order_id"].as_str() == Some(args.order_id.as_str()))
+                .map(Charge::from_effect)),
             _ => billing.find_charge(args).await,
+        }
+    }
+}
+
+impl Mutant {
+    /// The mutant's effect counter: its charges, and for the two-effect mutant its
+    /// authorizations too ([`crate::sim::EffectCounts`]).
+    pub fn count(self, billing: &SimBilling, args: &ChargeArgs) -> Vec<(&'static str, usize)> {
+        match self {
+            Mutant::AuthorizeWithoutKey => billing.count_both(args).to_vec(),
+            _ => vec![("charge", billing.count(args))],
         }
     }
 }
@@ -371,6 +492,20 @@ impl MutationReport {
             .collect()
     }
 
+    /// The mutants `class` kills that no class before it in [`FaultClass::ALL`] (the
+    /// order the classes were added in) kills: what the class adds to the harness.
+    pub fn first_killed_by(&self, class: FaultClass) -> Vec<Mutant> {
+        let older: Vec<FaultClass> = FaultClass::ALL
+            .into_iter()
+            .take_while(|c| *c != class)
+            .collect();
+        self.runs
+            .iter()
+            .map(|(m, _)| *m)
+            .filter(|m| self.kills(*m, class) > 0 && older.iter().all(|c| self.kills(*m, *c) == 0))
+            .collect()
+    }
+
     /// Mutants no class killed.
     pub fn survivors(&self) -> Vec<Mutant> {
         self.runs
@@ -387,8 +522,8 @@ impl MutationReport {
 }
 
 /// Short column heads of the mutant × class table, in [`FaultClass::ALL`]'s order.
-const HEADS: [&str; 14] = [
-    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB",
+const HEADS: [&str; 16] = [
+    "LA", "LC", "RD", "RO", "CR", "DP", "LR", "EA", "SS", "SR", "CC", "LF", "LK", "SB", "CP", "RF",
 ];
 
 impl Display for MutationReport {
@@ -428,6 +563,36 @@ impl Display for MutationReport {
     }
 }
 
+impl MutationReport {
+    /// The mutant × class table as Markdown (violating episodes per class; the README shows
+    /// the suite's run of it).
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("| mutant | the bug |");
+        for h in HEADS {
+            out.push_str(&format!(" {h} |"));
+        }
+        out.push_str(" designed for |\n|---|---|");
+        for _ in HEADS {
+            out.push_str("---|");
+        }
+        out.push_str("---|\n");
+        for (m, _) in &self.runs {
+            out.push_str(&format!("| `{}` | {} |", m.name(), m.bug()));
+            for c in FaultClass::ALL {
+                match self.kills(*m, c) {
+                    0 => out.push_str(" . |"),
+                    n => out.push_str(&format!(" {n} |")),
+                }
+            }
+            match m.designed_for() {
+                Some(c) => out.push_str(&format!(" `{c}` |\n")),
+                None => out.push_str(" |\n"),
+            }
+        }
+        out
+    }
+}
+
 /// Run every mutant through the fault classes of `config` (its `env` is replaced by each
 /// mutant's world; exhaustive enumeration, shrinking and saving are off: a mutant must be
 /// killed by a class).
@@ -440,7 +605,7 @@ pub fn run(config: &Config) -> MutationReport {
                 world: SimBilling::new,
                 intent: ChargeArgs::episode,
                 call: async |ctx: &Context, b: &SimBilling, a: ChargeArgs| m.call(ctx, b, a).await,
-                effects: SimBilling::count,
+                effects: |b: &SimBilling, a: &ChargeArgs| m.count(b, a),
             }
             .check(&Config {
                 env: Some(m.env()),

@@ -63,25 +63,59 @@ pub enum SimError {
     /// The parameters were rejected (nothing done, nothing stored).
     #[error("invalid parameters")]
     Invalid,
-    /// A 503: the service was unavailable (the simulator sends it before any effect, but a
-    /// client cannot know that).
+    /// A 503: the service was unavailable. The simulator sends it before any effect
+    /// (`lost_request`) and, as a gateway in front of an upstream that committed, after it
+    /// (`error_after_effect`): a client cannot tell which.
     #[error("503 service unavailable")]
     Unavailable,
     /// A 500 (the simulator sends it after the effect took place).
     #[error("500 internal server error")]
     ServerError,
+    /// A 502 from a gateway: its upstream answered badly, possibly after committing.
+    #[error("502 bad gateway")]
+    BadGateway,
+    /// A 504 from a gateway: it stopped waiting for its upstream, which may still commit.
+    #[error("504 gateway timeout")]
+    GatewayTimeout,
     /// The request was declined: nothing done. The simulated world never sends it; tools
     /// that classify errors wrongly (the harness's mutants) do.
     #[error("declined")]
     Declined,
 }
 
+impl SimError {
+    /// The error a client gets when `status` comes back after its request took effect.
+    pub fn after_effect(status: u16) -> SimError {
+        match status {
+            502 => SimError::BadGateway,
+            503 => SimError::Unavailable,
+            504 => SimError::GatewayTimeout,
+            _ => SimError::ServerError,
+        }
+    }
+}
+
+/// Every 5xx and a timeout are ambiguous: what a client may conclude from each status.
+///
+/// | status | who sends it | what the client knows |
+/// |---|---|---|
+/// | 500 | the service, while or after handling the request | nothing: the write may have committed before the failure |
+/// | 502 | a gateway, when its upstream's answer was broken | nothing: the upstream may have committed and then failed to answer |
+/// | 503 | the service before handling it — or a gateway whose upstream already committed (a pool drained mid-request, a load balancer giving up) | nothing, unless the API documents that a 503 is never sent after processing *and* no gateway sits in front of it |
+/// | 504 | a gateway that stopped waiting | the upstream is probably still working and may commit later: treat it as a lost response |
+///
+/// So a tool may resend after any of them only under the same idempotency key (with
+/// `server_dedup`) or once its postcondition, asked after the settle window, says "not
+/// done" — which is what the guard does. "503 means nothing happened" is the bug the
+/// `error_after_effect` class catches.
 impl Classify for SimError {
     fn class(&self) -> ErrorClass {
         match self {
-            SimError::Timeout | SimError::Unavailable | SimError::ServerError => {
-                ErrorClass::Ambiguous
-            }
+            SimError::Timeout
+            | SimError::Unavailable
+            | SimError::ServerError
+            | SimError::BadGateway
+            | SimError::GatewayTimeout => ErrorClass::Ambiguous,
             SimError::KeyReused | SimError::Declined => ErrorClass::Definite,
             SimError::Invalid => ErrorClass::Invalid,
         }
@@ -135,6 +169,15 @@ struct ReqState {
     answer: Option<Result<Effect, SimError>>,
 }
 
+/// One page of a listing ([`Net::list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The effects on the page, oldest first.
+    pub effects: Vec<Effect>,
+    /// More pages follow (ask again with `starting_after` the last effect's id).
+    pub has_more: bool,
+}
+
 /// Per-request wire fault, looked up by request number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Wire {
@@ -146,7 +189,7 @@ enum Wire {
     Twice(u64),
     Crash,
     RefusedBefore,
-    ErrorAfter,
+    ErrorAfter(u16),
     Slow(u64),
 }
 
@@ -172,7 +215,9 @@ struct State {
     keys: BTreeMap<Arc<str>, KeyEntry>,
     held: Vec<Held>,
     seq: u64,
-    hits: u16,
+    hits: u32,
+    /// The clock's start: events are logged in milliseconds since it.
+    epoch: u64,
     strings: Vec<Arc<str>>,
     /// Setting up the world (look-alike records): no faults, no windows.
     setup: bool,
@@ -180,6 +225,9 @@ struct State {
     fault_base: u32,
     /// Injected ledger faults: (step, occurrence, applied), and how often each step ran.
     ledger_faults: Vec<(LedgerOp, u32, bool)>,
+    /// Injected read faults: (read number, times out), and how many reads ran.
+    read_faults: Vec<(u32, bool)>,
+    reads: u32,
     ledger_counts: [u32; 5],
     /// Live claims, as the ledger granted them.
     claims: Vec<HeldClaim>,
@@ -187,6 +235,65 @@ struct State {
     unclaimed: Vec<(u32, u32)>,
     /// The world holds records of other operations (look-alikes, siblings).
     others: bool,
+    /// Log nothing (setting up a crowded world).
+    quiet: bool,
+    /// Each simulated process's own identity and process-wide state, created on first use.
+    processes: BTreeMap<u32, ProcessState>,
+    /// Where process identities are derived from (set per episode by the harness).
+    identity_seed: u64,
+}
+
+/// What one simulated process holds besides the shared ledger and world.
+#[derive(Default)]
+struct ProcessState {
+    boot_nonce: u64,
+    locals: BTreeMap<&'static str, Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for ProcessState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessState")
+            .field("boot_nonce", &self.boot_nonce)
+            .field("locals", &self.locals.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The identity of the simulated process a tool runs in ([`Net::process`]): what a real
+/// process has of its own and loses when it restarts. Every simulated process of an episode
+/// — the agent's, each concurrent worker, each restart after a crash — gets a fresh one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Process {
+    /// The process id (1 the agent's first process; each worker and each restart gets the
+    /// next).
+    pub pid: u32,
+    /// A random value drawn when the process started (a start-up nonce, a per-process
+    /// salt): deterministic per episode and process, different between processes.
+    pub boot_nonce: u64,
+}
+
+impl Process {
+    /// The process's hash seed, as `std::collections::hash_map::RandomState` draws one per
+    /// process: a `HashMap` built with it iterates in an order that changes from process
+    /// to process.
+    pub fn random_state(&self) -> ProcessHasher {
+        ProcessHasher(self.boot_nonce)
+    }
+}
+
+/// A [`std::hash::BuildHasher`] seeded by a simulated process ([`Process::random_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessHasher(u64);
+
+impl std::hash::BuildHasher for ProcessHasher {
+    type Hasher = std::hash::DefaultHasher;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        use std::hash::Hasher;
+        let mut h = std::hash::DefaultHasher::new();
+        h.write_u64(self.0);
+        h
+    }
 }
 
 /// The simulated world below the wrapper (cheap to clone; one per episode).
@@ -247,6 +354,15 @@ impl State {
 
     fn push(&mut self, t: u64, kind: EventKind) {
         self.land_due(t);
+        self.record(t, kind);
+    }
+
+    /// Log an event at clock time `t` (as time since the episode started), landing nothing.
+    fn record(&mut self, t: u64, kind: EventKind) {
+        if self.quiet {
+            return;
+        }
+        let t = t - self.epoch;
         self.log.push(Event { t, kind });
     }
 
@@ -302,6 +418,41 @@ impl State {
             .map(|i| i as usize)
     }
 
+    /// Process `pid`'s state, created on first use with its start-up nonce.
+    fn process_state(&mut self, pid: u32) -> &mut ProcessState {
+        let seed = self.identity_seed;
+        self.processes.entry(pid).or_insert_with(|| ProcessState {
+            boot_nonce: super::rng::SplitMix64::derive(seed, u64::from(pid)).next_u64(),
+            locals: BTreeMap::new(),
+        })
+    }
+
+    /// The windows a listing of the effects matching `query` opens (none while setting up
+    /// the world): a matching effect landed but not visible yet is a stale read; matching
+    /// effects of more than one operation, in a world that holds others, put the read
+    /// beside a look-alike or a sibling.
+    fn observe(&mut self, now: u64, query: &dyn Fn(&Effect) -> bool) {
+        if self.setup {
+            return;
+        }
+        let mut stale = false;
+        let mut beside = false;
+        let mut first: Option<&Arc<str>> = None;
+        for e in self.effects.iter().filter(|e| query(e)) {
+            stale |= e.visible_at > now;
+            match first {
+                None => first = Some(&e.intent),
+                Some(i) => beside |= *i != e.intent,
+            }
+        }
+        if stale {
+            self.hits |= FaultClass::StaleRead.bit();
+        }
+        if beside && self.others {
+            self.hits |= FaultClass::LookalikeRecords.bit() | FaultClass::SiblingOperations.bit();
+        }
+    }
+
     /// I5: the process sending a request must hold a live claim on the key it runs under.
     fn check_claim(&mut self, t: u64, req: u32, pid: u32) {
         let key = crate::context::current_key();
@@ -331,33 +482,30 @@ impl State {
             self.keys.retain(|_, e| e.at.saturating_add(ttl) > t);
             if let Some(entry) = self.keys.get(key) {
                 if entry.payload != *payload {
-                    self.log.push(Event {
+                    self.record(
                         t,
-                        kind: EventKind::Refused {
+                        EventKind::Refused {
                             req,
                             reason: KEY_REUSED.into(),
                         },
-                    });
+                    );
                     return Delivered::Refused(SimError::KeyReused);
                 }
                 let effect = entry.effect;
-                self.log.push(Event {
-                    t,
-                    kind: EventKind::Replay { req, effect },
-                });
+                self.record(t, EventKind::Replay { req, effect });
                 return Delivered::Done(self.effects[effect as usize - 1].clone());
             }
         }
         if let Some(valid) = self.cfg.validate
             && !valid(payload)
         {
-            self.log.push(Event {
+            self.record(
                 t,
-                kind: EventKind::Refused {
+                EventKind::Refused {
                     req,
                     reason: "invalid parameters (not stored)".into(),
                 },
-            });
+            );
             return Delivered::Refused(SimError::Invalid);
         }
         let id = self.effects.len() as u64 + 1;
@@ -383,14 +531,14 @@ impl State {
                 },
             );
         }
-        self.log.push(Event {
+        self.record(
             t,
-            kind: EventKind::Effect {
+            EventKind::Effect {
                 req,
                 effect: id,
                 late,
             },
-        });
+        );
         if !late {
             // A reorder: requests held for this operation land right behind this one.
             let mut behind: Vec<Held> = Vec::new();
@@ -420,6 +568,7 @@ impl Net {
         let mut wire: Vec<Wire> = Vec::new();
         let mut invisible: Vec<u64> = Vec::new();
         let mut ledger_faults = Vec::new();
+        let mut read_faults = Vec::new();
         for fault in &schedule.faults {
             let set = |wire: &mut Vec<Wire>, r: u32, w: Wire| {
                 let r = r as usize;
@@ -444,9 +593,12 @@ impl Net {
                 }
                 Fault::Crash { request, .. } => set(&mut wire, request, Wire::Crash),
                 Fault::RefusedBefore { request } => set(&mut wire, request, Wire::RefusedBefore),
-                Fault::ErrorAfter { request } => set(&mut wire, request, Wire::ErrorAfter),
+                Fault::ErrorAfter { request, status } => {
+                    set(&mut wire, request, Wire::ErrorAfter(status))
+                }
                 Fault::Slow { request, delay_ms } => set(&mut wire, request, Wire::Slow(delay_ms)),
                 Fault::LedgerFault { op, nth, applied } => ledger_faults.push((op, nth, applied)),
+                Fault::ReadFault { nth, timeout } => read_faults.push((nth, timeout)),
                 Fault::Invisible { request, delay_ms } => {
                     let r = request as usize;
                     if invisible.len() <= r {
@@ -459,6 +611,7 @@ impl Net {
                 | Fault::Concurrent { .. }
                 | Fault::Stall { .. }
                 | Fault::Lookalike
+                | Fault::Crowd { .. }
                 | Fault::Sibling { .. } => {}
             }
         }
@@ -477,14 +630,20 @@ impl Net {
                 held: Vec::new(),
                 seq: 0,
                 hits: 0,
+                epoch: clock.now().0,
                 strings: Vec::with_capacity(4),
                 setup: false,
                 fault_base: 0,
                 ledger_faults,
+                read_faults,
+                reads: 0,
                 ledger_counts: [0; 5],
                 claims: Vec::new(),
                 unclaimed: Vec::new(),
                 others: false,
+                quiet: false,
+                processes: BTreeMap::new(),
+                identity_seed: 0,
             })),
             clock,
         }
@@ -576,18 +735,18 @@ impl Net {
                     );
                     Some(Delivered::Refused(SimError::Unavailable))
                 }
-                Wire::ErrorAfter => {
+                Wire::ErrorAfter(status) => {
                     match s.deliver(now, req, &intent, &payload, key.as_ref(), false) {
                         Delivered::Done(_) => {
                             s.hits |= FaultClass::ErrorAfterEffect.bit();
-                            s.push(now, EventKind::ErrorResponse { req, status: 500 });
-                            Some(Delivered::Refused(SimError::ServerError))
+                            s.push(now, EventKind::ErrorResponse { req, status });
+                            Some(Delivered::Refused(SimError::after_effect(status)))
                         }
                         other => Some(other),
                     }
                 }
                 Wire::Slow(delay) => {
-                    let until = now + delay;
+                    let until = now.saturating_add(delay);
                     let seq = s.seq;
                     s.seq += 1;
                     s.req(req).slow = true;
@@ -601,11 +760,12 @@ impl Net {
                         overtake: false,
                         duplicate: false,
                     });
-                    s.push(now, EventKind::Held { req, until });
+                    let shown = until - s.epoch;
+                    s.push(now, EventKind::Held { req, until: shown });
                     Some(Delivered::Slow(until))
                 }
                 Wire::Late(delay) | Wire::Reorder(delay) => {
-                    let until = now + delay;
+                    let until = now.saturating_add(delay);
                     let seq = s.seq;
                     s.seq += 1;
                     let overtake = matches!(wire, Wire::Reorder(_));
@@ -620,7 +780,8 @@ impl Net {
                         overtake,
                         duplicate: false,
                     });
-                    s.push(now, EventKind::Held { req, until });
+                    let shown = until - s.epoch;
+                    s.push(now, EventKind::Held { req, until: shown });
                     None
                 }
                 Wire::Twice(gap) => {
@@ -628,7 +789,7 @@ impl Net {
                     let seq = s.seq;
                     s.seq += 1;
                     s.held.push(Held {
-                        until: now + gap,
+                        until: now.saturating_add(gap),
                         seq,
                         req,
                         intent: intent.clone(),
@@ -707,9 +868,51 @@ impl Net {
         }
     }
 
+    /// An injected fault on this read, if the schedule has one: the read fails with a 503
+    /// at once, or answers nothing until the transport's timeout.
+    async fn read_fault(&self, what: &str) -> Result<(), SimError> {
+        let now = self.now();
+        let (timeout, wait) = {
+            let mut s = self.lock();
+            if s.setup {
+                return Ok(());
+            }
+            let n = s.reads;
+            s.reads += 1;
+            let Some(timeout) = s.read_faults.iter().find(|f| f.0 == n).map(|f| f.1) else {
+                return Ok(());
+            };
+            s.hits |= FaultClass::ReadFault.bit();
+            let pid = s.active;
+            let intent = s.intern(what);
+            s.push(
+                now,
+                EventKind::ReadFailed {
+                    pid,
+                    intent,
+                    error: if timeout {
+                        "no answer (injected)".into()
+                    } else {
+                        "503 (injected)".into()
+                    },
+                },
+            );
+            (timeout, s.cfg.transport_timeout_ms)
+        };
+        if !timeout {
+            return Err(SimError::Unavailable);
+        }
+        self.clock
+            .sleep_until(Timestamp(now).after(std::time::Duration::from_millis(wait)))
+            .await;
+        Err(SimError::Timeout)
+    }
+
     /// The postcondition read: the effects of the operation `intent` that reads can see
-    /// now, oldest first.
-    pub async fn read(&self, intent: &str) -> Vec<Effect> {
+    /// now, oldest first, or the error the read met (a [`Fault::ReadFault`]: a 503, or a
+    /// timeout).
+    pub async fn read(&self, intent: &str) -> Result<Vec<Effect>, SimError> {
+        self.read_fault(intent).await?;
         let now = self.now();
         let mut s = self.lock();
         s.land_due(now);
@@ -740,12 +943,51 @@ impl Net {
                 found: found.first().map(|e| e.id),
             },
         );
-        found
+        Ok(found)
+    }
+
+    /// A listing read, as paged APIs answer it (`GET /v1/charges?customer=..&starting_after=..&limit=..`):
+    /// the effects matching `query` that reads can see now, oldest first, starting after
+    /// effect `starting_after`, at most `limit` of them, and whether more follow; or the
+    /// error the read met. It opens every window a read does: `stale_read` when a matching
+    /// effect has landed but is not visible yet, `lookalike_records` and
+    /// `sibling_operations` when the matching effects belong to more than one operation.
+    pub async fn list(
+        &self,
+        query: impl Fn(&Effect) -> bool,
+        starting_after: Option<u64>,
+        limit: usize,
+    ) -> Result<Page, SimError> {
+        self.read_fault("list").await?;
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let (effects, has_more) = {
+            let mut matching = s.effects.iter().filter(|e| {
+                e.visible_at <= now && starting_after.is_none_or(|a| e.id > a) && query(e)
+            });
+            let page: Vec<Effect> = matching.by_ref().take(limit).cloned().collect();
+            (page, matching.next().is_some())
+        };
+        s.observe(now, &query);
+        let pid = s.active;
+        s.push(
+            now,
+            EventKind::Listed {
+                pid,
+                after: starting_after,
+                found: effects.iter().map(|e| e.id).collect(),
+                more: has_more,
+            },
+        );
+        Ok(Page { effects, has_more })
     }
 
     /// A careless postcondition read: every effect reads can see now, of any operation,
-    /// oldest first (what a query on a customer or an amount returns).
-    pub async fn read_all(&self) -> Vec<Effect> {
+    /// oldest first (what a query on a customer or an amount returns), or the error the read
+    /// met. It opens the same windows as [`Net::list`].
+    pub async fn read_all(&self) -> Result<Vec<Effect>, SimError> {
+        self.read_fault("*").await?;
         let now = self.now();
         let mut s = self.lock();
         s.land_due(now);
@@ -755,6 +997,7 @@ impl Net {
             .filter(|e| e.visible_at <= now)
             .cloned()
             .collect();
+        s.observe(now, &|_: &Effect| true);
         let pid = s.active;
         let intent = s.intern("*");
         s.push(
@@ -765,7 +1008,71 @@ impl Net {
                 found: found.first().map(|e| e.id),
             },
         );
-        found
+        Ok(found)
+    }
+
+    /// Record an effect that exists before the episode (a world's own history): delivered
+    /// at once and visible, as set-up ([`Net::set_setup`]): no fault, no window, no claim.
+    /// Parameters the world's validation refuses are refused here too.
+    pub fn seed<P: Serialize + ?Sized>(
+        &self,
+        intent: &str,
+        params: &P,
+    ) -> Result<Effect, SimError> {
+        let payload = Arc::new(serde_json::to_value(params).map_err(|_| SimError::Invalid)?);
+        let now = self.now();
+        let mut s = self.lock();
+        let was = s.setup;
+        s.setup = true;
+        let intent = s.intern(intent);
+        let req = s.next_req;
+        s.next_req += 1;
+        s.reqs.push(ReqState::default());
+        let delivered = s.deliver(now, req, &intent, &payload, None, false);
+        s.setup = was;
+        if !was {
+            s.fault_base = s.next_req;
+        }
+        match delivered {
+            Delivered::Done(e) => Ok(e),
+            Delivered::Refused(e) => Err(e),
+            Delivered::Crashed | Delivered::Slow(_) => Err(SimError::Timeout),
+        }
+    }
+
+    /// A lookup by idempotency key (`GET ..?idempotency_key=..`, for an API that keeps
+    /// keys: [`NetConfig::server_keys`]): the effect the key's first request made, if reads
+    /// can see it now; or the error the read met. A postcondition asks it with
+    /// [`crate::current_key`], which answers inside the postcondition as inside the body.
+    pub async fn find_by_key(&self, key: &str) -> Result<Option<Effect>, SimError> {
+        self.read_fault(key).await?;
+        let now = self.now();
+        let mut s = self.lock();
+        s.land_due(now);
+        let id = s.keys.get(key).map(|k| k.effect);
+        let effect = id.map(|id| s.effects[id as usize - 1].clone());
+        if !s.setup {
+            // The windows of a read: its effect lags; the world holds others beside it.
+            if effect.as_ref().is_some_and(|e| e.visible_at > now) {
+                s.hits |= FaultClass::StaleRead.bit();
+            }
+            let own = effect.as_ref().map(|e| e.intent.clone());
+            if s.others && s.effects.iter().any(|e| Some(&e.intent) != own.as_ref()) {
+                s.hits |= FaultClass::LookalikeRecords.bit() | FaultClass::SiblingOperations.bit();
+            }
+        }
+        let found = effect.filter(|e| e.visible_at <= now);
+        let pid = s.active;
+        let intent = s.intern(key);
+        s.push(
+            now,
+            EventKind::Read {
+                pid,
+                intent,
+                found: found.as_ref().map(|e| e.id),
+            },
+        );
+        Ok(found)
     }
 
     /// Ground truth: every real effect of `intent` that has landed by now, visible or not.
@@ -818,14 +1125,70 @@ impl Net {
         self.lock().active = pid;
     }
 
-    /// Setting up the world: no faults, no windows, no claim check. When setting up ends,
-    /// the schedule's request numbers start from the next request.
-    pub(crate) fn set_setup(&self, on: bool) {
+    /// Setting up the world: while on, requests meet no fault, open no window and need no
+    /// claim (I5), and reads count toward no fault; when it is switched off, the schedule's
+    /// request numbers start from the next request. A world that writes its own history
+    /// before the episode (earlier records its postcondition must page past) brackets those
+    /// writes with it — or uses [`Net::seed`].
+    pub fn set_setup(&self, on: bool) {
         let mut s = self.lock();
         s.setup = on;
         if !on {
             s.fault_base = s.next_req;
         }
+    }
+
+    /// The simulated process the tool runs in now: its pid and start-up random value, fresh
+    /// for every process of the episode (a restart after a crash, a concurrent worker). A
+    /// tool of a simulated world reads what a real process would hold of its own — a
+    /// process id, a start-up nonce, a `HashMap`'s hash seed ([`Process::random_state`]),
+    /// a process-wide cache ([`Net::process_local`]) — through here, so that a key built
+    /// from any of them changes when the process does, as it would in production.
+    pub fn process(&self) -> Process {
+        let mut s = self.lock();
+        let pid = s.active;
+        let boot_nonce = s.process_state(pid).boot_nonce;
+        Process { pid, boot_nonce }
+    }
+
+    /// A process-wide value of the current simulated process (what a `static` or a
+    /// `OnceLock` holds in a real one): `init` runs the first time the process asks for
+    /// `name`; a restarted process starts without it.
+    pub fn process_local<T: Clone + Send + Sync + 'static>(
+        &self,
+        name: &'static str,
+        init: impl FnOnce() -> T,
+    ) -> T {
+        let pid = {
+            let mut s = self.lock();
+            let pid = s.active;
+            if let Some(v) = s
+                .process_state(pid)
+                .locals
+                .get(name)
+                .and_then(|v| v.downcast_ref::<T>())
+            {
+                return v.clone();
+            }
+            pid
+        };
+        // Not under the lock: `init` may use the world.
+        let v = init();
+        self.lock()
+            .process_state(pid)
+            .locals
+            .insert(name, Arc::new(v.clone()));
+        v
+    }
+
+    /// Where this episode's process identities come from (the harness sets it per episode).
+    pub(crate) fn set_identity_seed(&self, seed: u64) {
+        self.lock().identity_seed = seed;
+    }
+
+    /// Log nothing until switched back (while setting up a crowded world).
+    pub(crate) fn set_quiet(&self, on: bool) {
+        self.lock().quiet = on;
     }
 
     /// The world holds (or will hold) other operations' records.
@@ -893,7 +1256,7 @@ impl Net {
         self.lock().hits |= class.bit();
     }
 
-    pub(crate) fn hits(&self) -> u16 {
+    pub(crate) fn hits(&self) -> u32 {
         self.lock().hits
     }
 

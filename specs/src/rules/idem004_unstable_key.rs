@@ -4,7 +4,7 @@
 use super::RuleInfo;
 use crate::attr::KeyAttr;
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+use crate::model::{ContextPart, RuleCode, Severity, ToolKind};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -14,9 +14,10 @@ pub static INFO: RuleInfo = RuleInfo {
     default_severity: Severity::Error,
     summary: "a key comes from a per-attempt or random source, or from a key field the model supplies",
     what: "The key must be derived from the logical operation. It fires when the key is built from \
-`Uuid::new_v4()`, `rand`, a clock, an attempt counter or a loop index, or when it is taken from an \
+`Uuid::new_v4()`, `rand`, a clock, an attempt counter or a loop index, when it is taken from an \
 argument the model fills in (an `idempotency_key`, `request_id` or `nonce` field of the tool's own \
-arguments).",
+arguments), or when a `key_fn` declares it reads the clock or the worker's identity \
+(`key_context = [clock]`, `[worker]`; only the run scope, `[scope]`, is stable).",
     why: "A key regenerated on every attempt deduplicates nothing: it is a receipt printer. A key \
 the model writes can change between retries (the paper saw agents append `-retry1`). Derive it in \
 code from the run scope and the business identifiers.",
@@ -193,6 +194,26 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
             }
         }
         None => {}
+    }
+    // What the `key_fn` declares it reads besides the arguments.
+    for part in cx.attr.key_context.iter().flat_map(|k| &k.parts) {
+        let (what, help) = match part.value {
+            ContextPart::Scope => continue,
+            ContextPart::Clock => (
+                "reads the clock (`key_context = [clock]`): a call repeated after a minute, hour or day boundary — a redelivery, a restart, a retry after midnight — gets another key and runs the operation again",
+                "derive the key from the operation: put the date or period it is for in its arguments (decided once, by the caller), or take it from the run scope (`key_context = [scope]`)",
+            ),
+            ContextPart::Worker => (
+                "reads the worker's identity (`key_context = [worker]`): a restarted process or a second worker gets another key and runs the operation again",
+                "leave the worker out of the key: the ledger already tells workers apart, and the operation is the same whichever worker runs it",
+            ),
+        };
+        out.push(cx.violation(
+            RuleCode::Idem004,
+            part.span.into(),
+            format!("the `key_fn` of tool `{}` {what}", cx.tool_name),
+            help,
+        ));
     }
 }
 

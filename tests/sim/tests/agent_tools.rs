@@ -1,6 +1,6 @@
 //! The example agent tools (`examples/agent-tools`), proven with the simulator: each
 //! service trait gets a simulated implementation on the episode's `Net`, and each guarded
-//! tool runs DESIGN's acceptance run (8,400 fault episodes, 14 classes, I1–I5, every class bites,
+//! tool runs DESIGN's acceptance run (9,600 fault episodes, 16 classes, I1–I5, every class bites,
 //! replay identical, small schedules enumerated).
 
 use agent_tools::billing::{
@@ -78,6 +78,7 @@ impl BillingApi for SimApis {
             .net
             .read(order_id)
             .await
+            .map_err(billing_error)?
             .iter()
             .map(charge)
             .find(|c| c.customer == customer))
@@ -100,6 +101,7 @@ impl BillingApi for SimApis {
             .net
             .read(&format!("refund:{charge_id}"))
             .await
+            .map_err(billing_error)?
             .first()
             .map(refund))
     }
@@ -119,6 +121,7 @@ impl MailApi for SimApis {
             .net
             .read(to)
             .await
+            .map_err(|_| MailError::Timeout)?
             .iter()
             .find(|e| e.payload["template"] == template)
             .map(|e| MessageId(format!("msg_{}", e.id))))
@@ -138,7 +141,12 @@ impl HelpDesk for SimApis {
     }
 
     async fn search(&self, reference: &str) -> Result<Option<Ticket>, DeskError> {
-        Ok(self.net.read(reference).await.first().map(|e| Ticket {
+        let found = self
+            .net
+            .read(reference)
+            .await
+            .map_err(|_| DeskError::Timeout)?;
+        Ok(found.first().map(|e| Ticket {
             number: e.id,
             reference: reference.to_string(),
         }))

@@ -25,6 +25,13 @@ pub struct Env {
     pub max_wait_ms: u64,
     /// Parameters the system of record rejects as invalid.
     pub validate: Option<fn(&serde_json::Value) -> bool>,
+    /// When every episode's clock starts (ms since the Unix epoch, UTC). `None` (the
+    /// default): each episode draws its own start from its seed — a day of 2024–2033 and a
+    /// time of day before 22:00, so that only `clock_phase` crosses a day boundary, while
+    /// minute and hour boundaries fall anywhere in every class. `clock_phase` always starts
+    /// just before a boundary (after this instant when it is set); the exhaustive
+    /// enumeration starts here, or at [`Env::ENUMERATION_START`].
+    pub start_ms: Option<u64>,
 }
 
 impl Env {
@@ -38,7 +45,33 @@ impl Env {
             restart_max_ms: 10_000,
             max_wait_ms: u64::try_from(contract.lease().as_millis()).unwrap_or(u64::MAX),
             validate: None,
+            start_ms: None,
         }
+    }
+
+    /// Where the exhaustive enumeration's clock starts by default: one minute before
+    /// midnight, 2024-02-29T23:59:00Z, so its schedules cross a minute, an hour, a day and a
+    /// month.
+    pub const ENUMERATION_START: u64 = (FIRST_DAY + 59) * DAY_MS + DAY_MS - MINUTE_MS;
+
+    /// The wall time an episode starts at (drawn after its faults, so that the faults do
+    /// not depend on it).
+    fn start(&self, rng: &mut SplitMix64) -> u64 {
+        match self.start_ms {
+            Some(start) => start,
+            None => rng.between(FIRST_DAY, FIRST_DAY + 3_652) * DAY_MS + rng.below(22 * HOUR_MS),
+        }
+    }
+
+    /// The next hour or day boundary for `clock_phase`: after [`Env::start_ms`] if set,
+    /// else on a drawn day.
+    fn boundary(&self, rng: &mut SplitMix64) -> u64 {
+        let base = match self.start_ms {
+            Some(start) => start,
+            None => rng.between(FIRST_DAY, FIRST_DAY + 3_652) * DAY_MS + rng.below(DAY_MS),
+        };
+        let unit = if rng.chance(500) { DAY_MS } else { HOUR_MS };
+        (base / unit + 1) * unit
     }
 
     pub(super) fn net_config(&self) -> NetConfig {
@@ -52,6 +85,14 @@ impl Env {
 
     /// Draw one episode's schedule for `class`.
     pub fn draw(&self, class: FaultClass, rng: &mut SplitMix64) -> Schedule {
+        let mut schedule = self.draw_faults(class, rng);
+        if class != FaultClass::ClockPhase {
+            schedule.start_ms = self.start(rng);
+        }
+        schedule
+    }
+
+    fn draw_faults(&self, class: FaultClass, rng: &mut SplitMix64) -> Schedule {
         let t = self.timeout_ms;
         let b = self.bound_ms;
         let late = |rng: &mut SplitMix64| {
@@ -142,7 +183,7 @@ impl Env {
                 }
             }
             FaultClass::ErrorAfterEffect => {
-                faults.push(Fault::ErrorAfter { request: 0 });
+                faults.push(error_after(rng, 0));
                 if rng.chance(333) {
                     faults.push(Fault::Invisible {
                         request: 0,
@@ -150,7 +191,7 @@ impl Env {
                     });
                 }
                 if rng.chance(250) {
-                    faults.push(Fault::ErrorAfter { request: 1 });
+                    faults.push(error_after(rng, 1));
                 }
             }
             FaultClass::SlowSuccess => {
@@ -163,14 +204,17 @@ impl Env {
                 }
             }
             FaultClass::StaleRead => {
+                // Request 0 — or, for a tool that makes two effects in one attempt
+                // (authorize, then charge) and so sends its second at once, request 1.
+                let request = u32::from(rng.chance(250));
                 faults.push(if rng.chance(500) {
-                    Fault::LostAck { request: 0 }
+                    Fault::LostAck { request }
                 } else {
-                    Fault::ErrorAfter { request: 0 }
+                    error_after(rng, request)
                 });
                 let lag = rng.between(2, b.max(2));
                 faults.push(Fault::Invisible {
-                    request: 0,
+                    request,
                     delay_ms: lag,
                 });
                 // A second call reads the replica while it still lags.
@@ -221,8 +265,11 @@ impl Env {
                 faults.push(match rng.below(3) {
                     0 => Fault::LostAck { request: 0 },
                     1 => lost_request(rng, 0),
-                    _ => Fault::ErrorAfter { request: 0 },
+                    _ => error_after(rng, 0),
                 });
+                if rng.chance(667) {
+                    faults.push(crowd(rng));
+                }
             }
             FaultClass::SiblingOperations => {
                 faults.push(Fault::Sibling {
@@ -233,11 +280,100 @@ impl Env {
                 faults.push(match rng.below(3) {
                     0 => Fault::LostAck { request },
                     1 => lost_request(rng, request),
-                    _ => Fault::ErrorAfter { request },
+                    _ => error_after(rng, request),
                 });
+                if rng.chance(500) {
+                    faults.push(crowd(rng));
+                }
+            }
+            FaultClass::ReadFault => {
+                faults.push(if rng.chance(500) {
+                    Fault::LostAck { request: 0 }
+                } else {
+                    error_after(rng, 0)
+                });
+                let timeout = rng.chance(500);
+                match rng.below(3) {
+                    // Before the settle point: a redelivered call checks the unresolved
+                    // record while the first attempt is still out; its read is the first.
+                    0 => {
+                        faults.push(Fault::Redeliver {
+                            at_ms: rng.between(1, t),
+                        });
+                        faults.push(Fault::ReadFault { nth: 0, timeout });
+                    }
+                    // At the settle point: the first call's own check.
+                    1 => faults.push(Fault::ReadFault { nth: 0, timeout }),
+                    // After it: a later call checks again (the first or the second read
+                    // fails).
+                    _ => {
+                        faults.push(Fault::Redeliver {
+                            at_ms: rng.between(t + b + 1, 2 * (t + b)),
+                        });
+                        faults.push(Fault::ReadFault {
+                            nth: rng.below(2) as u32,
+                            timeout,
+                        });
+                    }
+                }
+            }
+            FaultClass::ClockPhase => {
+                // The first call starts `lead` before the boundary, with its first request
+                // (almost) at once; the operation is called again after the boundary.
+                let boundary = self.boundary(rng);
+                let lead = rng.between(1, t);
+                let after = |rng: &mut SplitMix64| rng.between(lead, lead + t + b);
+                match rng.below(4) {
+                    0 => {
+                        faults.push(Fault::LostAck { request: 0 });
+                        faults.push(Fault::Redeliver { at_ms: after(rng) });
+                    }
+                    1 => {
+                        faults.push(error_after(rng, 0));
+                        faults.push(Fault::Redeliver { at_ms: after(rng) });
+                    }
+                    2 => faults.push(Fault::Crash {
+                        request: 0,
+                        restart_ms: rng.between(lead, lead + self.restart_max_ms),
+                    }),
+                    _ => {
+                        faults.push(Fault::Concurrent { at_ms: after(rng) });
+                        if rng.chance(500) {
+                            faults.push(Fault::LostAck { request: 0 });
+                        }
+                    }
+                }
+                return Schedule {
+                    faults,
+                    start_ms: boundary - lead,
+                };
             }
         }
-        Schedule { faults }
+        Schedule {
+            faults,
+            start_ms: 0,
+        }
+    }
+
+    /// Why `class` cannot hit its window in this environment, if it cannot: the classes
+    /// whose window is a request landing (or answering) after its client gave up on it need
+    /// an in-flight bound beyond the attempt's timeout. A contract whose `settle_ms` is not
+    /// longer than its timeout claims that every request lands within `settle_ms` of being
+    /// sent, so before its client gives up; under that claim the three classes still run
+    /// (their requests are held up to the bound), but a run is not failed for their windows
+    /// staying shut.
+    pub fn not_applicable(&self, class: FaultClass) -> Option<String> {
+        let late_window = matches!(
+            class,
+            FaultClass::LateCommit | FaultClass::Reorder | FaultClass::SlowSuccess
+        );
+        (late_window && self.bound_ms <= self.timeout_ms).then(|| {
+            format!(
+                "not applicable under the contract's claim: the in-flight bound ({}) is not beyond the attempt's timeout ({}), so no request can land after its client gave up; if the API can commit later than that, the claim is false (widen settle_ms, or use server_dedup)",
+                secs(self.bound_ms),
+                secs(self.timeout_ms)
+            )
+        })
     }
 
     /// The alphabet of the exhaustive enumeration: discretised faults on the first two
@@ -246,8 +382,14 @@ impl Env {
         let t = self.timeout_ms;
         let b = self.bound_ms;
         // A late commit halfway between the timeout and the bound, and a visibility delay
-        // taking the rest: in-flight time plus visibility never exceed the bound.
-        let late = if b > t { t + (b - t) / 2 } else { t + 1 };
+        // taking the rest: in-flight time plus visibility never exceed the bound. When the
+        // bound is not beyond the timeout (the contract claims every request lands within
+        // `settle_ms`, before its client gives up), the request is held for half the bound.
+        let late = if b > t {
+            t + (b - t) / 2
+        } else {
+            (b / 2).max(1)
+        };
         let invisible = b.saturating_sub(late).max(1);
         let mut out = Vec::new();
         for request in 0..2 {
@@ -267,7 +409,10 @@ impl Env {
             });
             if self.wire_redelivery {
                 out.push(Fault::WireRedelivery { request, gap_ms: 0 });
-                out.push(Fault::WireRedelivery { request, gap_ms: b });
+                out.push(Fault::WireRedelivery {
+                    request,
+                    gap_ms: late,
+                });
             }
         }
         out.push(Fault::Invisible {
@@ -281,7 +426,14 @@ impl Env {
             out.push(Fault::Diverge { at_ms });
         }
         out.push(Fault::RefusedBefore { request: 0 });
-        out.push(Fault::ErrorAfter { request: 0 });
+        out.push(Fault::ErrorAfter {
+            request: 0,
+            status: 500,
+        });
+        out.push(Fault::ErrorAfter {
+            request: 0,
+            status: 503,
+        });
         out.push(Fault::Slow {
             request: 0,
             delay_ms: late,
@@ -302,6 +454,14 @@ impl Env {
                 applied,
             });
         }
+        out.push(Fault::ReadFault {
+            nth: 0,
+            timeout: false,
+        });
+        out.push(Fault::ReadFault {
+            nth: 0,
+            timeout: true,
+        });
         out.push(Fault::Lookalike);
         out.push(Fault::Sibling {
             at_ms: 0,
@@ -312,6 +472,30 @@ impl Env {
             before: true,
         });
         out
+    }
+}
+
+/// 2024-01-01, in days since the Unix epoch: the first day an episode's clock is drawn on.
+const FIRST_DAY: u64 = 19_723;
+
+/// The most earlier operations a crowded world holds: beyond two pages of a listing of ten
+/// (Stripe's default page), and beyond one of twenty.
+pub(crate) const MAX_CROWD: u64 = 25;
+
+/// A crowded world: 1 to [`MAX_CROWD`] earlier operations of the caller.
+fn crowd(rng: &mut SplitMix64) -> Fault {
+    Fault::Crowd {
+        records: rng.between(1, MAX_CROWD) as u32,
+    }
+}
+
+/// A request that takes effect, then an error comes back: a 500, or a gateway's 502, 503
+/// or 504.
+fn error_after(rng: &mut SplitMix64, request: u32) -> Fault {
+    const STATUS: [u16; 4] = [500, 502, 503, 504];
+    Fault::ErrorAfter {
+        request,
+        status: STATUS[rng.below(4) as usize],
     }
 }
 

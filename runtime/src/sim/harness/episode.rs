@@ -34,9 +34,10 @@ pub struct CallReport {
     pub variant: u32,
     /// `completed`, `not_completed`, `unknown`, or `stuck` (never answered).
     pub status: &'static str,
-    /// When.
+    /// When, in milliseconds since the episode's clock started.
     pub at: u64,
-    /// Effects with these arguments when the answer was given.
+    /// Effects with these arguments when the answer was given (with several kinds, the
+    /// fewest of any kind: how many complete operations existed).
     pub effects_then: usize,
     /// What the answer said besides its status (empty for completed).
     pub detail: String,
@@ -51,12 +52,16 @@ pub struct Episode {
     pub events: Vec<Event>,
     /// What each call answered, in answer order.
     pub reports: Vec<CallReport>,
-    /// Real effects per argument variant (see [`variant`]) at the end, everything landed.
+    /// Real effects per argument variant (see [`variant`]) at the end, everything landed
+    /// (for [`variant::LOOKALIKE`], the most of any operation made before the episode; for
+    /// an operation with several kinds of effect, the most of any kind).
     pub effects: [usize; 4],
+    /// The same per kind of effect ([`EffectCounts`]), in the order the counter names them.
+    pub kinds: Vec<(&'static str, [usize; 4])>,
     /// Broken invariants.
     pub violations: Vec<Violation>,
     /// Which fault classes' dangerous windows were hit (bit per class).
-    pub hits: u16,
+    pub hits: u32,
 }
 
 impl Episode {
@@ -96,25 +101,30 @@ struct Slot<'a, T, E> {
     state: SlotState<'a, T, E>,
 }
 
-impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
     FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
-    FE: Fn(&W, &A) -> usize,
+    FE: Fn(&W, &A) -> C,
+    C: EffectCounts,
     A: Clone,
     E: Display,
 {
     /// Run one episode: a pure function of (environment, episode number, schedule).
     pub fn episode(&self, env: &Env, episode: u64, schedule: &Schedule) -> Episode {
-        let clock = VirtualClock::new();
+        let start = schedule.start_ms;
+        let clock = VirtualClock::starting_at(Timestamp(start));
         let net = Net::new(clock.clone(), env.net_config(), schedule);
+        // Every simulated process gets its own identity, drawn from the episode.
+        net.set_identity_seed(episode);
         let world = (self.world)(&net);
         let store = MemoryLedger::with_clock(Arc::new(clock.clone()));
         let mut restarts: Vec<(u32, u64)> = Vec::new();
         let (mut lookalike, mut sibling, mut concurrent) = (false, None, 0u32);
+        let mut crowd = 0u32;
         let mut stall: Option<(u64, u64)> = None;
-        let mut main_at = 0;
+        let mut main_at = start;
         for f in &schedule.faults {
             match *f {
                 Fault::Crash {
@@ -122,15 +132,24 @@ where
                     restart_ms,
                 } => restarts.push((request, restart_ms)),
                 Fault::Lookalike => lookalike = true,
+                // A replayed schedule may ask for any number: at most the cap.
+                Fault::Crowd { records } => {
+                    crowd = crowd.saturating_add(records).min(Fault::MAX_CROWD_RECORDS);
+                }
                 Fault::Sibling { at_ms, before } if sibling.is_none() => {
-                    sibling = Some(if before { 0 } else { at_ms });
+                    sibling = Some(if before {
+                        start
+                    } else {
+                        start.saturating_add(at_ms)
+                    });
                     if before {
-                        main_at = at_ms;
+                        main_at = start.saturating_add(at_ms);
                     }
                 }
                 Fault::Concurrent { .. } => concurrent += 1,
                 Fault::Stall { at_ms, for_ms } => {
-                    stall.get_or_insert((at_ms, at_ms.saturating_add(for_ms)));
+                    let from = start.saturating_add(at_ms);
+                    stall.get_or_insert((from, from.saturating_add(for_ms)));
                 }
                 _ => {}
             }
@@ -184,8 +203,24 @@ where
         let call = &self.call;
         let world_ref = &world;
         let counter = &self.effects;
-        if lookalike || sibling.is_some() {
+        if lookalike || sibling.is_some() || crowd > 0 {
             net.set_others();
+        }
+        // The caller's earlier operations, oldest first: made through the tool without
+        // faults before the episode, and logged as one event.
+        let crowd_args: Vec<A> = (0..u64::from(crowd))
+            .map(|k| (self.intent)(episode + LOOKALIKE_EPISODE + 1 + k, 0))
+            .collect();
+        if crowd > 0 {
+            net.set_setup(true);
+            net.log_event(EventKind::Crowd { records: crowd });
+            net.set_quiet(true);
+            net.set_active(0);
+            for a in &crowd_args {
+                let _ = clock.block_on(call(&process(0), world_ref, a.clone()));
+            }
+            net.set_quiet(false);
+            net.set_setup(false);
         }
         if lookalike {
             // The world's history: another operation's record, made through the tool
@@ -209,7 +244,7 @@ where
         }];
         let mut next_pid = 2u32;
         for f in &schedule.faults {
-            let (at, variant, pid) = match *f {
+            let (at_ms, variant, pid) = match *f {
                 Fault::Redeliver { at_ms } => (at_ms, variant::INTENDED, 1),
                 Fault::Diverge { at_ms } => (at_ms, variant::CHANGED, 1),
                 Fault::Concurrent { at_ms } => {
@@ -218,6 +253,7 @@ where
                 }
                 _ => continue,
             };
+            let at = start.saturating_add(at_ms);
             let call = slots.len() as u32;
             slots.push(Slot {
                 at,
@@ -242,6 +278,8 @@ where
         let mut crash_no = 0usize;
         let mut stall_sleep: Option<Sleep> = None;
         let mut stall_logged = false;
+        // When the operation (intended or changed arguments) was first called.
+        let mut first_call: Option<u64> = None;
         let finished = clock.block_on(std::future::poll_fn(|cx| {
             let mut i = 0;
             while i < slots.len() {
@@ -253,7 +291,10 @@ where
                 {
                     if !stall_logged {
                         stall_logged = true;
-                        net.log_event(EventKind::Stalled { pid: 1, until });
+                        net.log_event(EventKind::Stalled {
+                            pid: 1,
+                            until: until - start,
+                        });
                     }
                     let s = stall_sleep.get_or_insert_with(|| clock.sleep_until(Timestamp(until)));
                     let _ = s.as_mut().poll(cx);
@@ -273,6 +314,15 @@ where
                             });
                             if slot.variant == variant::CHANGED && net.requests_sent() > 0 {
                                 net.hit(FaultClass::DivergentPayload);
+                            }
+                            if slot.variant <= variant::CHANGED {
+                                match first_call {
+                                    Some(first) if first / HOUR_MS != now / HOUR_MS => {
+                                        net.hit(FaultClass::ClockPhase);
+                                    }
+                                    Some(_) => {}
+                                    None => first_call = Some(now),
+                                }
                             }
                             let (variant, call_no, pid) = (slot.variant, slot.call, slot.pid);
                             let running = |s: &Slot<'_, T, E>| {
@@ -313,7 +363,8 @@ where
                                         (other.status(), esc.detail)
                                     }
                                 };
-                                let effects_then = counter(world_ref, &args[slot.variant as usize]);
+                                let effects_then =
+                                    complete(&counter(world_ref, &args[slot.variant as usize]));
                                 net.log_event(EventKind::Report {
                                     call: slot.call,
                                     status: status.into(),
@@ -323,7 +374,7 @@ where
                                     call: slot.call,
                                     variant: slot.variant,
                                     status,
-                                    at: now,
+                                    at: now - start,
                                     effects_then,
                                     detail,
                                     divergent,
@@ -342,7 +393,7 @@ where
                                     let call = slots.len() as u32;
                                     if next_pid <= processes {
                                         slots.push(Slot {
-                                            at: now + restart,
+                                            at: now.saturating_add(restart),
                                             pid: next_pid,
                                             variant,
                                             call,
@@ -376,7 +427,7 @@ where
                         call: s.call,
                         variant: s.variant,
                         status: "stuck",
-                        at: clock.now().0,
+                        at: clock.now().0 - start,
                         effects_then: 0,
                         detail: "the call never answered".into(),
                         divergent: false,
@@ -390,19 +441,47 @@ where
         }
         drop(slots);
         net.drain();
-        let mut effects = [0usize; 4];
-        effects[0] = (self.effects)(&world, &args[0]);
+        // Per kind of effect and argument variant (for look-alikes, the most of any
+        // operation made before the episode).
+        let mut kinds: Vec<(&'static str, [usize; 4])> = Vec::with_capacity(2);
+        let mut add = |v: usize, c: C| {
+            for i in 0..c.kinds() {
+                let (name, n) = c.kind(i);
+                match kinds.iter_mut().find(|k| k.0 == name) {
+                    Some(k) => k.1[v] = k.1[v].max(n),
+                    None => {
+                        let mut per = [0; 4];
+                        per[v] = n;
+                        kinds.push((name, per));
+                    }
+                }
+            }
+        };
+        add(0, (self.effects)(&world, &args[0]));
         if diverges {
-            effects[1] = (self.effects)(&world, &args[1]);
+            add(1, (self.effects)(&world, &args[1]));
         }
         if sibling.is_some() {
-            effects[2] = (self.effects)(&world, &args[2]);
+            add(2, (self.effects)(&world, &args[2]));
         }
         if lookalike {
-            effects[3] = (self.effects)(&world, &args[3]);
+            add(3, (self.effects)(&world, &args[3]));
         }
-        check_effects(&effects, &mut violations);
-        check_reports(&reports, &effects, diverges, &mut violations);
+        for a in &crowd_args {
+            add(3, (self.effects)(&world, a));
+        }
+        let mut effects = [0usize; 4];
+        let mut fewest = [usize::MAX; 4];
+        for (_, per) in &kinds {
+            for v in 0..4 {
+                effects[v] = effects[v].max(per[v]);
+                fewest[v] = fewest[v].min(per[v]);
+            }
+        }
+        // The last kind the counter names is the one that completes the operation.
+        let completing = kinds.last().map_or([0; 4], |k| k.1);
+        check_effects(&kinds, &mut violations);
+        check_reports(&reports, &completing, &fewest, diverges, &mut violations);
         for (req, pid) in net.unclaimed() {
             violations.push(Violation {
                 invariant: Invariant::I5ClaimBeforeEffect,
@@ -415,6 +494,7 @@ where
             events,
             reports,
             effects,
+            kinds,
             violations,
             hits,
         }
@@ -423,26 +503,34 @@ where
 
 /// I1: at most one real effect per logical operation (the intended and changed arguments
 /// are one operation; a sibling and a look-alike are others).
-fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
-    let total = effects[0] + effects[1];
-    if total > 1 {
-        violations.push(Violation {
-            invariant: Invariant::I1AtMostOnce,
-            detail: format!(
-                "{total} real effects for one logical operation ({} with the intended arguments, {} with changed ones)",
-                effects[0], effects[1]
-            ),
-        });
-    }
-    for (v, what) in [
-        (2, "the sibling operation"),
-        (3, "the look-alike's operation"),
-    ] {
-        if effects[v] > 1 {
+fn check_effects(kinds: &[(&'static str, [usize; 4])], violations: &mut Vec<Violation>) {
+    let several = kinds.len() > 1;
+    for (name, effects) in kinds {
+        let of = if several {
+            format!(" of kind `{name}`")
+        } else {
+            String::new()
+        };
+        let total = effects[0] + effects[1];
+        if total > 1 {
             violations.push(Violation {
                 invariant: Invariant::I1AtMostOnce,
-                detail: format!("{} real effects for {what}", effects[v]),
+                detail: format!(
+                    "{total} real effects{of} for one logical operation ({} with the intended arguments, {} with changed ones)",
+                    effects[0], effects[1]
+                ),
             });
+        }
+        for (v, what) in [
+            (2, "the sibling operation"),
+            (3, "an operation made before the episode (a look-alike)"),
+        ] {
+            if effects[v] > 1 {
+                violations.push(Violation {
+                    invariant: Invariant::I1AtMostOnce,
+                    detail: format!("{} real effects{of} for {what}", effects[v]),
+                });
+            }
         }
     }
 }
@@ -452,7 +540,8 @@ fn check_effects(effects: &[usize; 4], violations: &mut Vec<Violation>) {
 /// changed retry of another (a key that merges two operations).
 fn check_reports(
     reports: &[CallReport],
-    effects: &[usize; 4],
+    completing: &[usize; 4],
+    fewest: &[usize; 4],
     diverges: bool,
     violations: &mut Vec<Violation>,
 ) {
@@ -476,14 +565,21 @@ fn check_reports(
         else {
             continue;
         };
-        let n = effects[v as usize];
-        if last.status == "completed" && n == 0 {
+        let n = completing[v as usize];
+        if last.status == "completed" && fewest[v as usize] == 0 {
             violations.push(Violation {
                 invariant: Invariant::I2AtLeastOnce,
-                detail: format!(
-                    "call #{} was told completed; the effect never happened",
-                    last.call
-                ),
+                detail: if n == 0 {
+                    format!(
+                        "call #{} was told completed; the effect never happened",
+                        last.call
+                    )
+                } else {
+                    format!(
+                        "call #{} was told completed; one of its kinds of effect never happened",
+                        last.call
+                    )
+                },
             });
         }
         if last.status == "not_completed" && n > 0 {

@@ -20,7 +20,7 @@ use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
 
-use super::fault::{Fault, FaultClass, LedgerOp, Schedule, secs};
+use super::fault::{DAY_MS, Fault, FaultClass, HOUR_MS, LedgerOp, MINUTE_MS, Schedule, secs};
 use super::ledger::SimLedger;
 use super::rng::SplitMix64;
 use crate::clock::{Clock, Sleep, Timestamp, VirtualClock};
@@ -135,8 +135,60 @@ impl FaultClass {
                 I5ClaimBeforeEffect,
             ],
             FaultClass::SiblingOperations => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
+            FaultClass::ClockPhase => &[I1AtMostOnce, I2AtLeastOnce],
+            FaultClass::ReadFault => &[I1AtMostOnce, I2AtLeastOnce, I4NoOrphanIntent],
         }
     }
+}
+
+/// What a proof's `effects` hook answers: how many real effects carrying an operation's
+/// arguments exist — of one kind (a `usize`), or per kind for an operation that makes
+/// several, in the order it makes them (authorize, then charge):
+/// `[("authorize", n), ("charge", m)]` or a `Vec` of such pairs. At most one effect of each
+/// kind per operation (I1, per kind); "completed" only when every kind exists (I4, I2);
+/// "not completed" only when the last kind — the one that completes the operation — does
+/// not exist (I2). Earlier kinds may remain after "not completed": a later call under the
+/// same key resumes the operation, and I1 holds per kind across every call.
+pub trait EffectCounts {
+    /// How many kinds.
+    fn kinds(&self) -> usize;
+    /// Kind `i` (`0..kinds()`): its name and count.
+    fn kind(&self, i: usize) -> (&'static str, usize);
+}
+
+impl EffectCounts for usize {
+    fn kinds(&self) -> usize {
+        1
+    }
+
+    fn kind(&self, _: usize) -> (&'static str, usize) {
+        ("effect", *self)
+    }
+}
+
+impl<const N: usize> EffectCounts for [(&'static str, usize); N] {
+    fn kinds(&self) -> usize {
+        N
+    }
+
+    fn kind(&self, i: usize) -> (&'static str, usize) {
+        self[i]
+    }
+}
+
+impl EffectCounts for Vec<(&'static str, usize)> {
+    fn kinds(&self) -> usize {
+        self.len()
+    }
+
+    fn kind(&self, i: usize) -> (&'static str, usize) {
+        self[i]
+    }
+}
+
+/// The fewest effects of any kind: how many complete operations exist.
+pub(crate) fn complete<C: EffectCounts>(c: &C) -> usize {
+    (0..c.kinds()).map(|i| c.kind(i).1).min().unwrap_or(0)
 }
 
 /// One broken invariant in one episode.

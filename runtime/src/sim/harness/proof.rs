@@ -10,7 +10,9 @@ use super::*;
 ///   (`variant` 0), and changed arguments for the same operation (`variant` 1, used by
 ///   the divergent-payload class: change a field that is not part of the key);
 /// - `call(&ctx, &world, args)` is the guarded call, usually `my_tool::call`;
-/// - `effects(&world, &args)` counts the real effects that carry out exactly `args`.
+/// - `effects(&world, &args)` counts the real effects that carry out exactly `args`: a
+///   `usize`, or per kind for an operation that makes several ([`EffectCounts`]: at most
+///   one of each kind, all of them for "completed").
 ///
 /// ```text
 /// Proof { contract: create_charge::CONTRACT, world: SimBilling::new, intent: charge_args,
@@ -25,7 +27,8 @@ pub struct Proof<FW, FI, FC, FE> {
     pub intent: FI,
     /// The guarded call.
     pub call: FC,
-    /// Real effects carrying exactly these arguments.
+    /// Real effects carrying exactly these arguments (one count, or one per kind:
+    /// [`EffectCounts`]).
     pub effects: FE,
 }
 
@@ -53,7 +56,7 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// DESIGN's acceptance run, with every class: 200 episodes × 14 classes × 3 seeds,
+    /// DESIGN's acceptance run, with every class: 200 episodes × 16 classes × 3 seeds,
     /// shrink and save on failure, plus every schedule of up to 4 faults.
     fn default() -> Self {
         Config {
@@ -96,12 +99,13 @@ fn stream(class: FaultClass, i: u64) -> u64 {
     ((class as u64) << 32) | i
 }
 
-impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
     FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
-    FE: Fn(&W, &A) -> usize,
+    FE: Fn(&W, &A) -> C,
+    C: EffectCounts,
     A: Clone,
     E: Display,
 {
@@ -225,6 +229,11 @@ where
             counterexamples,
             saved,
             wire_redelivery: env.wire_redelivery,
+            not_applicable: config
+                .classes
+                .iter()
+                .filter_map(|c| env.not_applicable(*c).map(|why| (*c, why)))
+                .collect(),
         }
     }
 
@@ -318,6 +327,7 @@ where
         rec(0, max_faults, &alphabet, &mut pick, &mut |p: &[usize]| {
             let schedule = Schedule {
                 faults: p.iter().map(|&i| alphabet[i]).collect(),
+                start_ms: env.start_ms.unwrap_or(Env::ENUMERATION_START),
             };
             let ep = self.episode(env, 0, &schedule);
             n += 1;

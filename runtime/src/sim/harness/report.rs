@@ -57,6 +57,10 @@ pub struct Report {
     pub saved: Vec<PathBuf>,
     /// Whether wire redelivery was injected.
     pub wire_redelivery: bool,
+    /// Classes that cannot hit their window under the contract's own claim, with the
+    /// reason ([`Env::not_applicable`]): they run, but their windows staying shut does not
+    /// fail the run.
+    pub not_applicable: Vec<(FaultClass, String)>,
 }
 
 impl Report {
@@ -81,13 +85,66 @@ impl Report {
             .map(|(_, s)| s)
     }
 
-    /// Classes whose window was never hit.
+    /// Classes whose window was never hit (leaving out those not applicable under the
+    /// contract's claim).
     pub fn never_bit(&self) -> Vec<FaultClass> {
         self.classes
             .iter()
-            .filter(|(_, s)| s.episodes > 0 && s.hits == 0)
+            .filter(|(c, s)| s.episodes > 0 && s.hits == 0 && self.applicable(*c))
             .map(|(c, _)| *c)
             .collect()
+    }
+
+    /// Whether `class` can hit its window under the contract's claim.
+    pub fn applicable(&self, class: FaultClass) -> bool {
+        !self.not_applicable.iter().any(|(c, _)| *c == class)
+    }
+
+    /// Why the run is not a proof, one sentence per reason (empty when proven). Every
+    /// reason either points to a counterexample of the report or says what was missing.
+    pub fn reasons(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (class, s) in &self.classes {
+            if s.violating > 0 {
+                let shown = self.counterexamples.iter().any(|c| c.class == Some(*class));
+                out.push(format!(
+                    "{class}: {} of {} episodes broke an invariant{}",
+                    s.violating,
+                    s.episodes,
+                    if shown {
+                        " (shrunk counterexample below)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        if self.exhaustive.1 > 0 {
+            out.push(format!(
+                "exhaustive enumeration: {} of {} small schedules broke an invariant (the first, shrunk, below)",
+                self.exhaustive.1, self.exhaustive.0
+            ));
+        }
+        for class in self.never_bit() {
+            let episodes = self.stats(class).map_or(0, |s| s.episodes);
+            out.push(format!(
+                "{class} never hit its window ({}) in {episodes} episodes, so its zero violations prove nothing: {}",
+                class.window(),
+                class.never_bit_hint()
+            ));
+        }
+        for inv in self.uncovered() {
+            out.push(format!(
+                "{} was never exercised: no class of this run able to break it hit its window",
+                inv.title()
+            ));
+        }
+        if !self.replay_identical {
+            out.push(
+                "I3 determinism: the two runs of a seed gave different event logs: something the tool reads is not a function of the episode (the system clock, a thread, a process-wide random value, an unordered map whose order reaches a key or a log)".to_string(),
+            );
+        }
+        out
     }
 
     /// Per invariant checked on every episode, the window hits of each class run that can
@@ -177,8 +234,10 @@ impl Display for Report {
                 s.answers[0],
                 s.answers[1],
                 s.answers[2],
-                if s.episodes > 0 && s.hits == 0 {
+                if s.episodes > 0 && s.hits == 0 && self.applicable(*class) {
                     "  <- NEVER BIT"
+                } else if !self.applicable(*class) {
+                    "  (n/a under the contract's claim)"
                 } else {
                     ""
                 }
@@ -240,17 +299,23 @@ impl Display for Report {
                 self.exhaustive.0, self.exhaustive.1
             )?;
         }
+        for (class, why) in &self.not_applicable {
+            writeln!(f, "  {class}: {why}")?;
+        }
         for p in &self.saved {
             writeln!(f, "  counterexample saved: {}", p.display())?;
         }
-        write!(
-            f,
-            "  verdict: {}",
-            if self.is_proven() {
-                "PROVEN (zero I1/I2/I4/I5 violations, every class bit, every invariant exercised, replay identical)"
-            } else {
-                "FAILED"
+        if self.is_proven() {
+            write!(
+                f,
+                "  verdict: PROVEN (zero I1/I2/I4/I5 violations, every applicable class bit, every invariant exercised, replay identical)"
+            )
+        } else {
+            write!(f, "  verdict: NOT PROVEN")?;
+            for reason in self.reasons() {
+                write!(f, "\n    - {reason}")?;
             }
-        )
+            Ok(())
+        }
     }
 }

@@ -3,12 +3,13 @@
 use super::counterexample::jsonl_values;
 use super::*;
 
-impl<W, A, T, E, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
     FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
-    FE: Fn(&W, &A) -> usize,
+    FE: Fn(&W, &A) -> C,
+    C: EffectCounts,
     A: Clone,
     E: Display,
 {
@@ -40,9 +41,9 @@ where
         }
     }
 
-    /// Shrink a failing schedule: drop faults, then simplify the rest (earlier requests,
-    /// shorter delays, earlier instants), while it still breaks one of the same
-    /// invariants; then prefer the shortest event log.
+    /// Shrink a failing schedule: drop faults, then start the clock at 0, then simplify
+    /// the rest (earlier requests, shorter delays, earlier instants), while it still breaks
+    /// one of the same invariants; then prefer the shortest event log.
     pub fn shrink(&self, env: &Env, episode: u64, schedule: Schedule) -> Schedule {
         let first = self.episode(env, episode, &schedule);
         let wanted: Vec<Invariant> = first.violations.iter().map(|v| v.invariant).collect();
@@ -68,6 +69,18 @@ where
                     best_len = len;
                     improved = true;
                     break;
+                }
+            }
+            if !improved && best.start_ms != 0 {
+                // A clock starting at 0 is simplest to read; keep it unless the failure
+                // needs the wall time (a key from the clock's date or hour).
+                let c = best.clone().starting_at(0);
+                if let Some(len) = fails(&c)
+                    && len <= best_len
+                {
+                    best = c;
+                    best_len = len;
+                    improved = true;
                 }
             }
             if !improved {
