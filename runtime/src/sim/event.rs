@@ -208,7 +208,12 @@ impl Event {
                 "{} sends request {req} for {intent}{}",
                 who(pid),
                 match key {
-                    Some(k) => format!(" with key {}", &k[..k.len().min(12)]),
+                    // The key's first 12 characters (a replayed counterexample's key may be
+                    // any text: never cut inside a character).
+                    Some(k) => format!(
+                        " with key {}",
+                        k.char_indices().nth(12).map_or(&k[..], |(i, _)| &k[..i])
+                    ),
                     None => " without a key".to_string(),
                 }
             ),
@@ -313,6 +318,26 @@ pub fn to_jsonl(events: &[Event]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer (`counterexample` target): a replayed key with a multi-byte
+    /// character across its 12th byte.
+    #[test]
+    fn a_key_is_shortened_at_a_character_boundary() {
+        let e = Event {
+            t: 0,
+            kind: EventKind::Dispatch {
+                req: 0,
+                pid: 1,
+                intent: "o-1".into(),
+                key: Some("c0b8dfc8cba\u{fffd}7b19/authorize".into()),
+            },
+        };
+        assert!(
+            e.describe().ends_with("with key c0b8dfc8cba\u{fffd}"),
+            "{}",
+            e.describe()
+        );
+    }
 
     #[test]
     fn lines_are_json() {
