@@ -6,8 +6,8 @@
 //! word that is a verb of either list decides. Workspace methods are never judged by this:
 //! they are followed.
 
-use super::vocabulary::{LOCAL_COMPOUNDS, NOT_CLIENT_VERBS, PLAIN_VERBS};
-pub use super::vocabulary::{READ_VERBS, WRITE_VERBS};
+use super::vocabulary::{LOCAL_COMPOUNDS, Meaning, VERBS};
+pub use super::vocabulary::{read_verbs, write_verbs};
 
 /// The words of an identifier or dotted name, as written, each with whether it has an
 /// upper-case letter: `createPod` → `create`, `Pod`; `core.remove_torrent` → `core`,
@@ -91,6 +91,7 @@ const WRITE: u8 = 1;
 const READ: u8 = 2;
 const NOT_CLIENT: u8 = 4;
 const LOCAL: u8 = 8;
+const PLAIN: u8 = 16;
 
 /// The lists of [`super::vocabulary`] as one hashed index, built once: each word's bits. Every method call of
 /// a workspace is looked up here, several times; the lists hold hundreds of words.
@@ -103,27 +104,34 @@ fn vocabulary_entry(w: &str) -> Option<(&'static str, u8)> {
     static INDEX: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, u8>> =
         std::sync::LazyLock::new(|| {
             let mut m = rustc_hash::FxHashMap::default();
-            for (list, bit) in [
-                (WRITE_VERBS, WRITE),
-                (READ_VERBS, READ),
-                (NOT_CLIENT_VERBS, NOT_CLIENT),
-                (LOCAL_COMPOUNDS, LOCAL),
-            ] {
-                for w in list {
-                    *m.entry(*w).or_insert(0) |= bit;
+            for &(w, meaning, flags) in VERBS {
+                let mut bits = match meaning {
+                    Meaning::Write => WRITE,
+                    Meaning::Read => READ,
+                    Meaning::Named => 0,
+                };
+                if flags & super::vocabulary::NOT_CLIENT != 0 {
+                    bits |= NOT_CLIENT;
                 }
+                if flags & super::vocabulary::PLAIN != 0 {
+                    bits |= PLAIN;
+                }
+                *m.entry(w).or_insert(0) |= bits;
+            }
+            for w in LOCAL_COMPOUNDS {
+                *m.entry(*w).or_insert(0) |= LOCAL;
             }
             m
         });
     INDEX.get_key_value(w).map(|(k, bits)| (*k, *bits))
 }
 
-/// Whether `w` is one of [`WRITE_VERBS`].
+/// Whether `w` is a write verb ([`Meaning::Write`]).
 pub fn is_write_verb(w: &str) -> bool {
     vocabulary(w) & WRITE != 0
 }
 
-/// Whether `w` is one of [`READ_VERBS`].
+/// Whether `w` is a read verb ([`Meaning::Read`]).
 pub fn is_read_verb(w: &str) -> bool {
     vocabulary(w) & READ != 0
 }
@@ -167,11 +175,7 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         return Some(format!("its name `{name}` says `{v}`"));
     }
     // `git_commit`, `jira_create_issue`: a verb after a prefix, if it cannot be a noun.
-    if let Some(v) = ws
-        .iter()
-        .take(3)
-        .find(|w| PLAIN_VERBS.contains(&w.as_str()))
-    {
+    if let Some(v) = ws.iter().take(3).find(|w| is_plain_verb(w)) {
         return Some(format!("its name `{name}` says `{v}`"));
     }
     let first = description.split_whitespace().next().unwrap_or("");
@@ -181,8 +185,14 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
     let stem = first.strip_suffix('s').unwrap_or(&first);
     [first.as_str(), stem]
         .into_iter()
-        .find(|w| PLAIN_VERBS.contains(w))
+        .find(|w| is_plain_verb(w))
         .map(|v| format!("its description says `{v}`"))
+}
+
+/// Whether a word says "writes" in a tool's name or description whatever follows it
+/// ([`super::vocabulary::PLAIN`]).
+fn is_plain_verb(w: &str) -> bool {
+    vocabulary(w) & PLAIN != 0
 }
 
 /// Whether a verb makes a method of an external client a write.
@@ -355,9 +365,7 @@ pub fn command_variant(enum_name: &str, variant: &str) -> Option<String> {
         return None;
     }
     let first = ws.first()?;
-    PLAIN_VERBS
-        .contains(&first.as_str())
-        .then(|| format!("command `{enum_name}::{variant}` built to be executed"))
+    is_plain_verb(first).then(|| format!("command `{enum_name}::{variant}` built to be executed"))
 }
 
 /// Whether a URL's last segment is a dotted RPC method (`documents.info`,
@@ -484,16 +492,34 @@ mod tests {
         ));
     }
 
+    /// One table: every word once (its meaning a column, not a second list).
+    #[test]
+    fn every_word_of_the_vocabulary_once() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (w, _, _) in VERBS {
+            assert!(seen.insert(*w), "`{w}` twice in the vocabulary");
+        }
+        let mut compounds = std::collections::BTreeSet::new();
+        for w in LOCAL_COMPOUNDS {
+            assert!(compounds.insert(*w), "`{w}` twice in LOCAL_COMPOUNDS");
+        }
+    }
+
     #[test]
     fn hashed_vocabulary_matches_the_lists() {
-        for w in WRITE_VERBS {
+        for w in write_verbs() {
             assert!(is_write_verb(w), "{w}");
         }
-        for w in READ_VERBS {
+        for w in read_verbs() {
             assert!(is_read_verb(w), "{w}");
         }
-        for w in NOT_CLIENT_VERBS {
-            assert!(!client_write_verb(w), "{w}");
+        for &(w, _, flags) in VERBS {
+            if flags & super::super::vocabulary::NOT_CLIENT != 0 {
+                assert!(!client_write_verb(w), "{w}");
+            }
+            if flags & super::super::vocabulary::PLAIN != 0 {
+                assert!(is_plain_verb(w), "{w}");
+            }
         }
         assert!(!is_write_verb("frobnicate") && !is_read_verb("frobnicate"));
         assert!(client_write_verb("create"));
