@@ -1103,6 +1103,18 @@ fn suggest_fix_guards_a_rig_tool_in_place_and_it_compiles() {
     let r = run(root, &["--message-format=short"]);
     assert!(!r.stdout.contains("IDEM001"), "{}", r.stdout);
     assert!(r.stdout.contains("close_ticket"), "{}", r.stdout);
+    // rig-core is not a dependency of this workspace: on a fresh machine its sources are not
+    // in cargo's cache until fetched (the lock file copied above keeps their versions).
+    let fetch = Command::new(env!("CARGO"))
+        .args(["fetch", "--manifest-path"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        fetch.status.success(),
+        "cargo fetch of the rig fixture: {}",
+        String::from_utf8_lossy(&fetch.stderr)
+    );
     cargo_offline("build", &manifest, "rig-suggest-target");
 }
 

@@ -45,10 +45,9 @@ impl Collector<'_> {
             }
         } else if let Expr::Field(field) = root
             && is_self(&field.base)
-            && let syn::Member::Named(fname) = &field.member
         {
             first_call = self.call(
-                CallTarget::FieldMethod(fname.to_string(), chain[0].method.to_string()),
+                CallTarget::FieldMethod(member_name(&field.member), chain[0].method.to_string()),
                 Loc::default(),
             );
         } else if let Some(ty) = self.local_type(root) {
@@ -69,14 +68,14 @@ impl Collector<'_> {
                 f.facts.calls[idx].owned_receiver = true;
             }
         } else if let Expr::Field(field) = root
-            && let syn::Member::Named(fname) = &field.member
             && let Some(ty) = self.local_type(&field.base)
         {
+            let fname = member_name(&field.member);
             // `state.storage.invalidate(..)` with `state: &Arc<AppState>`: the method of the
             // field's type, whatever the method's name.
             let name = chain[0].method.to_string();
             first_call = self.call(
-                CallTarget::TypedFieldMethod(ty, fname.to_string(), name),
+                CallTarget::TypedFieldMethod(ty, fname, name),
                 Loc::default(),
             );
         } else if let Expr::Path(p) = root
@@ -185,6 +184,26 @@ impl Collector<'_> {
                         .is_some_and(|r| r.to_ascii_lowercase().contains("client")))
             {
                 self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
+            }
+            // A library's method, by its built-in API model (`session.uid_store(..)` in a
+            // file that uses an IMAP crate).
+            if !(i == 0 && is_self(root))
+                && let Some((writes, what)) =
+                    crate::effects::models::api_model_call(self.api_models(), &name)
+            {
+                if writes {
+                    self.evidence(
+                        EvidenceKind::Sdk,
+                        true,
+                        format!("{what} `{name}`"),
+                        loc(),
+                        unless,
+                    );
+                } else {
+                    self.read_signal(format!("{what} `{name}`"), loc(), unless);
+                }
+                prev_name = Some(name);
+                continue;
             }
             let class = MethodClass::of(&name);
             let query_method = class.query;
@@ -784,6 +803,89 @@ impl Ha {
             [
                 ("check_config".into(), "Read".into()),
                 ("light_on".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tuple_struct_field_is_followed_by_position() {
+        // `Forge(RestClient)`: `self.0.post(..)` is the client's write, `self.0.get(..)` its
+        // read; `local.0` on a typed local as well.
+        let src = r#"
+pub struct RestClient { http: reqwest::Client }
+impl RestClient {
+    pub async fn go(&self, path: &str) -> Result<()> {
+        self.http.post(path).send().await?;
+        Ok(())
+    }
+}
+pub struct Mirror { pool: sqlx::PgPool }
+impl Mirror {
+    pub async fn go(&self, path: &str) -> Result<()> {
+        sqlx::query("SELECT body FROM pages WHERE path = $1").bind(path).fetch_one(&self.pool).await?;
+        Ok(())
+    }
+}
+pub struct Forge(Mirror, RestClient);
+async fn close(forge: &Forge) -> Result<()> {
+    forge.1.go("/issues/close").await
+}
+impl Forge {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self, title: String) -> Result<()> { self.1.go("/issues").await }
+    #[rmcp::tool(description = "Two")]
+    pub async fn two(&self, n: u64) -> Result<()> { self.0.go("/issues/1").await }
+    #[rmcp::tool(description = "Three")]
+    pub async fn three(&self, n: u64) -> Result<()> { close(self).await }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("one".into(), "Write".into()),
+                ("three".into(), "Write".into()),
+                ("two".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_workspace_field_method_named_like_state_is_followed() {
+        // `self.store.insert(..)` where `store` is a workspace type: its `insert` (a database
+        // write) decides, not the map-like word; a real map's insert under the caller's key
+        // converges, under a fresh id it accumulates.
+        let src = r#"
+use std::collections::HashMap;
+pub struct Db { pool: sqlx::PgPool }
+impl Db {
+    pub async fn insert(&self, k: &str) -> Result<()> {
+        sqlx::query("INSERT INTO notes (k) VALUES ($1)").bind(k).execute(&self.pool).await?;
+        Ok(())
+    }
+}
+pub struct S { store: Db, jobs: std::sync::Mutex<HashMap<String, String>> }
+impl S {
+    #[rmcp::tool(description = "Alpha")]
+    pub async fn alpha(&self, k: String) -> Result<()> { self.store.insert(&k).await }
+    #[rmcp::tool(description = "Beta")]
+    pub async fn beta(&self, k: String) -> Result<()> {
+        self.jobs.lock().unwrap().insert(k.clone(), k);
+        Ok(())
+    }
+    #[rmcp::tool(description = "Gamma")]
+    pub async fn gamma(&self, k: String) -> Result<()> {
+        let id = uuid::Uuid::new_v4().to_string();
+        self.jobs.lock().unwrap().insert(id, k);
+        Ok(())
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("alpha".into(), "Write".into()),
+                ("beta".into(), "Read".into()),
+                ("gamma".into(), "Write".into()),
             ]
         );
     }

@@ -9,6 +9,9 @@ pub(super) struct UseScope {
     pub(super) names: FastMap<String, Vec<String>>,
     pub(super) uses_rmcp: bool,
     pub(super) uses_swiftide: bool,
+    /// The built-in API models its `use` items bring in
+    /// ([`crate::effects::models::api_models_of_crate`]).
+    pub(super) api_models: u32,
 }
 
 pub(super) fn path_segments(path: &syn::Path) -> Vec<String> {
@@ -151,6 +154,7 @@ impl Collector<'_> {
                     let root = root.to_string();
                     scope.uses_rmcp |= frameworks::rmcp::use_is_rmcp(&root);
                     scope.uses_swiftide |= frameworks::swiftide::use_is_swiftide(&root);
+                    scope.api_models |= crate::effects::models::api_models_of_crate(&root);
                 }
             }
         }
@@ -165,6 +169,11 @@ impl Collector<'_> {
 
     pub(super) fn uses_rmcp(&self) -> bool {
         self.scopes.iter().any(|s| s.uses_rmcp)
+    }
+
+    /// The built-in API models in use where the walk is.
+    pub(super) fn api_models(&self) -> u32 {
+        self.scopes.iter().fold(0, |bits, s| bits | s.api_models)
     }
 
     /// Resolve a path through `use` items; `crate::`/`self::`/`super::` become

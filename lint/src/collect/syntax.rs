@@ -343,6 +343,14 @@ pub(super) fn receiver_name(e: &Expr) -> Option<String> {
     }
 }
 
+/// A field's name as the index keys it: its identifier, or its position in a tuple struct.
+pub(super) fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(id) => id.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
 pub(super) fn is_self(e: &Expr) -> bool {
     matches!(strip(e), Expr::Path(p) if p.path.is_ident("self"))
 }

@@ -494,12 +494,21 @@ impl Collector<'_> {
             }));
             bound_fresh || state::fresh_key_text(&quote::ToTokens::to_token_stream(k).to_string())
         });
+        // `self.conns.insert(..)` on a field of a workspace type: its method is followed
+        // instead (it may write a database, or nothing kept).
+        let unless = match strip(&m.receiver) {
+            Expr::Field(f) if super::syntax::is_self(&f.base) => self.call(
+                CallTarget::FieldMethod(super::syntax::member_name(&f.member), name.clone()),
+                Loc::default(),
+            ),
+            _ => None,
+        };
         if state::state_change(&name, key_is_new) == state::StateChange::Converges {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
             self.read_signal(
                 format!("kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"),
                 Loc::of_span(m.method.span()),
-                None,
+                unless,
             );
             return;
         }
@@ -509,7 +518,7 @@ impl Collector<'_> {
             true,
             format!("state kept between calls changed (`{field}.{name}(..)`)"),
             loc,
-            None,
+            unless,
         );
     }
 

@@ -107,14 +107,18 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
         let name = s.ident.to_string();
-        for field in &s.fields {
-            if let Some(ident) = &field.ident {
-                self.fields.push((
-                    name.clone(),
-                    ident.to_string(),
-                    type_name(&field.ty).unwrap_or_default(),
-                ));
-            }
+        // A tuple struct's fields are named by position (`Forge(RestClient)`: `0`), as
+        // `self.0.post(..)` names them.
+        for (i, field) in s.fields.iter().enumerate() {
+            let member = field
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), ToString::to_string);
+            self.fields.push((
+                name.clone(),
+                member,
+                type_name(&field.ty).unwrap_or_default(),
+            ));
         }
         if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
             self.record_struct(s);

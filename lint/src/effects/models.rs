@@ -197,6 +197,95 @@ fn model_evidence(m: &EffectModel) -> Evidence {
     }
 }
 
+/// A library's API, as a built-in model: the methods every call of which writes (or reads)
+/// in a file that uses the library. For protocols whose operations are method names on a
+/// session object the walk cannot type (`session.uid_store(..)`, `session.append(..)`).
+#[derive(Debug, Clone, Copy)]
+pub struct ApiModel {
+    /// The crate, as a `use` item names it (`async_imap`).
+    pub krate: &'static str,
+    /// What the calls do, for the evidence (`IMAP`).
+    pub what: &'static str,
+    /// Methods that write.
+    pub writes: &'static [&'static str],
+    /// Methods that only read.
+    pub reads: &'static [&'static str],
+}
+
+const IMAP_WRITES: &[&str] = &[
+    "uid_store",
+    "uid_copy",
+    "uid_mv",
+    "uid_expunge",
+    "store",
+    "copy",
+    "mv",
+    "expunge",
+    "append",
+    "create",
+    "delete",
+    "rename",
+    "subscribe",
+    "unsubscribe",
+];
+const IMAP_READS: &[&str] = &[
+    "select",
+    "examine",
+    "fetch",
+    "uid_fetch",
+    "search",
+    "uid_search",
+    "list",
+    "lsub",
+    "status",
+    "capabilities",
+    "noop",
+];
+
+/// The built-in API models (the rows users extend with `[[effects]]`).
+pub const API_MODELS: &[ApiModel] = &[
+    ApiModel {
+        krate: "async_imap",
+        what: "IMAP",
+        writes: IMAP_WRITES,
+        reads: IMAP_READS,
+    },
+    ApiModel {
+        krate: "imap",
+        what: "IMAP",
+        writes: IMAP_WRITES,
+        reads: IMAP_READS,
+    },
+];
+
+/// The built-in API models a file's `use` items bring in, as a bit set over [`API_MODELS`].
+pub fn api_models_of_crate(root: &str) -> u32 {
+    API_MODELS
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.krate == root)
+        .fold(0, |bits, (i, _)| bits | (1 << i))
+}
+
+/// What a method call does by the API models in use (`bits`, see [`api_models_of_crate`]):
+/// `Some((true, what))` writes, `Some((false, what))` reads.
+pub fn api_model_call(bits: u32, method: &str) -> Option<(bool, &'static str)> {
+    if bits == 0 {
+        return None;
+    }
+    API_MODELS.iter().enumerate().find_map(|(i, m)| {
+        if bits & (1 << i) == 0 {
+            None
+        } else if m.writes.contains(&method) {
+            Some((true, m.what))
+        } else if m.reads.contains(&method) {
+            Some((false, m.what))
+        } else {
+            None
+        }
+    })
+}
+
 /// What the words of a deciding argument say: `Some(true)` a write, `Some(false)` a read,
 /// `None` neither (the call stays unknown).
 pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
@@ -264,6 +353,23 @@ mod tests {
         assert_eq!(words_write(Command, "commit -m x"), Some(true));
         assert_eq!(words_write(Command, "remove"), Some(true));
         assert_eq!(words_write(Command, "hello world"), None);
+    }
+
+    /// Each built-in API row, asked directly.
+    #[test]
+    fn api_models_decide_in_files_that_use_the_library() {
+        let imap = api_models_of_crate("async_imap");
+        assert_eq!(api_model_call(imap, "uid_store"), Some((true, "IMAP")));
+        assert_eq!(api_model_call(imap, "append"), Some((true, "IMAP")));
+        assert_eq!(api_model_call(imap, "uid_fetch"), Some((false, "IMAP")));
+        assert_eq!(api_model_call(imap, "len"), None);
+        // Without the library in use, nothing.
+        assert_eq!(api_model_call(0, "uid_store"), None);
+        assert_eq!(
+            api_model_call(api_models_of_crate("imap"), "uid_copy"),
+            Some((true, "IMAP"))
+        );
+        assert_eq!(api_models_of_crate("serde"), 0);
     }
 
     #[test]

@@ -244,7 +244,13 @@ fn client_receiver(name: &str) -> bool {
 /// method before it and its receiver: its first word is a client-write verb and the name
 /// is not a local compound.
 pub fn client_write_name(name: &str) -> bool {
-    vocabulary(name) & LOCAL == 0 && client_write_verb(&first_word(name))
+    if vocabulary(name) & LOCAL != 0 {
+        return false;
+    }
+    let first = first_word(name);
+    // A common in-memory verb (`add`, `set`, `store`) in a compound name (`add_worklog`) can
+    // still be a client's write: [`client_write`] decides by the receiver.
+    client_write_verb(&first) || (is_write_verb(&first) && first.len() < name.len())
 }
 
 /// Whether a method call on something the workspace does not define is a write, by the
@@ -265,7 +271,16 @@ pub fn client_write(
         ws.remove(0);
     }
     let first = ws.first()?;
-    if !client_write_verb(first) {
+    // `client.add_worklog(..)`, `api.set_assignee(..)`: a verb too common in in-memory code
+    // to decide alone is a client's write in a compound name called on a client.
+    // `set_*` on a client configures it (`set_header`, `set_timeout`).
+    let common = !client_write_verb(first);
+    if common
+        && !(is_write_verb(first)
+            && first != "set"
+            && ws.len() >= 2
+            && receiver.is_some_and(client_receiver))
+    {
         return None;
     }
     if ws.len() >= 2 {
@@ -544,6 +559,11 @@ mod tests {
         assert!(client_write("remove", 0, None, Some("items")).is_none());
         assert!(client_write("delete", 0, None, Some("jira_types")).is_none());
         assert!(client_write("delete", 0, None, Some("jira_client")).is_some());
+        // A common verb in a compound name: only on a client.
+        assert!(client_write("add_worklog", 1, Some("issues"), Some("jira_client")).is_some());
+        assert!(client_write("add_item", 0, None, Some("menu")).is_none());
+        assert!(client_write("set_timeout", 0, None, Some("client")).is_none());
+        assert!(client_write("add", 0, None, Some("client")).is_none());
         assert!(client_write("send", 2, Some("json"), Some("client")).is_none());
         assert!(client_write("push_str", 0, None, None).is_none());
         assert!(client_write("refund", 0, None, Some("stripe_payments")).is_some());
