@@ -889,6 +889,84 @@ impl S {
             ]
         );
     }
+
+    #[test]
+    fn a_copy_of_a_snapshot_stored_back_is_kept_state() {
+        // Read-copy-update on an `ArcSwap`: an entry under a fresh id accumulates, one under
+        // the caller's name converges.
+        let src = r#"
+use std::{collections::HashMap, sync::Arc};
+use arc_swap::ArcSwap;
+pub struct Conns { inner: Arc<ArcSwap<HashMap<String, String>>> }
+impl Conns {
+    pub fn add(&self, url: &str) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        let mut conns = self.inner.load().as_ref().clone();
+        conns.insert(id.clone(), url.to_string());
+        self.inner.store(Arc::new(conns));
+        id
+    }
+}
+pub struct S { conns: Conns, named: ArcSwap<HashMap<String, String>> }
+impl S {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self, url: String) -> String { self.conns.add(&url) }
+    #[rmcp::tool(description = "Two")]
+    pub async fn two(&self, n: String, url: String) {
+        let mut named = self.named.load_full().as_ref().clone();
+        named.insert(n, url);
+        self.named.store(Arc::new(named));
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("one".into(), "Write".into()),
+                ("two".into(), "Read".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn an_entry_under_a_generated_id_accumulates() {
+        // `generate_job_id()` makes a new id on each call (its body is a clock and a counter
+        // the lint does not need to see): a retry schedules a second job.
+        let src = r#"
+use std::{collections::HashMap, sync::Arc};
+use tokio::sync::RwLock;
+pub struct Scheduler { jobs: Arc<RwLock<HashMap<String, String>>> }
+impl Scheduler {
+    fn generate_job_id() -> String { ids::make() }
+    pub async fn schedule(&self, cmd: String) -> String {
+        let job_id = Self::generate_job_id();
+        self.jobs.write().await.insert(job_id.clone(), cmd);
+        job_id
+    }
+    pub async fn rename(&self, id: String, cmd: String) {
+        let mut jobs = self.jobs.write().await;
+        jobs.insert(id, cmd);
+    }
+}
+pub struct S { scheduler: Scheduler }
+impl S {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self, cmd: String) -> String { self.scheduler.schedule(cmd).await }
+    #[rmcp::tool(description = "Two")]
+    pub async fn two(&self, id: String, cmd: String) {
+        let mut jobs = self.scheduler.jobs.write().await;
+        jobs.insert(id, cmd);
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("one".into(), "Write".into()),
+                ("two".into(), "Read".into())
+            ]
+        );
+    }
 }
 
 /// The verb of the request type an SDK call is handed (`&GetFullChat { .. }`,

@@ -58,6 +58,9 @@ pub(super) struct FnState {
     pub(super) chain_inner: Vec<usize>,
     pub(super) key_exprs: Vec<usize>,
     pub(super) unstable_lets: FastMap<String, (String, Loc)>,
+    /// Locals bound to a call that makes a new identifier (`let id = generate_job_id()`, see
+    /// [`crate::effects::state::fresh_id_fn`]).
+    pub(super) fresh_lets: FastSet<String>,
     pub(super) proc_vars: FastMap<String, ProcSpec>,
     pub(super) pending_proc: Option<ProcSpec>,
     pub(super) range_idents: Vec<String>,

@@ -15,6 +15,29 @@ use crate::facts::{CallTarget, Evidence, EvidenceKind, Loc};
 const MAX_TEXT: usize = 512;
 
 /// Methods between a state field and its mutation that keep pointing at the same state.
+/// Methods that read a whole snapshot of shared state (`ArcSwap::load`, `load_full`).
+const SNAPSHOTS: &[&str] = &["load", "load_full"];
+
+/// `x.load().as_ref().clone()`, `x.load_full().to_owned()`: a copy of a snapshot (calls
+/// without arguments down to a [`SNAPSHOTS`] method).
+fn snapshot_copy(mc: &syn::ExprMethodCall) -> bool {
+    if !mc.args.is_empty()
+        || !["clone", "to_owned", "as_ref"].contains(&mc.method.to_string().as_str())
+    {
+        return false;
+    }
+    let mut base = strip(&mc.receiver);
+    while let Expr::MethodCall(inner) = base
+        && inner.args.is_empty()
+    {
+        if SNAPSHOTS.contains(&inner.method.to_string().as_str()) {
+            return true;
+        }
+        base = strip(&inner.receiver);
+    }
+    false
+}
+
 const GUARDS: &[&str] = &[
     "lock",
     "write",
@@ -437,6 +460,21 @@ impl Collector<'_> {
             {
                 self.state_field(&mc.receiver, true)
             }
+            // A copy of a snapshot that is stored back whole (read-copy-update on an
+            // `ArcSwap`: `let mut m = self.inner.load().as_ref().clone(); m.insert(..);
+            // self.inner.store(Arc::new(m))`): the copy stands for the kept state.
+            Expr::MethodCall(mc) if allow_guard_calls && snapshot_copy(mc) => {
+                let mut base = strip(&mc.receiver);
+                while let Expr::MethodCall(inner) = base
+                    && !SNAPSHOTS.contains(&inner.method.to_string().as_str())
+                {
+                    base = strip(&inner.receiver);
+                }
+                match base {
+                    Expr::MethodCall(load) => self.state_field(&load.receiver, true),
+                    _ => None,
+                }
+            }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.state_field(&u.expr, allow_guard_calls)
             }
@@ -490,7 +528,10 @@ impl Collector<'_> {
             let bound_fresh = matches!(base, Expr::Path(p) if p.path.get_ident().is_some_and(|id| {
                 self.fn_stack
                     .last()
-                    .is_some_and(|f| f.unstable_lets.contains_key(&id.to_string()))
+                    .is_some_and(|f| {
+                        let id = id.to_string();
+                        f.unstable_lets.contains_key(&id) || f.fresh_lets.contains(&id)
+                    })
             }));
             bound_fresh || state::fresh_key_text(&quote::ToTokens::to_token_stream(k).to_string())
         });

@@ -455,6 +455,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             f.key_depth -= 1;
         }
         if let Some(name) = name {
+            if let Some(init) = &l.init
+                && fresh_id_call(&init.expr)
+            {
+                f.fresh_lets.insert(name.clone());
+            } else if !f.fresh_lets.is_empty() {
+                f.fresh_lets.remove(&name);
+            }
             if !key_like && f.facts.unstable.len() > before {
                 let u = &f.facts.unstable[before];
                 f.unstable_lets
@@ -681,4 +688,27 @@ fn pattern_idents(pat: &Pat, out: &mut Vec<String>) {
 /// serialising the call's tokens.
 fn call_loc(id: &syn::Ident, m: &syn::ExprMethodCall) -> Loc {
     Loc::of_spans(id.span(), m.paren_token.span.close())
+}
+
+/// `generate_job_id()`, `ids::new_id().to_string()`, `self.next_key()`: a call of a function
+/// that makes a new identifier, under conversions without arguments.
+fn fresh_id_call(e: &syn::Expr) -> bool {
+    let mut e = super::strip(e);
+    loop {
+        match e {
+            syn::Expr::MethodCall(m)
+                if crate::effects::state::fresh_id_fn(&m.method.to_string()) =>
+            {
+                return true;
+            }
+            syn::Expr::MethodCall(m) if m.args.is_empty() => e = super::strip(&m.receiver),
+            syn::Expr::Call(c) => {
+                return matches!(super::strip(&c.func), syn::Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| crate::effects::state::fresh_id_fn(&s.ident.to_string())));
+            }
+            syn::Expr::Try(t) => e = super::strip(&t.expr),
+            syn::Expr::Await(a) => e = super::strip(&a.base),
+            _ => return false,
+        }
+    }
 }

@@ -108,6 +108,24 @@ pub fn fresh_key_text(text: &str) -> bool {
     ]
     .iter()
     .any(|m| text.contains(m))
+        || text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(fresh_id_fn)
+}
+
+/// Whether a function of this name makes a new identifier each time it is called:
+/// `generate_job_id`, `new_id`, `make_request_id`, `gen_token` (a verb of making first, an
+/// identifier last).
+pub fn fresh_id_fn(name: &str) -> bool {
+    const MAKE: &[&str] = &[
+        "generate", "gen", "new", "next", "make", "fresh", "random", "alloc", "allocate", "mint",
+    ];
+    const ID: &[&str] = &["id", "key", "token", "uuid", "ulid", "nonce", "handle"];
+    let mut words = name.split('_').filter(|w| !w.is_empty());
+    let (Some(first), Some(last)) = (words.next(), name.rsplit('_').find(|w| !w.is_empty())) else {
+        return false;
+    };
+    name.contains('_') && MAKE.contains(&first) && ID.contains(&last)
 }
 
 /// Whether a method of this name changes the object it is called on ([`MUTATORS`]), or
@@ -316,6 +334,34 @@ pub fn browser_script_action(script: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn functions_that_make_a_new_identifier() {
+        for yes in [
+            "generate_job_id",
+            "new_id",
+            "make_request_id",
+            "gen_token",
+            "next_key",
+            "mint_nonce",
+        ] {
+            assert!(fresh_id_fn(yes), "{yes}");
+        }
+        for no in [
+            "id",
+            "generate",
+            "get_id",
+            "job_id",
+            "new",
+            "generate_report",
+            "parse_key",
+            "new_identity",
+        ] {
+            assert!(!fresh_id_fn(no), "{no}");
+        }
+        assert!(fresh_key_text("generate_job_id ()"));
+        assert!(!fresh_key_text("job . name . clone ()"));
+    }
 
     #[test]
     fn connection_handles() {
