@@ -9,8 +9,8 @@
 //! call the same bodies and postconditions). A tool that cannot (the README's rmcp inventory
 //! keeps its reservations in a `Vec`; the rig example lives in its own workspace) is proven
 //! through a twin here: a free function whose attribute is the documented text, verbatim,
-//! over the simulated system of record, with the documented postcondition's lookup and the
-//! documented error classification. [`twins_carry_the_documented_contracts`] checks each
+//! over the simulated system of record, with the documented postcondition's lookup (and, for
+//! the rig example, its error classification: every failure ambiguous). [`twins_carry_the_documented_contracts`] checks each
 //! twin's compiled `CONTRACT` against the text it stands for.
 //!
 //! The rule catalogue (docs/rules.md, generated from `specs/src/rules/`) shows each rule with a
