@@ -1,5 +1,5 @@
-//! Every `#[side_effect(...)]` contract that README.md, docs/*.md and the examples show as one
-//! to write is proven here by the harness (DESIGN's acceptance run, the 16 classes, and every
+//! Every `#[side_effect(...)]` contract that README.md, docs/*.md, the examples and the crate
+//! documentation of `idemcheck` and `idemcheck-macros` show as one to write is proven here by the harness (DESIGN's acceptance run, the 16 classes, and every
 //! schedule of up to four faults), and a guard fails when one of them gains a contract this
 //! file does not cover, so the list cannot go stale.
 //!
@@ -638,9 +638,9 @@ fn proven() -> Vec<Proven> {
         },
         Proven {
             text: "key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000",
-            shown_in: &["docs/rules.md"],
+            shown_in: &["docs/rules.md", "runtime/src/lib.rs", "macros/src/lib.rs"],
             contract: rules::create_charge::CONTRACT,
-            proven_on: "a twin of docs/rules.md's passing `create_charge` (IDEM001-IDEM004, IDEM007)",
+            proven_on: "a twin of docs/rules.md's passing `create_charge` (IDEM001-IDEM004, IDEM007) and the crate docs' example",
             prove: || {
                 Proof {
                     contract: rules::create_charge::CONTRACT,
@@ -780,7 +780,27 @@ fn documented_files(root: &Path) -> Vec<PathBuf> {
             rust_files(&root.join(example).join(dir), &mut out);
         }
     }
+    // The crate documentation users read first (its `//!` lines only: see [`code_of`]).
+    out.extend(CRATE_DOCS.iter().map(|f| root.join(f)));
     out
+}
+
+/// Crate roots whose documentation (`//!`) shows a contract.
+const CRATE_DOCS: &[&str] = &["runtime/src/lib.rs", "macros/src/lib.rs"];
+
+/// The code of a documented file, line numbers kept: a Markdown file's fenced blocks, a crate
+/// root's `//!` documentation, an example's whole source.
+fn code_of(rel: &str, text: &str) -> String {
+    if rel.ends_with(".md") {
+        code_of_markdown(text)
+    } else if CRATE_DOCS.contains(&rel) {
+        text.lines()
+            .map(|l| l.trim_start().strip_prefix("//!").unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        text.to_string()
+    }
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -899,16 +919,12 @@ fn documented(root: &Path) -> (Vec<(String, usize, String)>, Vec<(String, usize,
     let mut out = Vec::new();
     for file in documented_files(root) {
         let text = std::fs::read_to_string(&file).expect("readable");
-        let code = if file.extension().is_some_and(|x| x == "md") {
-            code_of_markdown(&text)
-        } else {
-            text
-        };
         let rel = file
             .strip_prefix(root)
             .expect("under the workspace")
             .to_string_lossy()
             .replace('\\', "/");
+        let code = code_of(&rel, &text);
         for (line, args) in contracts_in(&code) {
             if shown_broken(&code, line) {
                 broken.push((rel.clone(), line, args));
