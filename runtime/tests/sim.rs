@@ -297,8 +297,9 @@ fn a_settle_window_shorter_than_reality_is_caught() {
 
 // ------------------------------------------------------------------ the in-flight bound
 
-/// The README's rig example's contract shape: `settle_ms = 2_000` and no `timeout_ms` (the
-/// transport's 30 s applies).
+/// The rig example's first contract shape: `settle_ms = 2_000` and no `timeout_ms` (the
+/// transport's 30 s applies; the example now states `timeout_ms = 2_000`, and its contract is
+/// proven in `tests/sim/tests/agent_tools/documented.rs`).
 #[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 2_000,
               allow(unbounded_in_flight, reason = "the shape under test: a settle window shorter than the attempt, judged under its own claim"))]
 async fn create_charge_short_settle(

@@ -394,7 +394,7 @@ mod two_tools {
         }
     }
 
-    #[side_effect(key = [ticket_id], verify = find_escalation, max_retries = 0)]
+    #[side_effect(key = [ticket_id], verify = find_escalation, max_retries = 0, settle_ms = 30_000)]
     pub(crate) async fn escalate_ticket(desk: &Desk, args: TicketArgs) -> Result<String, String> {
         Ok(desk.change("escalated", &args.ticket_id))
     }
@@ -406,7 +406,7 @@ mod two_tools {
         Ok(desk.find("escalated", &args.ticket_id))
     }
 
-    #[side_effect(key = [ticket_id], verify = find_deprioritisation, max_retries = 0)]
+    #[side_effect(key = [ticket_id], verify = find_deprioritisation, max_retries = 0, settle_ms = 30_000)]
     pub(crate) async fn deprioritise_ticket(
         desk: &Desk,
         args: TicketArgs,
@@ -448,7 +448,7 @@ mod two_tools {
             }
         }
 
-        #[side_effect(key = [ticket_id], verify = find_escalated, max_retries = 0)]
+        #[side_effect(key = [ticket_id], verify = find_escalated, max_retries = 0, settle_ms = 30_000)]
         #[tool(description = "Escalate a ticket")]
         async fn escalate_ticket(
             &self,
@@ -464,7 +464,7 @@ mod two_tools {
             Ok(self.desk.find("escalated", &params.0.ticket_id).map(text))
         }
 
-        #[side_effect(key = [ticket_id], verify = find_deprioritised, max_retries = 0)]
+        #[side_effect(key = [ticket_id], verify = find_deprioritised, max_retries = 0, settle_ms = 30_000)]
         #[tool(description = "Lower a ticket's priority")]
         async fn deprioritise_ticket(
             &self,

@@ -97,7 +97,7 @@ impl Tool for Escalate {
         serde_json::json!({ "type": "object" })
     }
 
-    #[side_effect(key = [ticket_id], verify = find, max_retries = 0)]
+    #[side_effect(key = [ticket_id], verify = find, max_retries = 0, settle_ms = 30_000)]
     async fn call(&self, _c: &mut ToolContext, args: Self::Args) -> Result<String, DeskError> {
         self.desk.change(&args.ticket_id, "escalated")
     }
@@ -117,7 +117,7 @@ impl Tool for Deprioritise {
         serde_json::json!({ "type": "object" })
     }
 
-    #[side_effect(key = [ticket_id], verify = find, max_retries = 0)]
+    #[side_effect(key = [ticket_id], verify = find, max_retries = 0, settle_ms = 30_000)]
     async fn call(&self, _c: &mut ToolContext, args: Self::Args) -> Result<String, DeskError> {
         self.desk.change(&args.ticket_id, "deprioritised")
     }

@@ -91,11 +91,13 @@
 //! (plus its visibility delay) longer than `settle_ms` — neither in the random draws nor in
 //! the exhaustive enumeration ([`Schedule::longest_in_flight`], tested). A contract with
 //! neither `settle_ms` nor `server_dedup` is tested against the reference's 90 s late commit
-//! and fails (IDEM009). Widen [`Env::bound_ms`] beyond the settle window to see the
+//! and fails: when it may retry (IDEM009), and also when it never retries, on a redelivered
+//! call that finds its record UNKNOWN or DECLARED by a crashed process and is told "not done"
+//! by a lagging replica (`tests/sim/tests/agent_tools/documented.rs`). Widen [`Env::bound_ms`] beyond the settle window to see the
 //! duplicate a wrong settle window lets through.
 //!
-//! A `settle_ms` no longer than the attempt's timeout (`settle_ms = 2_000` with the default
-//! 30 s) is a strong claim: *every request this tool sends lands, and is visible to the
+//! A `settle_ms` no longer than the attempt's timeout (the rig example's `timeout_ms = 2_000,
+//! settle_ms = 2_000`; shorter than the timeout is IDEM009) is a strong claim: *every request this tool sends lands, and is visible to the
 //! postcondition, within `settle_ms` of being sent — or never*. Then nothing is in flight
 //! when an attempt times out, and the postcondition's "not done" is final. The harness
 //! proves the tool under that claim: `late_commit`, `reorder` and `slow_success`, whose

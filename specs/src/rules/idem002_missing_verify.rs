@@ -22,7 +22,7 @@ before retrying did most of the work: verify-only cut duplicates from about 42% 
 async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }
 
 // passes
-#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1)]
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
 async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }
 async fn find_charge(billing: &Billing, args: &ChargeArgs) -> Result<Option<Charge>, BillingError> { .. }"#,
     compile_time: true,

@@ -22,7 +22,7 @@ postcondition says the first attempt did not happen, is a defensible default.",
 async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }
 
 // passes
-#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1)]
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
 async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }"#,
     compile_time: true,
 };

@@ -30,7 +30,7 @@ let key = Uuid::new_v4().to_string();
 client.post(url).header("Idempotency-Key", key).send().await?;
 
 // passes
-#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1)]
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
 async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, BillingError> { .. }"#,
     compile_time: true,
 };

@@ -21,7 +21,7 @@ duplicate it. A team-wide ceiling keeps the decision in one reviewed place inste
 async fn open_ticket(desk: &Desk, args: TicketArgs) -> Result<Ticket, DeskError> { .. }
 
 // passes
-#[side_effect(key = [ticket_ref], verify = find_ticket, max_retries = 1)]
+#[side_effect(key = [ticket_ref], verify = find_ticket, max_retries = 1, settle_ms = 30_000)]
 async fn open_ticket(desk: &Desk, args: TicketArgs) -> Result<Ticket, DeskError> { .. }"#,
     compile_time: true,
 };

@@ -24,7 +24,7 @@ freely. A false hint turns a careful client into a duplicating one.",
 async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Result<String, String> { .. }
 
 // passes
-#[side_effect(key = [customer, order_id], verify = Self::find_charge, max_retries = 1, settle_ms = 30_000)]
+#[side_effect(key = [customer, order_id], verify = find_charge, max_retries = 1, settle_ms = 30_000)]
 #[tool(description = "Charge a card", annotations(destructive_hint = false, idempotent_hint = true))]
 async fn create_charge(&self, Parameters(args): Parameters<ChargeArgs>) -> Result<String, String> { .. }"#,
     compile_time: true,

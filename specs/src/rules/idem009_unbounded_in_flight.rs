@@ -23,8 +23,12 @@ the check runs before the in-flight request lands, reports 'not done', and the r
 the effect. Only a settle window or server-side deduplication closes that window. A request \
 still in flight when a 30 s attempt gives up has already outlived a 2 s settle window: the \
 postcondition is trusted at once, says 'not done', and the request lands afterwards (the \
-simulator finds this schedule). When the downstream system really commits within the window \
-whatever the client waits, say so: `allow(unbounded_in_flight, reason = \"..\")`.",
+simulator takes `settle_ms` at its word and holds no request longer; with a wider in-flight \
+bound, `Env::bound_ms`, it finds this schedule). When the downstream system really commits \
+within the window whatever the client waits, say so: `allow(unbounded_in_flight, reason = \"..\")`. \
+A tool that never retries (`max_retries = 0`) is not checked, yet a call the agent repeats after \
+an Unknown answer or a crash is a retry too: it asks the postcondition and, told 'not done', \
+executes again (the simulator finds the duplicate), so state `settle_ms` there as well.",
     example: r#"// warns
 #[side_effect(key = [to], verify = find_welcome, max_retries = 1)]
 async fn send_welcome(mail: &Mailer, to: String) -> Result<MessageId, MailError> { .. }

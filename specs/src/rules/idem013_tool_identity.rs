@@ -27,7 +27,7 @@ impl Tickets { #[side_effect(key = [id], verify = find, max_retries = 0)] async 
 impl Users   { #[side_effect(key = [id], verify = find, max_retries = 0)] async fn create(..) }
 
 // passes: each has its own identity
-impl Tickets { #[side_effect(name = "tickets.create", key = [id], verify = find, max_retries = 0)] async fn create(..) }
-impl Users   { #[side_effect(name = "users.create", key = [id], verify = find, max_retries = 0)] async fn create(..) }"#,
+impl Tickets { #[side_effect(name = "tickets.create", key = [id], verify = find, max_retries = 0, settle_ms = 30_000)] async fn create(..) }
+impl Users   { #[side_effect(name = "users.create", key = [id], verify = find, max_retries = 0, settle_ms = 30_000)] async fn create(..) }"#,
     compile_time: false,
 };
