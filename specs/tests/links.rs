@@ -189,7 +189,7 @@ fn broken_links(page: &Path, text: &str) -> Vec<String> {
                 dir.join(path)
             };
             let at = format!("{}:{line_no}: `{target}`", page.display());
-            if !file.exists() {
+            if !path.is_empty() && !file.exists() {
                 broken.push(format!("{at}: no such file {}", file.display()));
                 continue;
             }
