@@ -874,12 +874,15 @@ fn age(root: &Path, secs: u64) {
 }
 
 /// One cached run as `check` makes it: plan, collect, analyze, save. Returns the findings
-/// (short format), the run's use of the cache and the cache file.
+/// (short format), the run's use of the cache and the cache file. The target directory is the
+/// workspace's own `target/`, whatever `CARGO_TARGET_DIR` the tests run with: tests running
+/// side by side in this process must not share one cache.
 fn cached_run(root: &Path) -> (String, cargo_idemcheck::cache::Use, PathBuf) {
     let sel = Selection {
         manifest_path: Some(root.join("Cargo.toml")),
         workspace: true,
         cache: true,
+        target_dir: Some(root.join("target")),
         ..Selection::default()
     };
     let plan = plan(&sel).expect("plan");
