@@ -81,7 +81,12 @@ fn targets(line: &str) -> Vec<String> {
     if trimmed.starts_with('[')
         && let Some(i) = trimmed.find("]: ")
     {
-        out.extend(trimmed[i + 3..].split_whitespace().next().map(str::to_string));
+        out.extend(
+            trimmed[i + 3..]
+                .split_whitespace()
+                .next()
+                .map(str::to_string),
+        );
     }
     let mut rest = line;
     while let Some(i) = rest.find("href=\"") {
@@ -101,8 +106,12 @@ fn slug(heading: &str) -> String {
     let mut rest = heading;
     // Links: `[text](url)` → `text`.
     while let Some(open) = rest.find('[') {
-        let Some(mid) = rest[open..].find("](") else { break };
-        let Some(close) = rest[open + mid..].find(')') else { break };
+        let Some(mid) = rest[open..].find("](") else {
+            break;
+        };
+        let Some(close) = rest[open + mid..].find(')') else {
+            break;
+        };
         text.push_str(&rest[..open]);
         text.push_str(&rest[open + 1..open + mid]);
         rest = &rest[open + mid + close + 1..];
