@@ -28,6 +28,10 @@ pub struct Selection {
     /// Use the incremental cache ([`crate::cache`]; the command line's default, off with
     /// `--no-cache`).
     pub cache: bool,
+    /// The target directory, as `CARGO_TARGET_DIR` would give it (and in its place): where
+    /// the cache lives and what `cargo metadata` is told. `None`: cargo's own choice
+    /// (`CARGO_TARGET_DIR`, configuration, or `target/` in the workspace root).
+    pub target_dir: Option<PathBuf>,
 }
 
 /// The package selection every subcommand takes (`check`, `docs`, `suggest`).
@@ -65,6 +69,7 @@ impl SelectArgs {
             config_path: self.config.clone(),
             all_files: self.all_files,
             cache: !self.no_cache,
+            target_dir: None,
         }
     }
 }
@@ -233,6 +238,9 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             )));
         }
         cmd.manifest_path(m);
+    }
+    if let Some(dir) = &sel.target_dir {
+        cmd.env("CARGO_TARGET_DIR", absolute(dir));
     }
     // One discovery for the whole plan: the workspace root for the cache's place, then every
     // package's configuration, each manifest read once.
@@ -426,13 +434,22 @@ fn start_manifest(sel: &Selection) -> Option<PathBuf> {
 /// `CARGO_TARGET_DIR`, else `target` in the workspace root (as configuration discovery finds
 /// it, whose reads of the manifests the plan's configurations then reuse). Checked against
 /// what `cargo metadata` says before anything is kept there.
-fn guess_target_dir(manifest: &Path, discovery: &mut Discovery) -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+fn guess_target_dir(sel: &Selection, manifest: &Path, discovery: &mut Discovery) -> PathBuf {
+    if let Some(dir) = target_dir_variable(sel) {
         return absolute(Path::new(&dir));
     }
     let package = manifest.parent().unwrap_or(Path::new("."));
     let root = discovery.workspace_root(package).unwrap_or(package);
     root.join("target")
+}
+
+/// `CARGO_TARGET_DIR` as cargo will see it: the selection's [`Selection::target_dir`], else
+/// the environment's.
+fn target_dir_variable(sel: &Selection) -> Option<std::ffi::OsString> {
+    match &sel.target_dir {
+        Some(dir) => Some(absolute(dir).into_os_string()),
+        None => std::env::var_os("CARGO_TARGET_DIR"),
+    }
 }
 
 /// `cargo metadata`, from the cache ([`crate::cache`]) when nothing it was derived from
@@ -448,11 +465,11 @@ fn cached_metadata(
     let Some(manifest) = start_manifest(sel) else {
         return (cmd.exec(), None);
     };
-    let guess = guess_target_dir(&manifest, discovery);
+    let guess = guess_target_dir(sel, &manifest, discovery);
     let invocation = format!(
         "{}|{:?}|{:?}",
         manifest.display(),
-        std::env::var_os("CARGO_TARGET_DIR"),
+        target_dir_variable(sel),
         std::env::var_os("CARGO_BUILD_TARGET_DIR"),
     );
     let cache = Cache::open(&guess);

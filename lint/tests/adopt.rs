@@ -951,21 +951,21 @@ fn pre_commit_language_rust_hook_builds_from_this_repository() {
     assert!(log.contains("Passed"), "{log}");
 }
 
-/// The README's `suggest` excerpt is real output.
+/// The `suggest` excerpt of docs/adopting.md is real output.
 #[test]
-fn readme_suggest_excerpt_is_real_output() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+fn adopting_guide_suggest_excerpt_is_real_output() {
+    let readme = std::fs::read_to_string(repo_root().join("docs/adopting.md")).unwrap();
     let marker = "`lint/tests/fixtures/adopt_suggest`:\n\n```text\n";
     let start = readme
         .find(marker)
-        .expect("the README shows suggest's output")
+        .expect("docs/adopting.md shows suggest's output")
         + marker.len();
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let r = run(&fixture("adopt_suggest"), &["suggest"]);
     assert_eq!(r.code, 0);
     assert!(
         r.stdout.contains(block),
-        "README:\n{block}\nreal:\n{}",
+        "docs/adopting.md:\n{block}\nreal:\n{}",
         r.stdout
     );
 }

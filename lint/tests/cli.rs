@@ -874,12 +874,15 @@ fn age(root: &Path, secs: u64) {
 }
 
 /// One cached run as `check` makes it: plan, collect, analyze, save. Returns the findings
-/// (short format), the run's use of the cache and the cache file.
+/// (short format), the run's use of the cache and the cache file. The target directory is the
+/// workspace's own `target/`, whatever `CARGO_TARGET_DIR` the tests run with: tests running
+/// side by side in this process must not share one cache.
 fn cached_run(root: &Path) -> (String, cargo_idemcheck::cache::Use, PathBuf) {
     let sel = Selection {
         manifest_path: Some(root.join("Cargo.toml")),
         workspace: true,
         cache: true,
+        target_dir: Some(root.join("target")),
         ..Selection::default()
     };
     let plan = plan(&sel).expect("plan");
@@ -1332,4 +1335,30 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
         );
         assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
     }
+}
+
+/// The README's main job (`idemcheck --manifest-path examples/agent-tools/Cargo.toml`): the
+/// output the README shows is its real output, and it exits 1 (the example's deliberately
+/// incomplete tool), whatever the working directory.
+#[test]
+fn readme_main_job_output_is_real() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("lint/ is in the repository");
+    let out = bin()
+        .current_dir(std::env::temp_dir())
+        .args(["idemcheck", "--manifest-path"])
+        .arg(root.join("examples/agent-tools/Cargo.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let marker = "not a broken checkout:\n\n```text\n";
+    let start = readme
+        .find(marker)
+        .expect("the README shows the main job's output")
+        + marker.len();
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert_eq!(block, stdout, "README:\n{block}\nreal:\n{stdout}");
 }

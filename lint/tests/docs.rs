@@ -308,7 +308,7 @@ fn bad_arguments_exit_2() {
     assert!(err.starts_with("error:"), "{err}");
 }
 
-/// `[text](#anchor)` → `text`: in-page links differ between the document and README.
+/// `[text](#anchor)` → `text`: in-page links differ between the document and its excerpts.
 fn unlink(line: &str) -> String {
     let mut out = String::new();
     let mut rest = line;
@@ -327,9 +327,28 @@ fn unlink(line: &str) -> String {
     out
 }
 
+/// The excerpts of `docs` output shown in README.md and docs/*.md (`<!-- docs-excerpt: ARGS -->`
+/// .. `<!-- /docs-excerpt -->`) are real output of `docs ARGS`.
 #[test]
 fn readme_excerpts_are_real_output() {
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let mut pages = vec![workspace_root().join("README.md")];
+    for entry in std::fs::read_dir(workspace_root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    pages.sort();
+    let mut blocks = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        blocks += check_excerpts(page, &text);
+    }
+    assert_eq!(blocks, 2);
+}
+
+/// Checks each `docs-excerpt` block of one page; returns how many there were.
+fn check_excerpts(page: &Path, readme: &str) -> usize {
     let mut blocks = 0;
     for block in readme.split("<!-- docs-excerpt: ").skip(1) {
         let (args, body) = block.split_once(" -->\n").expect("marker");
@@ -347,13 +366,14 @@ fn readme_excerpts_are_real_output() {
             }
             assert!(
                 lines.contains(&unlink(line)),
-                "README line not in the output of `docs {}`:\n{line}",
+                "{}: line not in the output of `docs {}`:\n{line}",
+                page.display(),
                 args.join(" ")
             );
         }
         blocks += 1;
     }
-    assert_eq!(blocks, 2);
+    blocks
 }
 
 /// The section of a tool in the Markdown document, from its heading to the next one.

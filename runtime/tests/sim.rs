@@ -1428,23 +1428,23 @@ fn a_lying_postcondition_passes_the_old_six_classes_and_fails_lost_request() {
 }
 
 #[test]
-fn readme_shows_the_lying_postcondition_shrunk_and_its_replay() {
+fn docs_show_the_lying_postcondition_shrunk_and_its_replay() {
     let report = lying_postcondition().check(&lying_config(None));
     let c = report
         .counterexamples
         .iter()
         .find(|c| c.class == Some(FaultClass::LostRequest))
         .expect("a counterexample");
-    let readme = std::fs::read_to_string(manifest("../README.md")).unwrap();
+    let readme = std::fs::read_to_string(manifest("../docs/simulator.md")).unwrap();
     assert!(
         readme.contains(&c.timeline()),
-        "README.md must show this timeline:\n{}",
+        "docs/simulator.md must show this timeline:\n{}",
         c.timeline()
     );
     let saved = "tests/counterexamples/verify_always_done-lost_request-seed1-ep0.json";
     assert!(
         readme.contains(saved),
-        "README.md must show the replay of {saved}"
+        "docs/simulator.md must show the replay of {saved}"
     );
     lying_postcondition()
         .replay_file(manifest(saved))
@@ -1627,11 +1627,11 @@ fn every_mutant_is_killed_by_a_fault_class() {
             "{class} kills nothing an older class does not\n{report}"
         );
     }
-    // The README shows this run's table.
-    let readme = std::fs::read_to_string(manifest("../README.md")).unwrap();
+    // docs/simulator.md shows this run's table.
+    let readme = std::fs::read_to_string(manifest("../docs/simulator.md")).unwrap();
     assert!(
         readme.contains(&report.markdown()),
-        "README.md must show the mutant table:\n{}",
+        "docs/simulator.md must show the mutant table:\n{}",
         report.markdown()
     );
     let text = report.to_string();

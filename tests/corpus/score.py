@@ -21,7 +21,7 @@ pinned sources and compares its tool inventory and findings with the labels:
 - findings: (tool, code) pairs of IDEM001-IDEM009, expected from the labels, against the
   findings reported, ambiguous tools left out.
 
-Exit status 0; the table is the output. `--markdown` prints the README table.
+Exit status 0; the table is the output. `--markdown` prints the table of docs/accuracy.md.
 
 `--cache-equivalence` checks the incremental cache instead: each repository's report with the
 cache (cold, then warm, in a fresh target directory) must equal its report with `--no-cache`,

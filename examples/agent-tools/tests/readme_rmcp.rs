@@ -1,5 +1,5 @@
-//! README, "Guarding an rmcp server in five steps": this file is quoted there verbatim
-//! (`tests/readme_sections.rs` checks it), so the README's snippet compiles and runs.
+//! docs/rmcp.md, "Guarding an rmcp server in five steps": this file is quoted there verbatim
+//! (`tests/readme_sections.rs` checks it), so the snippet there compiles and runs.
 
 // Step 2: `#[side_effect]` stacked ABOVE rmcp's `#[tool]`, in a `#[tool_router]` impl.
 use std::sync::{Arc, Mutex};

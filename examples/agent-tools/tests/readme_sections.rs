@@ -1,8 +1,8 @@
-//! The README's "Guarding an rmcp server in five steps" quotes `tests/readme_rmcp.rs` exactly,
-//! and its Cargo lines are this crate's own.
+//! docs/rmcp.md, "Guarding an rmcp server in five steps", quotes `tests/readme_rmcp.rs`
+//! exactly, and its Cargo lines are this crate's own.
 
 fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap()
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rmcp.md")).unwrap()
 }
 
 #[test]
@@ -10,18 +10,18 @@ fn the_rmcp_section_quotes_the_tested_file() {
     let file = include_str!("readme_rmcp.rs");
     let readme = readme();
     let section = &readme[readme
-        .find("## Guarding an rmcp server in five steps")
-        .expect("the README has the section")..];
+        .find("# Guarding an rmcp server in five steps")
+        .expect("docs/rmcp.md has the section")..];
     assert!(
         section.contains(&format!("```rust\n{file}```\n")),
-        "README's copy of tests/readme_rmcp.rs differs from the file"
+        "docs/rmcp.md's copy of tests/readme_rmcp.rs differs from the file"
     );
     // The Cargo lines: the features this crate builds the file with.
     let manifest = include_str!("../Cargo.toml");
     for dep in manifest.lines().filter(|l| l.starts_with("rmcp = ")) {
         assert!(
             section.contains(&format!("   {dep}\n")),
-            "README lacks `{dep}`"
+            "docs/rmcp.md lacks `{dep}`"
         );
     }
     assert!(

@@ -1,13 +1,13 @@
-//! The README's "Guarding a rig `Tool` in place" quotes this crate's `src/lib.rs` and its test
-//! exactly, and its Cargo lines are this crate's own.
+//! docs/rig.md, "Guarding a rig `Tool` in place", quotes this crate's `src/lib.rs` and its
+//! test exactly, and its Cargo lines are this crate's own.
 
 #[test]
 fn the_rig_section_quotes_the_tested_files() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rig.md")).unwrap();
     let section = &readme[readme
-        .find("## Guarding a rig `Tool` in place")
-        .expect("the README has the section")..];
+        .find("# Guarding a rig `Tool` in place")
+        .expect("docs/rig.md has the section")..];
     for (name, file) in [
         ("src/lib.rs", include_str!("../src/lib.rs")),
         (
@@ -17,7 +17,7 @@ fn the_rig_section_quotes_the_tested_files() {
     ] {
         assert!(
             section.contains(&format!("```rust\n{file}```\n")),
-            "README's copy of {name} differs from the file"
+            "docs/rig.md's copy of {name} differs from the file"
         );
     }
     let manifest = include_str!("../Cargo.toml");
@@ -28,7 +28,7 @@ fn the_rig_section_quotes_the_tested_files() {
         let dep = dep.replace("../../runtime", "../idemcheck/runtime");
         assert!(
             section.contains(&format!("{dep}\n")),
-            "README lacks `{dep}`"
+            "docs/rig.md lacks `{dep}`"
         );
     }
 }

@@ -564,7 +564,7 @@ impl Display for MutationReport {
 }
 
 impl MutationReport {
-    /// The mutant × class table as Markdown (violating episodes per class; the README shows
+    /// The mutant × class table as Markdown (violating episodes per class; docs/simulator.md shows
     /// the suite's run of it).
     pub fn markdown(&self) -> String {
         let mut out = String::from("| mutant | the bug |");

@@ -115,7 +115,12 @@ pub fn catalogue_markdown() -> String {
         ));
     }
     for rule in CATALOGUE {
-        out.push('\n');
+        // The anchor of `docs_url` and of the table above: GitHub's own anchor for the
+        // heading would be `idem001-missing_key`.
+        out.push_str(&format!(
+            "\n<a id=\"{}\"></a>\n\n",
+            rule.code.to_ascii_lowercase()
+        ));
         out.push_str(
             &rule
                 .markdown()
