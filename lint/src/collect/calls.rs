@@ -51,6 +51,7 @@ impl Collector<'_> {
                 program: c.args.first().and_then(lit_str),
                 args: Vec::new(),
                 loc: Loc::of_tokens(c),
+                stdin_piped: false,
             };
             self.fn_stack.last_mut().unwrap().pending_proc = Some(spec);
         }

@@ -121,6 +121,7 @@ impl Collector<'_> {
                         program: call.args.first().and_then(lit_str),
                         args: Vec::new(),
                         loc: Loc::of_tokens(call),
+                        stdin_piped: false,
                     });
                 }
                 if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "OpenOptions" {
@@ -147,6 +148,7 @@ impl Collector<'_> {
             _ => None,
         };
         let mut terminal = false;
+        let mut session = false;
         let mut var_update: Option<String> = None;
         if let (Expr::Path(p), Some(_)) = (root, &proc) {
             var_update = p.path.get_ident().map(|i| i.to_string());
@@ -378,6 +380,21 @@ impl Collector<'_> {
                             }
                         }
                     }
+                    "stdin"
+                        if mc.args.first().is_some_and(|a| {
+                            matches!(strip(a), Expr::Call(c) if matches!(strip(&c.func),
+                                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "piped")))
+                        }) =>
+                    {
+                        spec.stdin_piped = true;
+                    }
+                    // A process started with a pipe to its stdin and left running (`spawn`,
+                    // not `output`/`status`) is a session the caller talks to: a sidecar, a
+                    // REPL, a language server. Starting it is set-up; what is sent decides.
+                    "spawn" if spec.stdin_piped => {
+                        terminal = true;
+                        session = true;
+                    }
                     "status" | "output" | "spawn" | "exec" => terminal = true,
                     _ => {}
                 }
@@ -386,7 +403,16 @@ impl Collector<'_> {
         }
         self.via_hint = None;
         if let Some(spec) = proc {
-            if terminal {
+            if session {
+                self.read_signal(
+                    format!(
+                        "a session process started (`{}`): what is sent to it decides",
+                        spec.program.as_deref().unwrap_or("…")
+                    ),
+                    spec.loc,
+                    None,
+                );
+            } else if terminal {
                 self.process_evidence(&spec);
             } else if let Some(var) = var_update {
                 if let Some(f) = self.cur() {
@@ -964,6 +990,61 @@ impl S {
             [
                 ("one".into(), "Write".into()),
                 ("two".into(), "Read".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_session_process_is_set_up_and_the_command_sent_decides() {
+        // A PowerShell sidecar started once with a pipe to its stdin: starting it is no
+        // write; each tool is judged by the cmdlet it sends (`Stop-VM` writes, `Get-VM`
+        // reads), also when the list's first word is a `format!` or the text a `format!` of
+        // the list.
+        let src = r#"
+use std::process::{Command, Stdio};
+pub struct Sidecar { inner: std::sync::Mutex<Option<std::process::Child>> }
+impl Sidecar {
+    fn spawn_inner() -> std::io::Result<std::process::Child> {
+        Command::new("powershell.exe").args(["-NoProfile", "-Command", "-"])
+            .stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()
+    }
+    pub fn execute(&self, command: &str) -> std::io::Result<String> {
+        let mut g = self.inner.lock().unwrap();
+        if g.is_none() { *g = Some(Self::spawn_inner()?); }
+        use std::io::Write;
+        g.as_mut().unwrap().stdin.as_mut().unwrap().write_all(command.as_bytes())?;
+        Ok(String::new())
+    }
+}
+pub struct S { sidecar: Sidecar }
+impl S {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self, name: String) -> String {
+        let mut args = vec!["Stop-VM".to_string()];
+        args.push(format!("-Name '{}'", name));
+        let ps = format!("{} | Select-Object Name | ConvertTo-Json", args.join(" "));
+        self.sidecar.execute(&ps).unwrap()
+    }
+    #[rmcp::tool(description = "Two")]
+    pub async fn two(&self, name: String) -> String {
+        let args = vec![format!("Set-VM -Name '{}'", name)];
+        self.sidecar.execute(&args.join(" ")).unwrap()
+    }
+    #[rmcp::tool(description = "Three")]
+    pub async fn three(&self, name: String) -> String {
+        let mut args = vec!["Get-VM".to_string()];
+        args.push(format!("-Name '{}'", name));
+        let ps = format!("{} | Select-Object Name | ConvertTo-Json", args.join(" "));
+        self.sidecar.execute(&ps).unwrap()
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("one".into(), "Write".into()),
+                ("three".into(), "Read".into()),
+                ("two".into(), "Write".into()),
             ]
         );
     }

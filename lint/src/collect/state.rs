@@ -9,6 +9,8 @@ pub(super) struct ProcSpec {
     pub(super) program: Option<String>,
     pub(super) args: Vec<String>,
     pub(super) loc: Loc,
+    /// `.stdin(Stdio::piped())`: the caller talks to the process after it starts.
+    pub(super) stdin_piped: bool,
 }
 
 #[derive(Debug)]

@@ -74,9 +74,19 @@ impl Collector<'_> {
             Expr::Macro(m) => {
                 let last = m.mac.path.segments.last()?.ident.to_string();
                 match last.as_str() {
-                    "format" | "concat" | "formatdoc" | "indoc" | "format_args" | "sql" => {
-                        lit_str(e)
+                    "format" | "formatdoc" | "format_args" => {
+                        let t = lit_str(e)?;
+                        // `format!("{} | Select-Object ..", args.join(" "))` with `args` a word
+                        // list this function built (`vec!["Stop-VM".to_string()]`): the
+                        // command the text starts with is the list's.
+                        if t.starts_with("{}")
+                            && let Some(lead) = self.leading_words(m)
+                        {
+                            return Some(t.replacen("{}", &lead, 1));
+                        }
+                        Some(t)
                     }
+                    "concat" | "indoc" | "sql" => lit_str(e),
                     _ => None,
                 }
             }
@@ -147,6 +157,28 @@ impl Collector<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The words a `format!` fills its first placeholder with, when that argument is the
+    /// `join` of a word list this function built, or a text it holds: the known words of the
+    /// list up to the first unknown one.
+    fn leading_words(&self, m: &syn::ExprMacro) -> Option<String> {
+        use syn::punctuated::Punctuated;
+        let args = m
+            .mac
+            .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            .ok()?;
+        let first = args.iter().nth(1)?;
+        if let Expr::MethodCall(j) = strip(first)
+            && j.method == "join"
+            && let Expr::Path(p) = strip(&j.receiver)
+            && let Some(id) = p.path.get_ident()
+        {
+            let words = self.fn_stack.last()?.lists.get(&id.to_string())?;
+            let known: Vec<&str> = words.iter().map_while(|w| w.as_deref()).collect();
+            return (!known.is_empty()).then(|| known.join(" "));
+        }
+        self.text_of(first)
     }
 
     /// The write verb of a statement handed to a query API, from its text as far as this
@@ -433,6 +465,17 @@ impl Collector<'_> {
                 EvidenceKind::Sql,
                 true,
                 format!("{kw} statement"),
+                loc(),
+                None,
+            );
+        } else if text.len() > 8
+            && text.contains('-')
+            && let Some(cmdlet) = crate::evidence::script_write(text)
+        {
+            self.evidence(
+                EvidenceKind::Process,
+                true,
+                format!("PowerShell `{cmdlet}` in a script built here"),
                 loc(),
                 None,
             );
