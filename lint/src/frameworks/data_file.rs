@@ -35,6 +35,9 @@
 //!   as for any tool, and if they do not it is reported as unknown, with its entry and
 //!   executor as the evidence. An entry is never left out.
 //!
+//! An entry named like a tool defined in code is that tool; a list half of whose entries are
+//! is a catalogue of the tools the code defines (a generated registry), and defines none.
+//!
 //! The per-file pass only gathers facts ([`refs`]: the data files a file's literals name;
 //! [`crate::facts::FnFacts::str_arms`]; [`crate::facts::FnFacts::runs_given_program`]);
 //! [`link`], run once every file is collected, reads the data files and makes the tools.
@@ -386,8 +389,9 @@ enum Executor {
 
 /// Make the tools of the data files that the collected files name: one more [`FileFacts`] per
 /// data file holding a tool list, its tools located at their entries. `config` gives each
-/// crate's configuration, `read` a file's text. Entries named like a tool defined in code in
-/// the same crate are that tool, and left to it.
+/// crate's configuration, `read` a file's text. An entry named like a tool defined in code is
+/// that tool, and left to it; a list half of whose entries are is a catalogue of the tools
+/// defined in code, and makes none.
 pub fn link(
     files: &mut Vec<FileFacts>,
     root: &Path,
@@ -397,12 +401,14 @@ pub fn link(
     if !files.iter().any(|f| !f.data_refs.is_empty()) {
         return;
     }
-    // Each data file once, with the first file naming it.
-    let mut found: BTreeMap<PathBuf, (usize, String, Vec<Entry>)> = BTreeMap::new();
+    // Each data file once, with the first file naming it; embedded files first (a copy read
+    // at start-up then repeats their tools, and makes none).
+    let mut found: BTreeMap<(bool, PathBuf), (usize, Vec<Entry>)> = BTreeMap::new();
+    let mut seen_paths = rustc_hash::FxHashSet::default();
     for (fi, f) in files.iter().enumerate() {
         for r in &f.data_refs {
             for path in candidates(&f.path, r, root) {
-                if found.contains_key(&path) {
+                if seen_paths.contains(&path) {
                     break;
                 }
                 let Some(text) = read(&path) else {
@@ -414,30 +420,34 @@ pub fn link(
                     .copied()
                     .unwrap_or("");
                 let list = entries(&text, ext);
+                seen_paths.insert(path.clone());
                 if !list.is_empty() {
-                    found.insert(path, (fi, ext.to_string(), list));
+                    found.insert((!r.embedded, path), (fi, list));
                 }
                 break;
             }
         }
     }
-    for (path, (source, _, list)) in found {
+    for ((_, path), (source, list)) in found {
         let krate = files[source].krate;
         let rel = path
             .strip_prefix(root)
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        let defined: rustc_hash::FxHashSet<String> = files
+        // Tools defined in code anywhere in the run: an entry named like one is that tool,
+        // and a list of which half the entries are is a catalogue of them (a schema export,
+        // a generated registry), not their definition.
+        let defined: rustc_hash::FxHashSet<&str> = files
             .iter()
-            .filter(|f| f.krate == krate)
-            .flat_map(|f| f.tools.iter().map(|t| t.name.clone()))
+            .flat_map(|f| f.tools.iter().map(|t| t.name.as_str()))
             .collect();
+        let total = list.len();
         let list: Vec<Entry> = list
             .into_iter()
-            .filter(|e| !defined.contains(&e.name))
+            .filter(|e| !defined.contains(e.name.as_str()))
             .collect();
-        if list.is_empty() {
+        if list.is_empty() || (total - list.len()) * 2 >= total {
             continue;
         }
         let executor = find_executor(files, krate, &list);
@@ -993,9 +1003,40 @@ synopsis = "Remove a notification"
     }
 
     #[test]
+    fn a_copy_read_at_start_up_repeats_the_embedded_list() {
+        let src = format!(
+            "{EXECUTOR}\nfn load() -> String {{ std::fs::read_to_string(\"config/tools.json\").unwrap() }}\n"
+        );
+        let a = crate::analysis::analyze_sources(
+            &[
+                ("src/lib.rs", &src),
+                ("config/tools.json", TOOLS_JSON),
+                ("tools.json", TOOLS_JSON),
+            ],
+            Config::default(),
+        );
+        let files: Vec<(&str, &str)> = a
+            .report
+            .tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.file.as_str()))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                ("erp_create", "tools.json"),
+                ("erp_search", "tools.json"),
+                ("erp_delete", "tools.json"),
+                ("erp_frobnicate", "tools.json"),
+            ]
+        );
+    }
+
+    #[test]
     fn near_misses_are_no_tools() {
-        // A data file that is no tool list, a tool list no literal names, and an entry
-        // named like a tool defined in code (that tool, not a second one).
+        // A data file that is no tool list, a tool list no literal names, an entry named
+        // like a tool defined in code (that tool, not a second one), and a list most of whose
+        // entries are tools defined in code (a catalogue of them: no tool of its own).
         let src = r#"
 const SERVERS: &str = include_str!("../servers.json");
 #[rmcp::tool(description = "Create a record")]
@@ -1017,5 +1058,17 @@ async fn erp_create(&self) -> String { String::new() }
         let create: Vec<_> = got.iter().filter(|r| r.0 == "erp_create").collect();
         assert_eq!(create.len(), 1);
         assert_eq!(create[0].2, "rmcp");
+        assert_eq!(got.len(), 4, "{got:?}");
+        let catalogue = r#"const T: &str = include_str!("../tools.json");
+#[rmcp::tool(description = "Create a record")]
+async fn erp_create(&self) -> String { String::new() }
+#[rmcp::tool(description = "Search records")]
+async fn erp_search(&self) -> String { String::new() }
+"#;
+        let got = crate::analysis::inventory_rows(&[
+            ("src/lib.rs", catalogue),
+            ("tools.json", TOOLS_JSON),
+        ]);
+        assert!(got.iter().all(|r| r.2 == "rmcp"), "{got:?}");
     }
 }
