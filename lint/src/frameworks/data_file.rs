@@ -187,6 +187,8 @@ pub struct Entry {
     pub description: Option<String>,
     /// Line of its name in the file.
     pub line: u32,
+    /// Columns of its quoted name on that line (the second after its closing quote).
+    pub columns: (u32, u32),
     /// Its other text values, by `.`-joined key path (`op.type`), the schema left out.
     pub fields: Vec<(String, String)>,
     /// The program it names, with the key naming it and its fixed arguments.
@@ -244,12 +246,13 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
                 }
                 flatten(k, v, 0, &mut fields);
             }
-            let (line, at) = line_of(text, name, from);
+            let (line, columns, at) = line_of(text, name, from);
             from = at;
             out.push(Entry {
                 name: name.to_string(),
                 description,
                 line,
+                columns,
                 program: program_of(obj),
                 fields,
             });
@@ -258,8 +261,8 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
     out
 }
 
-/// Arrays of objects under keys naming tools (`tools`, `tool`, `mcp_tools`), or the value
-/// itself when it is one (`named` false), up to three levels down.
+/// Arrays of objects under keys naming tools ([`names_tools`]), or the value itself when it
+/// is one (`named` false), up to three levels down.
 fn find_lists<'v>(v: &'v Value, top: bool, depth: usize, out: &mut Vec<(&'v [Value], bool)>) {
     match v {
         Value::Array(items) if top && items.iter().any(Value::is_object) => {
@@ -268,7 +271,7 @@ fn find_lists<'v>(v: &'v Value, top: bool, depth: usize, out: &mut Vec<(&'v [Val
         Value::Object(map) if depth < 3 => {
             for (k, child) in map {
                 match child {
-                    Value::Array(items) if k.to_ascii_lowercase().contains("tool") => {
+                    Value::Array(items) if names_tools(k) => {
                         out.push((items, true));
                     }
                     Value::Object(_) => find_lists(child, false, depth + 1, out),
@@ -278,6 +281,13 @@ fn find_lists<'v>(v: &'v Value, top: bool, depth: usize, out: &mut Vec<(&'v [Val
         }
         _ => {}
     }
+}
+
+/// Whether a key names a list of tools: `tools`, `tool` (`[[tool]]`), `mcp_tools`,
+/// `availableTools` — not `toolchains`.
+fn names_tools(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.ends_with("tool") || k.ends_with("tools")
 }
 
 /// The text leaves of a value by `.`-joined key path.
@@ -314,9 +324,9 @@ fn program_of(obj: &serde_json::Map<String, Value>) -> Option<(String, String, V
     Some((key.to_string(), program, args))
 }
 
-/// The line of an entry's name (its value quoted, on a line that says `name`), searched from
-/// byte `from`; and where the search goes on.
-fn line_of(text: &str, name: &str, from: usize) -> (u32, usize) {
+/// The line and columns of an entry's name (its value quoted, on a line that says `name`),
+/// searched from byte `from`; and where the search goes on.
+fn line_of(text: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
     let quoted = format!("\"{name}\"");
     let mut found = None;
     for at in memchr::memmem::find_iter(&text.as_bytes()[from.min(text.len())..], quoted.as_bytes())
@@ -330,11 +340,16 @@ fn line_of(text: &str, name: &str, from: usize) -> (u32, usize) {
         found.get_or_insert(at);
     }
     match found {
-        Some(at) => (
-            memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() as u32 + 1,
-            at + quoted.len(),
-        ),
-        None => (1, from),
+        Some(at) => {
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let column = text[line_start..at].chars().count() as u32 + 1;
+            (
+                memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() as u32 + 1,
+                (column, column + quoted.chars().count() as u32),
+                at + quoted.len(),
+            )
+        }
+        None => (1, (1, 1), from),
     }
 }
 
@@ -468,9 +483,9 @@ pub fn link(
             let at = format!("`{rel}:{}`", e.line);
             let loc = Loc {
                 line: e.line,
-                column: 1,
+                column: e.columns.0,
                 end_line: e.line,
-                end_column: 1,
+                end_column: e.columns.1,
             };
             let (function, body, origin) =
                 judge_entry(files, &executor, e, &at, loc, &mut arm_fns, &mut data);
@@ -871,6 +886,10 @@ fn f() { let p = format!("{}/x.json", dir); let q = "a b.json"; }
         // Not a tool list: other keys, or no names.
         let config = "[[server]]\nname = \"a\"\ndescription = \"b\"\n";
         assert!(entries(config, ".toml").is_empty());
+        let toolchains = r#"{"toolchains": [{"name": "stable", "description": "The stable one"}]}"#;
+        assert!(entries(toolchains, ".json").is_empty());
+        let nested = r#"{"mcp": {"availableTools": [{"name": "x", "description": "Do x"}]}}"#;
+        assert_eq!(entries(nested, ".json").len(), 1);
         assert!(entries("not json", ".json").is_empty());
     }
 
