@@ -25,9 +25,10 @@
 //! naming tools (`tools`, `[[tool]]`) or, with both, at the top level, is a tool named by its
 //! `name`, located at its entry. What it does is decided by what the executor is handed:
 //!
-//! - **an arm selected by a value of the entry**: a `match` on text in the same crate whose
-//!   string-literal arms cover the values of one field of the entries (`op.type`: `"create"`,
-//!   `"search"`, ..) — the entry's body is the arm its value selects, judged as code;
+//! - **an arm selected by a value of the entry**: a `match` on text (anywhere in the
+//!   workspace, the crate naming the list first) whose string-literal arms cover the values
+//!   of one field of the entries (`op.type`: `"create"`, `"search"`, ..; or the `name`) — the
+//!   entry's body is the arm its value selects, judged as code;
 //! - **a program named by the entry** (`binary`, `program`, `command`, with `subcommand` or
 //!   `args`), run by a function that runs a program it is given (`Command::new(binary)`):
 //!   the process model decides (`pm list` reads, `pm install` writes);
@@ -189,7 +190,8 @@ pub struct Entry {
     pub line: u32,
     /// Columns of its quoted name on that line (the second after its closing quote).
     pub columns: (u32, u32),
-    /// Its other text values, by `.`-joined key path (`op.type`), the schema left out.
+    /// Its text values, by `.`-joined key path (`name`, `op.type`), description and schema
+    /// left out.
     pub fields: Vec<(String, String)>,
     /// The program it names, with the key naming it and its fixed arguments.
     pub program: Option<(String, String, Vec<String>)>,
@@ -236,7 +238,8 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
             }) {
                 continue;
             }
-            let mut fields = Vec::new();
+            // Its name selects too (`match def.name.as_str() { "odoo_search" => .. }`).
+            let mut fields = vec![("name".to_string(), name.to_string())];
             for (k, v) in obj {
                 if k == "name" || DESCRIPTION_KEYS.contains(&k.as_str()) {
                     continue;
@@ -466,6 +469,12 @@ pub fn link(
             continue;
         }
         let executor = find_executor(files, krate, &list);
+        // An executor in another member of the workspace: the tools are that crate's (its
+        // configuration, and the crate calls to the arms resolve in).
+        let krate = match &executor {
+            Some(Executor::Arms { file, .. }) => files[*file].krate,
+            _ => krate,
+        };
         let config = config(krate);
         let mut data = FileFacts {
             path: path.clone(),
@@ -507,8 +516,9 @@ fn find_executor(files: &[FileFacts], krate: usize, list: &[Entry]) -> Option<Ex
             values.entry(k.as_str()).or_default().push(v.as_str());
         }
     }
-    let mut best: Option<(usize, Executor)> = None;
-    for (fi, f) in files.iter().enumerate().filter(|(_, f)| f.krate == krate) {
+    // The most values covered; of as many, one in the crate naming the list.
+    let mut best: Option<((usize, bool), Executor)> = None;
+    for (fi, f) in files.iter().enumerate() {
         for (j, g) in f.fns.iter().enumerate() {
             if g.str_arms.is_empty() {
                 continue;
@@ -526,9 +536,10 @@ fn find_executor(files: &[FileFacts], krate: usize, list: &[Entry]) -> Option<Ex
                     let hits = vs.iter().filter(|v| arms.contains_key(**v)).count();
                     let enough =
                         (hits >= 2 || (hits == 1 && vs.len() == 1)) && hits * 2 >= vs.len();
-                    if enough && best.as_ref().is_none_or(|(n, _)| hits > *n) {
+                    let score = (hits, f.krate == krate);
+                    if enough && best.as_ref().is_none_or(|(n, _)| score > *n) {
                         best = Some((
-                            hits,
+                            score,
                             Executor::Arms {
                                 key: key.to_string(),
                                 file: fi,
@@ -547,13 +558,13 @@ fn find_executor(files: &[FileFacts], krate: usize, list: &[Entry]) -> Option<Ex
     if !list.iter().any(|e| e.program.is_some()) {
         return None;
     }
-    // Of the functions that run a program they are given, the one nearest a tools/call
-    // handler (the others scrape help texts, check that the program exists, ..).
+    // Of the functions that run a program they are given, one of the crate naming the list,
+    // nearest a tools/call handler (the others scrape help texts, check that the program
+    // exists, ..).
     let depths = super::handler_depths(files);
     files
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.krate == krate)
         .flat_map(|(fi, f)| {
             f.fns
                 .iter()
@@ -562,6 +573,7 @@ fn find_executor(files: &[FileFacts], krate: usize, list: &[Entry]) -> Option<Ex
         })
         .min_by_key(|(fi, j, _)| {
             (
+                files[*fi].krate != krate,
                 depths.get(&(*fi, *j)).copied().unwrap_or(usize::MAX),
                 *fi,
                 *j,
@@ -863,7 +875,10 @@ fn f() { let p = format!("{}/x.json", dir); let q = "a b.json"; }
         assert_eq!(got[0].line, 3);
         assert_eq!(
             got[0].fields,
-            [("op.type".to_string(), "create".to_string())]
+            [
+                ("name".to_string(), "odoo_create".to_string()),
+                ("op.type".to_string(), "create".to_string())
+            ]
         );
         let toml = "# tools\n[[tool]]\nname = \"pm_list\"\nbinary = \"pm\"\nsubcommand = \"list packages\"\nsynopsis = \"List packages\"\n";
         let got = entries(toml, ".toml");
@@ -1019,6 +1034,64 @@ synopsis = "Remove a notification"
         assert!(got[2].2.contains("process `pm install …`"), "{}", got[2].2);
         assert!(got[3].2.contains("runner::exec_direct"), "{}", got[3].2);
         assert!(got[3].2.contains("`termux-sensor`"), "{}", got[3].2);
+    }
+
+    #[test]
+    fn an_executor_may_select_by_the_entry_name() {
+        let src = r#"
+const TOOLS: &str = include_str!("../tools.json");
+pub fn execute(def: &ToolDef, args: &Value) -> std::io::Result<String> {
+    match def.name.as_str() {
+        "erp_create" => { std::fs::write("records", args.to_string())?; Ok(String::new()) }
+        "erp_search" => std::fs::read_to_string("records"),
+        _ => Ok(String::new()),
+    }
+}
+"#;
+        assert_eq!(
+            kinds(&[("src/lib.rs", src), ("tools.json", TOOLS_JSON)]),
+            [
+                ("erp_create".to_string(), Judgement::Write),
+                ("erp_delete".to_string(), Judgement::Write),
+                ("erp_frobnicate".to_string(), Judgement::Unknown),
+                ("erp_search".to_string(), Judgement::Read),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_executor_in_another_member_runs_the_list() {
+        // `types/src/lib.rs` (crate 0) embeds the list; `server/src/lib.rs` (crate 1) runs it.
+        let collect = |rel: &str, krate: usize, text: &str| {
+            let job = crate::collect::FileJob {
+                path: PathBuf::from(rel),
+                rel: rel.to_string(),
+                krate,
+                module: Vec::new(),
+                mod_rs: true,
+                optional: false,
+            };
+            crate::collect::collect_source(&job, text, &Config::default()).0
+        };
+        let types = collect(
+            "types/src/lib.rs",
+            0,
+            r#"pub const TOOLS: &str = include_str!("../tools.json");"#,
+        );
+        let server = collect("server/src/lib.rs", 1, EXECUTOR);
+        let mut files = vec![server, types];
+        let read = |p: &Path| (p == Path::new("types/tools.json")).then(|| TOOLS_JSON.to_string());
+        link(
+            &mut files,
+            Path::new(""),
+            &|_| std::sync::Arc::new(Config::default()),
+            &read,
+        );
+        let data = files.iter().find(|f| f.rel == "types/tools.json").unwrap();
+        assert_eq!(data.krate, 1);
+        let create = data.tools.iter().find(|t| t.name == "erp_create").unwrap();
+        assert_eq!(create.function, "execute_op[\"create\"]");
+        assert!(matches!(create.body, ToolBody::Local(_)));
     }
 
     #[test]
