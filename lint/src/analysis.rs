@@ -281,7 +281,22 @@ pub fn collect_prefiltered(
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel).then(a.path.cmp(&b.path)));
     crate::frameworks::drop_repeated(&mut files);
+    crate::frameworks::data_file::link(
+        &mut files,
+        &plan.root,
+        &|k| plan.crates[k].config.clone(),
+        &read_data_file,
+    );
     (files, pre)
+}
+
+/// The text of a data file that may hold a tool list (not above 4 MiB).
+fn read_data_file(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 4 << 20 {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 /// Run the rules on collected files.
@@ -412,8 +427,11 @@ pub(crate) fn inventory_rows(sources: &[(&str, &str)]) -> Vec<(String, String, S
 /// other file `a/b.rs` is module `a::b`. `mod` declarations are not followed.
 pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
     let config = Arc::new(config);
+    // Sources that are not Rust are data files (a tool list), read by the data-file style.
+    let is_rust = |rel: &str| rel.ends_with(".rs");
     let files: Vec<FileFacts> = sources
         .iter()
+        .filter(|(rel, _)| is_rust(rel))
         .map(|(rel, text)| {
             let module: Vec<String> = rel
                 .trim_start_matches("src/")
@@ -435,6 +453,12 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
         .collect();
     let mut files = files;
     crate::frameworks::drop_repeated(&mut files);
+    crate::frameworks::data_file::link(&mut files, Path::new(""), &|_| config.clone(), &|p| {
+        sources
+            .iter()
+            .find(|(rel, _)| !is_rust(rel) && Path::new(rel) == p)
+            .map(|(_, text)| text.to_string())
+    });
     let plan = Plan {
         root: PathBuf::new(),
         crates: vec![crate::discover::CratePlan {

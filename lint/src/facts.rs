@@ -260,6 +260,31 @@ pub struct FnFacts {
     pub tools_handler: bool,
     /// The text parameter whose words decide what it does at each call (see [`WordParam`]).
     pub word_param: Option<WordParam>,
+    /// The string-literal arms of its `match`es on text (`match op.op_type.as_str() {
+    /// "create" => op_create(..), .. }`), with what each arm does: an executor of tools
+    /// defined in data selects an arm by a value of the entry
+    /// ([`crate::frameworks::data_file`]).
+    pub str_arms: Vec<StrArm>,
+    /// Where it runs a process whose program is not written here (`Command::new(binary)`):
+    /// what runs is decided by the values it is given (a tool list's `binary` field).
+    pub runs_given_program: Option<Loc>,
+}
+
+/// One string-literal arm of a `match` on text (see [`FnFacts::str_arms`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StrArm {
+    /// The last name of what is matched (`op_type` for `op.op_type.as_str()`).
+    pub on: String,
+    /// The literals of the arm's pattern (`"a" | "b"`).
+    pub values: Vec<String>,
+    /// Line of the arm's first literal.
+    pub line: u32,
+    /// The function's calls made in the arm (a range of indices into [`FnFacts::calls`]).
+    pub calls: (u32, u32),
+    /// Writes in the arm itself.
+    pub evidence: Vec<Evidence>,
+    /// Reads in the arm itself.
+    pub reads: Vec<Evidence>,
 }
 
 /// A text parameter whose words decide what a function does, call by call: the method of the
@@ -307,6 +332,9 @@ pub enum ToolStyle {
     ToolTrait,
     /// A tool registry call: `registry.register("name", "description", schema, handler)`.
     Registry,
+    /// An entry of a tool list kept in a JSON or TOML file (embedded with `include_str!` or
+    /// read at start-up), run by one generic executor.
+    DataFile,
 }
 
 impl ToolStyle {
@@ -327,6 +355,7 @@ impl ToolStyle {
             ToolStyle::ToolAttr => "tool-attr",
             ToolStyle::ToolTrait => "tool-trait",
             ToolStyle::Registry => "tool-registry",
+            ToolStyle::DataFile => "data-file",
         }
     }
 }
@@ -444,6 +473,9 @@ pub struct ToolFacts {
     /// handler of its crate reaches that function and no other definition names the tool
     /// (decided once every file is collected, [`crate::frameworks::drop_repeated`]).
     pub provisional: bool,
+    /// A tool defined in data ([`ToolStyle::DataFile`]): where its entry is and what runs
+    /// it, the evidence of its judgement when nothing decides it.
+    pub data_origin: Option<String>,
 }
 
 /// MCP hints as declared (`None`: not declared).
@@ -539,6 +571,22 @@ pub struct FileFacts {
     pub parsed: bool,
     /// Item-level facts for `--new-from-rev` and `cargo idemcheck suggest`.
     pub items: ItemFacts,
+    /// Data files its string literals name (`include_str!("../tools.json")`, a default path
+    /// `"tools.toml"`): where a tool list defined in data may be
+    /// ([`crate::frameworks::data_file`]).
+    pub data_refs: Vec<DataRef>,
+}
+
+/// A data file named by a string literal of a source file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataRef {
+    /// The path as written.
+    pub path: String,
+    /// Embedded with `include_str!`/`include_bytes!`: relative to the source file. Otherwise
+    /// a file read at start-up, relative to where the program runs (its package).
+    pub embedded: bool,
+    /// Line of the literal.
+    pub line: u32,
 }
 
 /// Item-level facts of a file, recorded during the one parse (`collect/items.rs`): what

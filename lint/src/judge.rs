@@ -182,9 +182,20 @@ pub fn inventory_entry(index: &Index<'_>, cx: &ToolCx<'_>) -> idemcheck_spec::To
             ),
             _ => (
                 Judgement::Unknown,
-                "no write and no read found in the code it reaches".to_string(),
+                match &cx.tool.data_origin {
+                    // A tool defined in data: its entry and executor are the evidence.
+                    Some(origin) => format!(
+                        "{origin}; no write and no read found in what runs it, and its name and description do not say"
+                    ),
+                    None => "no write and no read found in the code it reaches".to_string(),
+                },
             ),
         },
+    };
+    // A tool defined in data: where its entry is and what runs it, whatever decided.
+    let evidence = match &cx.tool.data_origin {
+        Some(origin) if !evidence.contains(origin.as_str()) => format!("{evidence}; {origin}"),
+        _ => evidence,
     };
     idemcheck_spec::ToolEntry {
         name: cx.tool.name.clone(),

@@ -3,7 +3,8 @@
 //! A tool is defined by an attribute, a trait impl, a derive, a `FunctionTool`, or a
 //! hand-written `tools/call` handler, and each leaves a mark in the source text that a byte
 //! search finds: `#[tool`, `tool_router`, `#[side_effect`, `Tool for`, `mcp_tool`,
-//! `tools/call`, a handler name such as `call_tool`, rig's `const NAME` beside `fn call`, the
+//! `tools/call`, a handler name such as `call_tool`, rig's `const NAME` beside `fn call`, a
+//! tool list's file name (`"tools.json"`, `"tools.toml"`), the
 //! configured attributes and traits, and `idemcheck` itself (suppression comments, the
 //! crate's paths). A package in which no file holds such a mark defines no tool; the only
 //! way a tool can reach its code is through a dependency, so a package is parsed when it
@@ -49,6 +50,9 @@ const MARKS: &[(&str, bool)] = &[
     ("derive(Tool", false),
     ("Tool)]", false),
     ("tools/call", false),
+    // A tool list kept in a data file (`include_str!("../tools.json")`, `"tools.toml"`).
+    ("tools.json\"", false),
+    ("tools.toml\"", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.
@@ -325,6 +329,8 @@ mod tests {
             "if method == \"tools/call\" {}",
             "async fn handle_call_tool(&self) {}",
             "fn CallTool() {}",
+            "const TOOLS: &str = include_str!(\"../config/tools.json\");",
+            "#[arg(long, default_value = \"tools.toml\")] manifest: String,",
         ] {
             assert!(marked(text), "{text}");
         }

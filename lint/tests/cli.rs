@@ -82,6 +82,7 @@ fixture_snapshot!(retries);
 fixture_snapshot!(clean);
 fixture_snapshot!(more_styles);
 fixture_snapshot!(rig_guarded);
+fixture_snapshot!(data_tools);
 
 const FIXTURES: &[&str] = &[
     "rmcp_server",
@@ -96,7 +97,76 @@ const FIXTURES: &[&str] = &[
     "clean",
     "more_styles",
     "rig_guarded",
+    "data_tools",
 ];
+
+/// Tools defined in data (`fixtures/data_tools`): each entry of the embedded `tools.json` and
+/// of the `tools.toml` read at start-up is a tool at its entry, judged by what its executor is
+/// handed (the arm its `op.type` selects; the program and subcommand it names), and an entry
+/// nothing decides is `unknown`, with its entry and executor as the evidence.
+#[test]
+fn tools_defined_in_data_are_judged_at_their_entries() {
+    let sel = Selection {
+        manifest_path: Some(manifest("data_tools")),
+        ..Selection::default()
+    };
+    let a = analysis::analyze(&plan(&sel).unwrap());
+    let rows: Vec<(&str, &str, u32, &str, String)> = a
+        .report
+        .tools
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.file.as_str(),
+                t.line,
+                t.style.as_str(),
+                format!("{:?}", t.kind),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("note_append", "tools.json", 4, "data-file", "Write".into()),
+            ("note_read", "tools.json", 10, "data-file", "Read".into()),
+            (
+                "note_frobnicate",
+                "tools.json",
+                16,
+                "data-file",
+                "Unknown".into()
+            ),
+            ("git_log", "tools.toml", 4, "data-file", "Read".into()),
+            ("git_commit", "tools.toml", 10, "data-file", "Write".into()),
+            ("beep", "tools.toml", 16, "data-file", "Unknown".into()),
+        ]
+    );
+    let evidence = |name: &str| {
+        a.report
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.evidence.clone())
+            .unwrap()
+    };
+    assert!(
+        evidence("note_append").contains("`append_note`"),
+        "{}",
+        evidence("note_append")
+    );
+    assert!(
+        evidence("note_frobnicate")
+            .contains("`op.type` = `frobnicate` matches no arm of `execute_op`"),
+        "{}",
+        evidence("note_frobnicate")
+    );
+    assert!(
+        evidence("beep").contains("`runner::run` runs its `binary` (`beep`"),
+        "{}",
+        evidence("beep")
+    );
+}
 
 #[test]
 fn every_rule_fires_somewhere_and_every_fixture_has_a_non_firing_tool() {

@@ -426,6 +426,14 @@ impl Collector<'_> {
 
     fn process_evidence(&mut self, spec: &ProcSpec) {
         let literal_args = spec.args.iter().any(|a| a != "…");
+        if spec.program.is_none()
+            && let Some(f) = self.cur()
+            && f.facts.runs_given_program.is_none()
+        {
+            // What runs is decided by the values the function is given (a tool list's
+            // `binary` field: [`crate::frameworks::data_file`]).
+            f.facts.runs_given_program = Some(spec.loc);
+        }
         if spec.program.is_none() && !literal_args {
             // Neither the program nor its arguments are written here: the callers' values
             // decide (see `ev::command_words`).

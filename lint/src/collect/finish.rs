@@ -9,6 +9,8 @@ impl Collector<'_> {
     /// Link tools assembled from several items, attach suppression comments, and move the
     /// results into `facts`.
     pub(super) fn finish_file(&mut self, text: &str, facts: &mut FileFacts) {
+        // Data files named by its literals, where tools may be defined in data.
+        facts.data_refs = crate::frameworks::data_file::refs(text);
         // Tools assembled from several items: rmcp ToolBase + AsyncTool, rust-mcp-sdk
         // structs, swiftide derives.
         self.fw_link_tool_bases();

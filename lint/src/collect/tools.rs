@@ -194,6 +194,7 @@ impl Collector<'_> {
             contract: None,
             contract_loc: se.map(|a| Loc::of_span(a.pound_token.span)),
             provisional: false,
+            data_origin: None,
         };
         let conv = |v: &check::Violation| LocFinding {
             code: v.code,

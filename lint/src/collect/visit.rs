@@ -560,13 +560,45 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         self.visit_expr(&m.expr);
         let field = self.state_field(&m.expr, true);
+        // A `match` on text with string-literal arms: what each arm does is noted, for an
+        // executor of tools defined in data ([`crate::frameworks::data_file`]).
+        let on = if self.in_fn() {
+            crate::frameworks::data_file::text_match(m)
+        } else {
+            None
+        };
         for arm in &m.arms {
             let saved = field
                 .as_ref()
                 .map(|f| self.alias_bindings(&arm.pat, f))
                 .unwrap_or_default();
+            let before = on.as_ref().and_then(|_| {
+                self.cur().map(|f| {
+                    (
+                        f.facts.calls.len(),
+                        f.facts.evidence.len(),
+                        f.facts.reads.len(),
+                    )
+                })
+            });
             visit::visit_arm(self, arm);
             self.restore_aliases(saved);
+            if let (Some(on), Some((c, e, r))) = (&on, before) {
+                let values = crate::frameworks::data_file::arm_values(&arm.pat);
+                if let (Some(f), Some((_, span))) = (self.fn_stack.last_mut(), values.first()) {
+                    let line = span.start().line as u32;
+                    let facts = &mut f.facts;
+                    let arm = crate::facts::StrArm {
+                        on: on.clone(),
+                        values: values.into_iter().map(|(v, _)| v).collect(),
+                        line,
+                        calls: (c as u32, facts.calls.len() as u32),
+                        evidence: facts.evidence.get(e..).unwrap_or_default().to_vec(),
+                        reads: facts.reads.get(r..).unwrap_or_default().to_vec(),
+                    };
+                    facts.str_arms.push(arm);
+                }
+            }
         }
     }
 

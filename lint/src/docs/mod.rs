@@ -463,6 +463,7 @@ fn style_text(tool: &ToolFacts) -> String {
         ToolStyle::Registry => {
             "tool registry entry (`registry.register(name, description, .., handler)`)"
         }
+        ToolStyle::DataFile => "entry of a tool list in a JSON or TOML file, run by one executor",
     };
     match (tool.has_contract, tool.framework) {
         (true, Some(f)) => format!("{} with `#[side_effect]`", fw(f)),

@@ -121,7 +121,7 @@ pub struct DispatchArm<'a> {
 
 /// The string literals an arm's pattern matches (`"a"`, `"a" | "b"`); empty when the
 /// pattern is anything else.
-fn pattern_literals(p: &Pat, out: &mut Vec<(String, Span)>) -> bool {
+pub(crate) fn pattern_literals(p: &Pat, out: &mut Vec<(String, Span)>) -> bool {
     match p {
         Pat::Lit(l) => match &l.lit {
             Lit::Str(s) => {

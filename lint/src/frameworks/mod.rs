@@ -24,6 +24,7 @@
 //! | `tool-attr` (`ToolAttr`) | [`tool_attr`] | another tool-macro crate's `#[tool]` (riglr and look-alikes) |
 //! | `tool-trait` (`ToolTrait`) | [`tool_trait`] | impls of a hand-written tool trait (`fn name` + `fn execute` + a schema) |
 //! | `tool-registry` (`Registry`) | [`registry`] | `registry.register("name", "A description.", schema, handler)` |
+//! | `data-file` (`DataFile`) | [`data_file`] | entries of a `tools.json`/`tools.toml` list (embedded or read at start-up) run by one executor |
 //!
 //! What is shared: the classification of a function's attributes ([`attr_mark`]: which
 //! crate's `#[tool]` it is, and whether it is a contract), the dropping of tools that repeat a
@@ -34,6 +35,7 @@
 //! a mark for each style.
 
 pub mod configured;
+pub mod data_file;
 pub mod dispatch;
 pub mod function_tool;
 pub mod mcp_sdk;
@@ -154,15 +156,11 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
 /// How many calls from a tools/call handler a dispatcher it hands the tool name to may be.
 const HANDOFF_DEPTH: usize = 4;
 
-/// The first rule of [`drop_repeated`]: a provisional tool (an arm of a function that
-/// dispatches on a tool name it is given) stays when a tools/call handler of its crate
-/// reaches that function within [`HANDOFF_DEPTH`] calls — followed by the called names, as
-/// the per-file facts write them — and no other tool of the crate has its name.
-fn confirm_provisional(files: &mut [FileFacts]) {
+/// The functions (file, index) a tools/call handler reaches within [`HANDOFF_DEPTH`] calls,
+/// with the number of calls — followed by the called names, as the per-file facts write
+/// them, inside the caller's crate.
+pub(crate) fn handler_depths(files: &[FileFacts]) -> rustc_hash::FxHashMap<(usize, usize), usize> {
     use crate::facts::CallTarget;
-    if !files.iter().any(|f| f.tools.iter().any(|t| t.provisional)) {
-        return;
-    }
     let callee_name = |t: &CallTarget| -> Option<String> {
         match t {
             CallTarget::Path { segments, .. } => segments.last().cloned(),
@@ -211,6 +209,18 @@ fn confirm_provisional(files: &mut [FileFacts]) {
             }
         }
     }
+    depth_of
+}
+
+/// The first rule of [`drop_repeated`]: a provisional tool (an arm of a function that
+/// dispatches on a tool name it is given) stays when a tools/call handler of its crate
+/// reaches that function within [`HANDOFF_DEPTH`] calls — followed by the called names, as
+/// the per-file facts write them — and no other tool of the crate has its name.
+fn confirm_provisional(files: &mut [FileFacts]) {
+    if !files.iter().any(|f| f.tools.iter().any(|t| t.provisional)) {
+        return;
+    }
+    let depth_of = handler_depths(files);
     let defined: rustc_hash::FxHashSet<(usize, String)> = files
         .iter()
         .flat_map(|f| f.tools.iter().map(move |t| (f.krate, t)))

@@ -413,6 +413,9 @@ fn propose(u: &Unguarded<'_>, file: &FileFacts, ws: &Workspace) -> Proposal {
         ToolStyle::McpDispatch => Some(
             "a hand-written `tools/call` arm is no function: move the write into a free function, put the contract on it, and call `<fn>::call(&ctx, ..)` from the arm",
         ),
+        ToolStyle::DataFile => Some(
+            "a tool defined in a data file has no function of its own: put the contract on the function its executor runs for it, and call `<fn>::call(&ctx, ..)` from the executor",
+        ),
     };
     let Some(loc) = file
         .items
