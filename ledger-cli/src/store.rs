@@ -58,7 +58,7 @@ pub(crate) async fn open(cli: &Cli) -> Result<Opened> {
                 None => {
                     let dir = state_dir().map_err(|e| {
                         Failure::Given(format!(
-                            "no ledger named and no default one: {}",
+                            "no ledger named and no default one: {}; pass --sqlite PATH or --postgres URL",
                             text(e)
                         ))
                     })?;
