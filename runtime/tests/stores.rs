@@ -586,6 +586,8 @@ async fn sqlite_migrates_a_version_1_file_to_tombstones() {
     assert_eq!(
         objects,
         [
+            // The decision log's index: a version 1 file gains the log too.
+            "idemcheck_decisions_key",
             "idemcheck_records_expiry",
             "idemcheck_records_pending",
             "idemcheck_token_on_insert",
