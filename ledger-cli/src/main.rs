@@ -216,9 +216,10 @@ async fn run(cli: Cli) -> Result<()> {
             decision: DecideAs::Done,
             result: Some(text),
             ..
-        } => Some(serde_json::from_str::<serde_json::Value>(text).map_err(|e| {
-            Failure::Given(format!("--result is not JSON ({e}): {text}"))
-        })?),
+        } => Some(
+            serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|e| Failure::Given(format!("--result is not JSON ({e}): {text}")))?,
+        ),
         Command::Decide {
             decision: DecideAs::NotDone,
             result: Some(_),
@@ -248,7 +249,16 @@ async fn run(cli: Cli) -> Result<()> {
             ..
         } => {
             let key = parse_key(&key)?;
-            decide(&opened, &key, decision, result, note.as_deref(), force, &mut out).await?
+            decide(
+                &opened,
+                &key,
+                decision,
+                result,
+                note.as_deref(),
+                force,
+                &mut out,
+            )
+            .await?
         }
         Command::Prune => {
             let n = ledger
@@ -348,7 +358,6 @@ async fn show(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn decide(
     opened: &Opened,
     key: &Key,

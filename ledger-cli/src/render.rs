@@ -101,9 +101,7 @@ pub(crate) fn record(
             }
             writeln!(out, "expires      {}", time(r.expires_at.0))?;
             match &r.resolution {
-                Some(Resolution::Committed { result }) => {
-                    writeln!(out, "result       {result}")?
-                }
+                Some(Resolution::Committed { result }) => writeln!(out, "result       {result}")?,
                 Some(Resolution::Failed { error }) => {
                     writeln!(out, "failure      {}", error.message)?;
                     if let Some(value) = &error.value {

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use idemcheck::ledger::{
-    Begin, Claim, Decided, LedgerAdmin, PostgresLedger, PostgresOptions, RecordState,
-    Resolution, SqliteLedger, StoredFailure,
+    Begin, Claim, Decided, LedgerAdmin, PostgresLedger, PostgresOptions, RecordState, Resolution,
+    SqliteLedger, StoredFailure,
 };
 use idemcheck::{Fingerprint, Key, Scope};
 use serde_json::{Value, json};
@@ -264,7 +264,10 @@ async fn scenario(state: &Path, store: &[String], l: &dyn LedgerAdmin) {
     let out = run(state, store, &["list"]).ok();
     assert_eq!(listed(&out), all.map(k).to_vec(), "{out}");
     assert!(out.starts_with("KEY "), "{out}");
-    assert!(out.contains("send_email") && out.contains("worker-7"), "{out}");
+    assert!(
+        out.contains("send_email") && out.contains("worker-7"),
+        "{out}"
+    );
     assert!(out.trim_end().ends_with("6 records"), "{out}");
     let status = |s: &str| listed(&run(state, store, &["list", "--status", s]).ok());
     assert_eq!(status("unknown"), vec![k(&keys.unknown)]);
@@ -331,37 +334,63 @@ async fn scenario(state: &Path, store: &[String], l: &dyn LedgerAdmin) {
     let out = run(
         state,
         store,
-        &["decide", keys.stale.as_str(), "not-done", "--note", "no trace"],
+        &[
+            "decide",
+            keys.stale.as_str(),
+            "not-done",
+            "--note",
+            "no trace",
+        ],
     )
     .ok();
-    assert!(out.contains("not done") && out.contains("record deleted"), "{out}");
+    assert!(
+        out.contains("not done") && out.contains("record deleted"),
+        "{out}"
+    );
     assert_eq!(l.load(&keys.stale).await.unwrap(), None);
     let out = run(state, store, &["show", keys.stale.as_str()]).ok();
     assert!(out.contains("(no record"), "{out}");
     assert!(out.contains("not done (was declared): no trace"), "{out}");
     // A live claim is refused unless forced; `done` without a result replays null.
-    run(state, store, &["decide", keys.live.as_str(), "done"])
-        .refused(&[keys.live.as_str(), "worker-7", "lease", "--force"]);
+    run(state, store, &["decide", keys.live.as_str(), "done"]).refused(&[
+        keys.live.as_str(),
+        "worker-7",
+        "lease",
+        "--force",
+    ]);
     assert_eq!(
         l.load(&keys.live).await.unwrap().unwrap().state,
         RecordState::Declared
     );
-    run(state, store, &["decide", keys.live.as_str(), "done", "--force"]).ok();
+    run(
+        state,
+        store,
+        &["decide", keys.live.as_str(), "done", "--force"],
+    )
+    .ok();
     let r = l.load(&keys.live).await.unwrap().unwrap();
     assert_eq!(
         r.resolution,
-        Some(Resolution::Committed { result: Value::Null })
+        Some(Resolution::Committed {
+            result: Value::Null
+        })
     );
 
     // Errors: what is wrong, and where; nothing changes.
     let missing = key("\"never claimed\"");
     run(state, store, &["show", missing.as_str()]).refused(&["no record", missing.as_str()]);
-    run(state, store, &["decide", missing.as_str(), "done"])
-        .refused(&["no record", missing.as_str(), "nothing to decide"]);
-    run(state, store, &["decide", keys.committed.as_str(), "not-done"])
-        .refused(&[keys.committed.as_str(), "committed already"]);
-    run(state, store, &["decide", keys.expired.as_str(), "done"])
-        .refused(&["pruned already"]);
+    run(state, store, &["decide", missing.as_str(), "done"]).refused(&[
+        "no record",
+        missing.as_str(),
+        "nothing to decide",
+    ]);
+    run(
+        state,
+        store,
+        &["decide", keys.committed.as_str(), "not-done"],
+    )
+    .refused(&[keys.committed.as_str(), "committed already"]);
+    run(state, store, &["decide", keys.expired.as_str(), "done"]).refused(&["pruned already"]);
     run(state, store, &["show", "3f2a"]).refused(&["`3f2a` is not a key", "64 hexadecimal"]);
     let not_hex = format!("{}zz", &keys.failed.as_str()[..62]);
     run(state, store, &["decide", &not_hex, "done"]).refused(&["is not a key"]);
@@ -419,12 +448,22 @@ async fn scenario(state: &Path, store: &[String], l: &dyn LedgerAdmin) {
     assert!(out.starts_with("pruned 1 record in "), "{out}");
     let r = l.load(&keys.expired).await.unwrap().unwrap();
     assert_eq!((r.state, r.resolution), (RecordState::Pruned, None));
-    assert!(run(state, store, &["prune"]).ok().starts_with("pruned 0 records"));
+    assert!(
+        run(state, store, &["prune"])
+            .ok()
+            .starts_with("pruned 0 records")
+    );
     // A zero tombstone window forgets it: deleted by prune, no longer listed.
     let zero = run(
         state,
         store,
-        &["--tombstone-window-hours", "0", "list", "--status", "pruned"],
+        &[
+            "--tombstone-window-hours",
+            "0",
+            "list",
+            "--status",
+            "pruned",
+        ],
     )
     .ok();
     assert_eq!(zero.trim(), "no records");
@@ -455,8 +494,11 @@ fn sqlite_paths_that_name_no_ledger_are_refused_with_the_path() {
     assert!(!missing.exists(), "the tool created a ledger");
     run(&state, &arg(&dir.0), &["list"]).refused(&["not a file"]);
     let text = dir.0.join("notes.txt");
-    std::fs::write(&text, "not a database, but long enough to look like one to SQLite? no")
-        .unwrap();
+    std::fs::write(
+        &text,
+        "not a database, but long enough to look like one to SQLite? no",
+    )
+    .unwrap();
     run(&state, &arg(&text), &["list"]).refused(&["notes.txt", "not a SQLite database"]);
     let other = dir.0.join("other.sqlite3");
     rusqlite::Connection::open(&other)
@@ -486,7 +528,10 @@ fn sqlite_paths_that_name_no_ledger_are_refused_with_the_path() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("IDEMCHECK_STATE_DIR") && err.contains("--sqlite"), "{err}");
+    assert!(
+        err.contains("IDEMCHECK_STATE_DIR") && err.contains("--sqlite"),
+        "{err}"
+    );
     // Two ledgers named.
     let both = [
         "--sqlite".to_string(),
@@ -511,7 +556,9 @@ async fn postgres_ledger_listed_shown_decided_pruned_exported() {
     let schema = unique("ledger_cli");
     let ledger = PostgresLedger::connect_with(
         &url,
-        PostgresOptions::default().schema(schema.clone()).pool_size(2),
+        PostgresOptions::default()
+            .schema(schema.clone())
+            .pool_size(2),
     )
     .await
     .expect("connect");
@@ -566,7 +613,11 @@ async fn postgres_urls_and_schemas_that_name_no_ledger_are_refused() {
         )
         .await
         .unwrap();
-    assert_eq!(found.get::<_, i64>(0), 0, "the tool created schema {schema}");
+    assert_eq!(
+        found.get::<_, i64>(0),
+        0,
+        "the tool created schema {schema}"
+    );
     drop(client);
     let _ = task.await;
     run(&dir.0, &pg(&url, "Bad-Name"), &["list"]).refused(&["Bad-Name", "schema name"]);
@@ -596,7 +647,10 @@ async fn drop_schema(url: &str, schema: &str) {
 fn keys_are_checked_before_any_store_is_opened() {
     // A malformed key is the error even when the ledger named does not exist.
     let dir = TempDir::new("idemcheck-ledger-keys");
-    let store = vec!["--sqlite".to_string(), "/nonexistent/ledger.sqlite3".to_string()];
+    let store = vec![
+        "--sqlite".to_string(),
+        "/nonexistent/ledger.sqlite3".to_string(),
+    ];
     run(&dir.0, &store, &["show", "not-a-key"]).refused(&["`not-a-key` is not a key"]);
     run(&dir.0, &store, &["decide", "", "done"]).refused(&["is not a key"]);
     run(&dir.0, &store, &["decide", &"a".repeat(64), "maybe"]).refused(&["maybe"]);

@@ -1606,10 +1606,15 @@ fn open_default_child() {
 /// process's): `Ok(path)` or `Err(message)`.
 fn open_default_with(env: &[(&str, &std::path::Path)]) -> Result<PathBuf, String> {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "open_default_child", "--nocapture", "--test-threads=1"])
-        .env(OPEN_DEFAULT_CHILD, "1")
-        .env_remove("IDEMCHECK_STATE_DIR")
-        .env_remove("XDG_STATE_HOME");
+    cmd.args([
+        "--exact",
+        "open_default_child",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(OPEN_DEFAULT_CHILD, "1")
+    .env_remove("IDEMCHECK_STATE_DIR")
+    .env_remove("XDG_STATE_HOME");
     for (k, v) in env {
         cmd.env(k, v);
     }

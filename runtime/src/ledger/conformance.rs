@@ -1156,7 +1156,10 @@ async fn records_lists_states_as_seen_in_order_and_pages(s: &Store) -> CaseResul
     let l = s.ledger();
     let f = fp("inputs");
     ensure!(
-        l.records(&RecordQuery::all()).await.at("records")?.is_empty(),
+        l.records(&RecordQuery::all())
+            .await
+            .at("records")?
+            .is_empty(),
         "empty store"
     );
     // Created in this order, a little apart; key order is the reverse.
@@ -1190,7 +1193,10 @@ async fn records_lists_states_as_seen_in_order_and_pages(s: &Store) -> CaseResul
         ensure_eq!(r, &seen);
     }
     let by = |states: &[RecordState]| RecordQuery::all().states(states.iter().copied());
-    let unknown = l.records(&by(&[RecordState::Unknown])).await.at("records")?;
+    let unknown = l
+        .records(&by(&[RecordState::Unknown]))
+        .await
+        .at("records")?;
     ensure_eq!(keys(&unknown), owned(&[1]));
     let done = by(&[RecordState::Committed, RecordState::Failed]);
     ensure_eq!(
@@ -1219,10 +1225,7 @@ async fn records_lists_states_as_seen_in_order_and_pages(s: &Store) -> CaseResul
         l.records(&done).await.at("records")?.is_empty(),
         "resolved records past their TTL are listed as resolved"
     );
-    let tombstones = l
-        .records(&by(&[RecordState::Pruned]))
-        .await
-        .at("records")?;
+    let tombstones = l.records(&by(&[RecordState::Pruned])).await.at("records")?;
     ensure_eq!(keys(&tombstones), owned(&[2, 3, 4]));
     ensure!(
         tombstones.iter().all(|r| r.resolution.is_none()),
@@ -1254,7 +1257,9 @@ async fn decisions_are_logged_with_their_note(s: &Store) -> CaseResult {
     l.resolve(&ku, tu, &Resolution::Unknown { note: "?".into() })
         .await
         .at("unknown")?;
-    l.resolve(&kc, tc, &committed(json!(0))).await.at("commit")?;
+    l.resolve(&kc, tc, &committed(json!(0)))
+        .await
+        .at("commit")?;
     let note = "seen in the SMTP log, message 42 — ops/ada";
     l.decide_with_note(&kd, &Decision::Happened { result: json!(1) }, Some(note))
         .await

@@ -315,14 +315,15 @@ impl RecordQuery {
     /// store must select (before `limit`).
     pub fn matches(&self, record: &Record) -> bool {
         (self.states.is_empty() || self.states.contains(&record.state))
-            && self.after.as_ref().is_none_or(|(created, key)| {
-                (record.created_at, &record.key) > (*created, key)
-            })
+            && self
+                .after
+                .as_ref()
+                .is_none_or(|(created, key)| (record.created_at, &record.key) > (*created, key))
     }
 
     /// The states as the SQL stores match them: `,declared,unknown,` (every state when
     /// empty).
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(feature = "sqlite")]
     pub(crate) fn state_list(&self) -> String {
         let states: Vec<RecordState> = if self.states.is_empty() {
             ALL_STATES.to_vec()

@@ -916,7 +916,8 @@ impl SqliteLedger {
         options: SqliteOptions,
     ) -> Result<SqliteLedger, LedgerError> {
         let path = path.as_ref();
-        let at = |what: String| LedgerError::Unavailable(format!("sqlite: {}: {what}", path.display()));
+        let at =
+            |what: String| LedgerError::Unavailable(format!("sqlite: {}: {what}", path.display()));
         match std::fs::metadata(path) {
             Ok(m) if m.is_file() => {}
             Ok(_) => return Err(at("not a file".into())),
@@ -937,7 +938,8 @@ impl SqliteLedger {
             .map_err(|e| at(format!("not a SQLite database ({e})")))?;
         if tables != 2 {
             return Err(at(
-                "a SQLite database, but not an idemcheck ledger (no idemcheck_records table)".into(),
+                "a SQLite database, but not an idemcheck ledger (no idemcheck_records table)"
+                    .into(),
             ));
         }
         drop(conn);

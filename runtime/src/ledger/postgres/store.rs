@@ -596,15 +596,7 @@ impl LedgerAdmin for PostgresLedger {
                     let at: i64 = r
                         .try_get(6)
                         .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-                    decision_record(
-                        text(0)?,
-                        text(1)?,
-                        text(2)?,
-                        &text(3)?,
-                        &text(4)?,
-                        note,
-                        at,
-                    )
+                    decision_record(text(0)?, text(1)?, text(2)?, &text(3)?, &text(4)?, note, at)
                 })
                 .collect()
         })
