@@ -586,6 +586,8 @@ async fn sqlite_migrates_a_version_1_file_to_tombstones() {
     assert_eq!(
         objects,
         [
+            // The decision log's index: a version 1 file gains the log too.
+            "idemcheck_decisions_key",
             "idemcheck_records_expiry",
             "idemcheck_records_pending",
             "idemcheck_token_on_insert",
@@ -1581,4 +1583,92 @@ async fn sqlite_keeps_no_redacted_error_text_on_disk() {
         }
         drop(ledger);
     }
+}
+
+// ------------------------------------------------------------------ the default location
+
+/// Set in a child run of this binary: `open_default_child` then opens the default ledger
+/// (with the child's environment) and prints what happened.
+const OPEN_DEFAULT_CHILD: &str = "IDEMCHECK_TEST_OPEN_DEFAULT_CHILD";
+
+#[test]
+fn open_default_child() {
+    if std::env::var_os(OPEN_DEFAULT_CHILD).is_none() {
+        return; // only as a child of the test below
+    }
+    match SqliteLedger::open_default() {
+        Ok(l) => println!("OPEN_DEFAULT ok {}", l.path().display()),
+        Err(e) => println!("OPEN_DEFAULT err {e}"),
+    }
+}
+
+/// `SqliteLedger::open_default()` with `env` (in a child process: the environment is the
+/// process's): `Ok(path)` or `Err(message)`.
+fn open_default_with(env: &[(&str, &std::path::Path)]) -> Result<PathBuf, String> {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "open_default_child",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(OPEN_DEFAULT_CHILD, "1")
+    .env_remove("IDEMCHECK_STATE_DIR")
+    .env_remove("XDG_STATE_HOME");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.split_once("OPEN_DEFAULT ").map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("the child said nothing: {stdout}"))
+        .to_string();
+    match line.split_once(' ') {
+        Some(("ok", path)) => Ok(PathBuf::from(path)),
+        Some(("err", message)) => Err(message.to_string()),
+        _ => panic!("{line}"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn open_default_keeps_the_ledger_in_the_state_directory_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = TempDir::new("idemcheck-state");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // The override, created with its parents, 0700; the file 0600.
+    let state = dir.file("srv/agent/state");
+    let path = open_default_with(&[("IDEMCHECK_STATE_DIR", &state)]).unwrap();
+    assert_eq!(path, state.join("ledger.sqlite3"));
+    assert!(path.is_file());
+    assert_eq!(mode(&state), 0o700);
+    assert_eq!(mode(&path), 0o600);
+    // The XDG state home (Linux) and HOME's .local/state, below `idemcheck`.
+    let xdg = dir.file("xdg");
+    let home = dir.file("home");
+    #[cfg(not(target_os = "macos"))]
+    {
+        let path = open_default_with(&[("XDG_STATE_HOME", &xdg), ("HOME", &home)]).unwrap();
+        assert_eq!(path, xdg.join("idemcheck/ledger.sqlite3"));
+        assert_eq!(mode(&xdg.join("idemcheck")), 0o700);
+        let path = open_default_with(&[("HOME", &home)]).unwrap();
+        assert_eq!(path, home.join(".local/state/idemcheck/ledger.sqlite3"));
+        assert_eq!(mode(&home.join(".local/state/idemcheck")), 0o700);
+    }
+    // A directory that cannot be made: the error says which, and where it came from.
+    let file = dir.file("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let below = file.join("state");
+    let err = open_default_with(&[("IDEMCHECK_STATE_DIR", &below)]).unwrap_err();
+    assert!(err.contains(&below.display().to_string()), "{err}");
+    assert!(err.contains("$IDEMCHECK_STATE_DIR"), "{err}");
+    assert!(err.contains("cannot create the state directory"), "{err}");
+    // An existing directory is left as it is.
+    let open = dir.file("shared");
+    std::fs::create_dir_all(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+    open_default_with(&[("IDEMCHECK_STATE_DIR", &open)]).unwrap();
+    assert_eq!(mode(&open), 0o755);
 }

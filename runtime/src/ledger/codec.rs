@@ -2,7 +2,9 @@
 //! [`RecordState::as_str`] text, the resolution as its serde JSON text (exact round trip:
 //! the text is stored verbatim, never normalised), with secrets sealed first.
 
-use super::{LedgerError, RecordState, Resolution};
+use super::{Decided, DecisionRecord, LedgerError, RecordState, Resolution};
+use crate::clock::Timestamp;
+use crate::key::{Fingerprint, Key};
 
 /// The state a resolution puts a record in.
 pub(crate) fn state_of(resolution: &Resolution) -> RecordState {
@@ -50,4 +52,31 @@ pub(crate) fn unsigned(v: i64) -> u64 {
 /// An unsigned value as the SQL stores keep it.
 pub(crate) fn signed(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A decision log row, read back.
+pub(crate) fn decision_record(
+    key: String,
+    tool: String,
+    fingerprint: String,
+    from_state: &str,
+    decision: &str,
+    note: Option<String>,
+    decided_at: i64,
+) -> Result<DecisionRecord, LedgerError> {
+    let from_state = RecordState::parse(from_state).ok_or_else(|| {
+        LedgerError::Corrupt(format!("decision on {key}: unknown state `{from_state}`"))
+    })?;
+    let decision = Decided::parse(decision).ok_or_else(|| {
+        LedgerError::Corrupt(format!("decision on {key}: unknown decision `{decision}`"))
+    })?;
+    Ok(DecisionRecord {
+        key: Key::from_stored(key),
+        tool,
+        fingerprint: Fingerprint::from_stored(fingerprint),
+        from_state,
+        decision,
+        note,
+        decided_at: Timestamp(unsigned(decided_at)),
+    })
 }

@@ -49,8 +49,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::{
-    Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, RecordState, Resolution,
-    StoredFailure, Token, WITHHELD_MARK, digest_of,
+    Begin, Claim, Decided, Decision, Ledger, LedgerAdmin, LedgerError, Record, RecordQuery,
+    RecordState, Resolution, StoredFailure, Token, WITHHELD_MARK, digest_of,
 };
 use crate::clock::{Clock, VirtualClock};
 use crate::context::Context;
@@ -216,6 +216,8 @@ cases! {
     pending_lists_unresolved_records_oldest_first: 1,
     decide_happened_commits_and_fences: 1,
     decide_did_not_happen_frees_the_key: 1,
+    records_lists_states_as_seen_in_order_and_pages: 1,
+    decisions_are_logged_with_their_note: 1,
     stored_values_round_trip: 1,
     secrets_are_not_stored_in_clear: 1,
     concurrent_claims_have_one_winner: 4,
@@ -1147,6 +1149,170 @@ async fn decide_did_not_happen_frees_the_key(s: &Store) -> CaseResult {
         ensure!(t2 != t, "token reused");
         is_fenced(l.resolve(k, t, &committed(json!(0))).await, k, t)?;
     }
+    Ok(())
+}
+
+async fn records_lists_states_as_seen_in_order_and_pages(s: &Store) -> CaseResult {
+    let l = s.ledger();
+    let f = fp("inputs");
+    ensure!(
+        l.records(&RecordQuery::all())
+            .await
+            .at("records")?
+            .is_empty(),
+        "empty store"
+    );
+    // Created in this order, a little apart; key order is the reverse.
+    let k: Vec<Key> = (0..5).map(|i| key("records", i)).collect();
+    let mut order: Vec<&Key> = k.iter().collect();
+    order.sort();
+    order.reverse();
+    let mut tokens = HashMap::new();
+    for kk in &order {
+        tokens.insert((*kk).clone(), claimed(l, &claim(kk, &f, "a")).await?);
+        s.advance(Duration::from_millis(20)).await;
+    }
+    // order[0] stays declared, [1] unknown, [2] committed, [3] failed, [4] committed.
+    let t = |i: usize| tokens[order[i]];
+    l.resolve(order[1], t(1), &Resolution::Unknown { note: "?".into() })
+        .await
+        .at("unknown")?;
+    l.resolve(order[2], t(2), &committed(json!(2)))
+        .await
+        .at("commit")?;
+    l.resolve(order[3], t(3), &failed("f")).await.at("fail")?;
+    l.resolve(order[4], t(4), &committed(json!(4)))
+        .await
+        .at("commit")?;
+    let keys = |records: &[Record]| records.iter().map(|r| r.key.clone()).collect::<Vec<_>>();
+    let owned = |idx: &[usize]| idx.iter().map(|&i| order[i].clone()).collect::<Vec<_>>();
+    let all = l.records(&RecordQuery::all()).await.at("records")?;
+    ensure_eq!(keys(&all), owned(&[0, 1, 2, 3, 4]));
+    for r in &all {
+        let seen = loaded(l, &r.key).await?;
+        ensure_eq!(r, &seen);
+    }
+    let by = |states: &[RecordState]| RecordQuery::all().states(states.iter().copied());
+    let unknown = l
+        .records(&by(&[RecordState::Unknown]))
+        .await
+        .at("records")?;
+    ensure_eq!(keys(&unknown), owned(&[1]));
+    let done = by(&[RecordState::Committed, RecordState::Failed]);
+    ensure_eq!(
+        keys(&l.records(&done).await.at("records")?),
+        owned(&[2, 3, 4])
+    );
+    // Pages: the listing cut after any record continues where it stopped.
+    let first = l
+        .records(&RecordQuery::all().limit(2))
+        .await
+        .at("records")?;
+    ensure_eq!(keys(&first), owned(&[0, 1]));
+    let next = RecordQuery::all().after(&first[1]).limit(2);
+    let second = l.records(&next).await.at("records")?;
+    ensure_eq!(keys(&second), owned(&[2, 3]));
+    let rest = l
+        .records(&RecordQuery::all().after(&second[1]).limit(2))
+        .await
+        .at("records")?;
+    ensure_eq!(keys(&rest), owned(&[4]));
+    let paged = done.clone().after(&all[2]).limit(1);
+    ensure_eq!(keys(&l.records(&paged).await.at("records")?), owned(&[3]));
+    // Past the TTL the resolved records are tombstones, pruned or not, and listed as such.
+    s.advance(TTL + MARGIN).await;
+    ensure!(
+        l.records(&done).await.at("records")?.is_empty(),
+        "resolved records past their TTL are listed as resolved"
+    );
+    let tombstones = l.records(&by(&[RecordState::Pruned])).await.at("records")?;
+    ensure_eq!(keys(&tombstones), owned(&[2, 3, 4]));
+    ensure!(
+        tombstones.iter().all(|r| r.resolution.is_none()),
+        "a tombstone is listed with its result"
+    );
+    let unresolved = by(&[RecordState::Declared, RecordState::Unknown]);
+    ensure_eq!(
+        keys(&l.records(&unresolved).await.at("records")?),
+        owned(&[0, 1])
+    );
+    // Past the window they are forgotten and not listed; unresolved records stay.
+    s.advance(TOMBSTONE_WINDOW).await;
+    let all = l.records(&RecordQuery::all()).await.at("records")?;
+    ensure_eq!(keys(&all), owned(&[0, 1]));
+    Ok(())
+}
+
+async fn decisions_are_logged_with_their_note(s: &Store) -> CaseResult {
+    let l = s.ledger();
+    let f = fp("inputs");
+    ensure!(
+        l.decisions(None).await.at("decisions")?.is_empty(),
+        "empty store"
+    );
+    let (kd, ku, kc) = (key("log", 0), key("log", 1), key("log", 2));
+    claimed(l, &claim(&kd, &f, "a")).await?;
+    let tu = claimed(l, &claim(&ku, &f, "a")).await?;
+    let tc = claimed(l, &claim(&kc, &f, "a")).await?;
+    l.resolve(&ku, tu, &Resolution::Unknown { note: "?".into() })
+        .await
+        .at("unknown")?;
+    l.resolve(&kc, tc, &committed(json!(0)))
+        .await
+        .at("commit")?;
+    let note = "seen in the SMTP log, message 42 — ops/ada";
+    l.decide_with_note(&kd, &Decision::Happened { result: json!(1) }, Some(note))
+        .await
+        .at("decide")?;
+    s.advance(Duration::from_millis(20)).await;
+    l.decide_with_note(&ku, &Decision::DidNotHappen, None)
+        .await
+        .at("decide")?;
+    // A refused decision logs nothing.
+    is_not_found(
+        l.decide_with_note(&kc, &Decision::DidNotHappen, Some("no"))
+            .await,
+        &kc,
+    )?;
+    is_not_found(
+        l.decide_with_note(&kd, &Decision::DidNotHappen, Some("twice"))
+            .await,
+        &kd,
+    )?;
+    let log = l.decisions(None).await.at("decisions")?;
+    ensure_eq!(log.len(), 2);
+    ensure_eq!(log[0].key, kd);
+    ensure_eq!(log[0].tool, TOOL);
+    ensure_eq!(log[0].fingerprint, f);
+    ensure_eq!(log[0].from_state, RecordState::Declared);
+    ensure_eq!(log[0].decision, Decided::Happened);
+    ensure_eq!(log[0].note.as_deref(), Some(note));
+    ensure_eq!(log[1].key, ku);
+    ensure_eq!(log[1].from_state, RecordState::Unknown);
+    ensure_eq!(log[1].decision, Decided::DidNotHappen);
+    ensure_eq!(log[1].note, None);
+    ensure!(
+        log[0].decided_at <= log[1].decided_at && log[0].decided_at.0 > 0,
+        "decision times {:?}, {:?}",
+        log[0].decided_at,
+        log[1].decided_at
+    );
+    // The decided record carries the decision's time; the deleted one's entry stays.
+    ensure_eq!(loaded(l, &kd).await?.updated_at, log[0].decided_at);
+    ensure!(l.load(&ku).await.at("load")?.is_none(), "record kept");
+    let only = l.decisions(Some(&ku)).await.at("decisions")?;
+    ensure_eq!(only, vec![log[1].clone()]);
+    ensure!(
+        l.decisions(Some(&kc)).await.at("decisions")?.is_empty(),
+        "an undecided key has decisions"
+    );
+    // `decide` is `decide_with_note` without a note.
+    let kn = key("log", 3);
+    claimed(l, &claim(&kn, &f, "a")).await?;
+    l.decide(&kn, &Decision::DidNotHappen).await.at("decide")?;
+    let log = l.decisions(Some(&kn)).await.at("decisions")?;
+    ensure_eq!(log.len(), 1);
+    ensure_eq!(log[0].note, None);
     Ok(())
 }
 

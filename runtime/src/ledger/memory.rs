@@ -9,8 +9,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{
-    Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, RecordState, Resolution,
-    Token,
+    Begin, Claim, Decided, Decision, DecisionRecord, Ledger, LedgerAdmin, LedgerError, Record,
+    RecordQuery, RecordState, Resolution, Token,
 };
 use crate::clock::Clock;
 use crate::key::Key;
@@ -19,6 +19,7 @@ use crate::key::Key;
 struct State {
     records: HashMap<Key, Record>,
     last_token: Token,
+    decisions: Vec<DecisionRecord>,
 }
 
 /// An in-memory [`Ledger`]: a mutex around an ordered map.
@@ -237,7 +238,12 @@ impl LedgerAdmin for MemoryLedger {
         Ok(out)
     }
 
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+    async fn decide_with_note(
+        &self,
+        key: &Key,
+        decision: &Decision,
+        note: Option<&str>,
+    ) -> Result<(), LedgerError> {
         let now = self.clock.now();
         let mut s = self.lock();
         let next = s.last_token + 1;
@@ -247,6 +253,15 @@ impl LedgerAdmin for MemoryLedger {
         if !rec.state.is_unresolved() {
             return Err(LedgerError::NotFound(key.clone()));
         }
+        let entry = DecisionRecord {
+            key: key.clone(),
+            tool: rec.tool.clone(),
+            fingerprint: rec.fingerprint.clone(),
+            from_state: rec.state,
+            decision: Decided::of(decision),
+            note: note.map(str::to_string),
+            decided_at: now,
+        };
         match decision {
             Decision::Happened { result } => {
                 rec.state = RecordState::Committed;
@@ -261,6 +276,33 @@ impl LedgerAdmin for MemoryLedger {
                 s.records.remove(key);
             }
         }
+        s.decisions.push(entry);
         Ok(())
+    }
+
+    async fn records(&self, query: &RecordQuery) -> Result<Vec<Record>, LedgerError> {
+        let now = self.clock.now();
+        let mut out: Vec<Record> = self
+            .lock()
+            .records
+            .values()
+            .filter_map(|r| r.clone().as_of(now, self.tombstone_window))
+            .filter(|r| query.matches(r))
+            .collect();
+        out.sort_by(|a, b| (a.created_at, &a.key).cmp(&(b.created_at, &b.key)));
+        if let Some(limit) = query.limit {
+            out.truncate(limit);
+        }
+        Ok(out)
+    }
+
+    async fn decisions(&self, key: Option<&Key>) -> Result<Vec<DecisionRecord>, LedgerError> {
+        Ok(self
+            .lock()
+            .decisions
+            .iter()
+            .filter(|d| key.is_none_or(|k| &d.key == k))
+            .cloned()
+            .collect())
     }
 }

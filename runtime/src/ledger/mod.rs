@@ -62,7 +62,10 @@ mod codec;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]
-pub use sqlite::{DEFAULT_SQLITE_PATH, SqliteLedger, SqliteOptions, Synchronous};
+pub use sqlite::{DEFAULT_SQLITE_FILE, SqliteLedger, SqliteOptions, Synchronous};
+
+mod state;
+pub use state::{STATE_DIR_ENV, StateDir, create_state_dir, state_dir};
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -269,6 +272,140 @@ pub enum Decision {
     DidNotHappen,
 }
 
+/// Which records [`LedgerAdmin::records`] lists: by state, a page at a time, in the order
+/// `(created_at, key)`, as a call would see them ([`Record::as_of`]: a resolved record past
+/// its TTL is a tombstone, a forgotten one is not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordQuery {
+    /// Only records in these states, as seen (a COMMITTED record past its TTL counts as
+    /// [`RecordState::Pruned`]); empty: every state.
+    pub states: Vec<RecordState>,
+    /// Only records after this `(created_at, key)` in the listing order: the last record of
+    /// the previous page.
+    pub after: Option<(Timestamp, Key)>,
+    /// At most this many records; `None`: all.
+    pub limit: Option<usize>,
+}
+
+impl RecordQuery {
+    /// Every record, oldest first.
+    pub fn all() -> RecordQuery {
+        RecordQuery::default()
+    }
+
+    /// Only records in `states` (as seen).
+    pub fn states(mut self, states: impl IntoIterator<Item = RecordState>) -> RecordQuery {
+        self.states = states.into_iter().collect();
+        self
+    }
+
+    /// Only records after `record` in the listing order (the next page after it).
+    pub fn after(mut self, record: &Record) -> RecordQuery {
+        self.after = Some((record.created_at, record.key.clone()));
+        self
+    }
+
+    /// At most `limit` records.
+    pub fn limit(mut self, limit: usize) -> RecordQuery {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Whether `record` (as seen) is in this query's states and after its cursor: what a
+    /// store must select (before `limit`).
+    pub fn matches(&self, record: &Record) -> bool {
+        (self.states.is_empty() || self.states.contains(&record.state))
+            && self
+                .after
+                .as_ref()
+                .is_none_or(|(created, key)| (record.created_at, &record.key) > (*created, key))
+    }
+
+    /// The states as the SQL stores match them: `,declared,unknown,` (every state when
+    /// empty).
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn state_list(&self) -> String {
+        let states: Vec<RecordState> = if self.states.is_empty() {
+            ALL_STATES.to_vec()
+        } else {
+            self.states.clone()
+        };
+        let mut out = String::from(",");
+        for s in states {
+            out.push_str(s.as_str());
+            out.push(',');
+        }
+        out
+    }
+}
+
+/// Every record state, in protocol order.
+pub const ALL_STATES: [RecordState; 5] = [
+    RecordState::Declared,
+    RecordState::Committed,
+    RecordState::Failed,
+    RecordState::Unknown,
+    RecordState::Pruned,
+];
+
+/// What a person decided, as the store's decision log keeps it ([`DecisionRecord`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decided {
+    /// [`Decision::Happened`]: the record became COMMITTED.
+    Happened,
+    /// [`Decision::DidNotHappen`]: the record was deleted, the key is free again.
+    DidNotHappen,
+}
+
+impl Decided {
+    /// `happened`, `did_not_happen`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decided::Happened => "happened",
+            Decided::DidNotHappen => "did_not_happen",
+        }
+    }
+
+    /// Parse [`Decided::as_str`].
+    pub fn parse(text: &str) -> Option<Decided> {
+        match text {
+            "happened" => Some(Decided::Happened),
+            "did_not_happen" => Some(Decided::DidNotHappen),
+            _ => None,
+        }
+    }
+
+    /// What `decision` is.
+    pub fn of(decision: &Decision) -> Decided {
+        match decision {
+            Decision::Happened { .. } => Decided::Happened,
+            Decision::DidNotHappen => Decided::DidNotHappen,
+        }
+    }
+}
+
+/// One entry of a store's decision log: a person's decision on an unresolved record, kept
+/// after the record itself has changed or gone (a record decided "did not happen" is
+/// deleted; its entry stays). The log is never pruned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    /// The record's key.
+    pub key: Key,
+    /// Its tool.
+    pub tool: String,
+    /// Its fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The state it was in when decided (DECLARED or UNKNOWN).
+    pub from_state: RecordState,
+    /// What was decided.
+    pub decision: Decided,
+    /// The person's note, if any (stored in clear, as given).
+    pub note: Option<String>,
+    /// When (the store's clock).
+    pub decided_at: Timestamp,
+}
+
 /// A store failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LedgerError {
@@ -355,8 +492,9 @@ pub trait Ledger: Send + Sync + 'static {
     async fn load(&self, key: &Key) -> Result<Option<Record>, LedgerError>;
 }
 
-/// What an operator does with a store, beside the protocol: prune expired records, list the
-/// unresolved ones, and record a person's decision. The stores implement it; a wrapper of
+/// What an operator does with a store, beside the protocol: prune expired records, list
+/// records (the unresolved ones, or any), record a person's decision and read the decision
+/// log. The `idemcheck-ledger` command runs on it. The stores implement it; a wrapper of
 /// the protocol (a hook, a counter) need not.
 #[async_trait]
 pub trait LedgerAdmin: Ledger {
@@ -370,8 +508,31 @@ pub trait LedgerAdmin: Ledger {
     /// Unresolved records (DECLARED and UNKNOWN), oldest first, for an operator.
     async fn pending(&self) -> Result<Vec<Record>, LedgerError>;
 
-    /// Record a person's decision on an unresolved record, whoever owns it.
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError>;
+    /// Record a person's decision on an unresolved record, whoever owns it, without a note:
+    /// [`LedgerAdmin::decide_with_note`] with `None`.
+    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+        self.decide_with_note(key, decision, None).await
+    }
+
+    /// Record a person's decision on an unresolved (DECLARED or UNKNOWN) record, whoever
+    /// owns it, and in the same transaction append it with `note` to the store's decision
+    /// log ([`LedgerAdmin::decisions`]). [`Decision::Happened`] makes the record COMMITTED
+    /// with the given result (replayed to later calls) and a fresh token, so its former
+    /// owner is fenced; [`Decision::DidNotHappen`] deletes it (the key is free again).
+    /// [`LedgerError::NotFound`] when no unresolved record has `key`.
+    async fn decide_with_note(
+        &self,
+        key: &Key,
+        decision: &Decision,
+        note: Option<&str>,
+    ) -> Result<(), LedgerError>;
+
+    /// Records in `query`'s states, as a call would see them, ordered by `(created_at,
+    /// key)`: an operator's listing (a scan; not a hot path).
+    async fn records(&self, query: &RecordQuery) -> Result<Vec<Record>, LedgerError>;
+
+    /// The decision log, oldest first: every decision, or only those on `key`.
+    async fn decisions(&self, key: Option<&Key>) -> Result<Vec<DecisionRecord>, LedgerError>;
 }
 
 #[async_trait]
@@ -412,5 +573,19 @@ impl<L: LedgerAdmin + ?Sized> LedgerAdmin for std::sync::Arc<L> {
     }
     async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
         (**self).decide(key, decision).await
+    }
+    async fn decide_with_note(
+        &self,
+        key: &Key,
+        decision: &Decision,
+        note: Option<&str>,
+    ) -> Result<(), LedgerError> {
+        (**self).decide_with_note(key, decision, note).await
+    }
+    async fn records(&self, query: &RecordQuery) -> Result<Vec<Record>, LedgerError> {
+        (**self).records(query).await
+    }
+    async fn decisions(&self, key: Option<&Key>) -> Result<Vec<DecisionRecord>, LedgerError> {
+        (**self).decisions(key).await
     }
 }

@@ -28,6 +28,8 @@
 //! - **Tombstones.** A resolved record past its TTL is a tombstone (state `pruned`; `prune`
 //!   drops its result) for [`SqliteOptions::tombstone_window`] (default 30 days), then
 //!   forgotten (see [`super`]). Handles sharing a file should use the same window.
+//! - **Decision log.** A person's decisions ([`LedgerAdmin::decide_with_note`]) are kept in
+//!   `idemcheck_decisions`, written in the same transaction as the decision itself.
 //! - **Schema migration.** Opening a file migrates it in one transaction: version 1 files
 //!   (before tombstones) have their records table rebuilt to accept the `pruned` state, every
 //!   record kept. A file written by a newer version is refused.
@@ -53,8 +55,8 @@
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), idemcheck::LedgerError> {
 //! # let dir = std::env::temp_dir().join(format!("idemcheck-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir).unwrap();
-//! // A file, created on first use (`SqliteLedger::open_default()` uses
-//! // `idemcheck-ledger.sqlite3` in the working directory).
+//! // A file, created on first use (`SqliteLedger::open_default()` keeps `ledger.sqlite3`
+//! // in the platform's state directory: see `idemcheck::ledger::state_dir`).
 //! let path = dir.join("idemcheck-ledger.sqlite3");
 //! let ctx = Context::new(SqliteLedger::open(&path)?, Scope::run("task-42"));
 //! let outbox = std::sync::Mutex::new(Vec::new());
@@ -78,13 +80,18 @@ use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
-use super::codec::{decode, encode, millis, signed, state_of, unsigned};
-use super::{Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, Resolution, Token};
+use super::codec::{decision_record, decode, encode, millis, signed, state_of, unsigned};
+use super::{
+    Begin, Claim, Decided, Decision, DecisionRecord, Ledger, LedgerAdmin, LedgerError, Record,
+    RecordQuery, Resolution, Token,
+};
 use crate::clock::{Clock, Timestamp};
 use crate::key::{Fingerprint, Key};
 
-/// Where the README's quick start keeps its ledger: this file in the working directory.
-pub const DEFAULT_SQLITE_PATH: &str = "idemcheck-ledger.sqlite3";
+/// The file [`SqliteLedger::open_default`] keeps in the state directory
+/// ([`super::state_dir`]); SQLite keeps `ledger.sqlite3-wal` and `ledger.sqlite3-shm` beside
+/// it while the ledger is open.
+pub const DEFAULT_SQLITE_FILE: &str = "ledger.sqlite3";
 
 /// SQLite's `synchronous` setting for the ledger file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -318,6 +325,17 @@ CREATE TABLE IF NOT EXISTS idemcheck_meta (
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO idemcheck_meta (name, value) VALUES ('last_token', 0), ('schema_version', 2);
+CREATE TABLE IF NOT EXISTS idemcheck_decisions (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    key         TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    from_state  TEXT NOT NULL,
+    decision    TEXT NOT NULL CHECK (decision IN ('happened', 'did_not_happen')),
+    note        TEXT,
+    decided_at  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idemcheck_decisions_key ON idemcheck_decisions (key, seq);
 CREATE TRIGGER IF NOT EXISTS idemcheck_token_on_insert AFTER INSERT ON idemcheck_records
 BEGIN
     UPDATE idemcheck_meta SET value = NEW.token WHERE name = 'last_token' AND value < NEW.token;
@@ -588,7 +606,22 @@ fn decide_in(
     now: i64,
     key: &str,
     decision: Option<&str>,
+    note: Option<&str>,
 ) -> Result<(), LedgerError> {
+    // Inside the writer's transaction: the read, the change and the log entry are one.
+    let found: Option<(String, String, String)> = conn
+        .prepare_cached(
+            "SELECT tool, fingerprint, state FROM idemcheck_records
+             WHERE key = ?1 AND state IN ('declared', 'unknown')",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+        })
+        .map_err(db_error)?;
+    let Some((tool, fingerprint, from_state)) = found else {
+        return Err(LedgerError::NotFound(Key::from_stored(key)));
+    };
     let n = match decision {
         Some(text) => conn
             .prepare_cached(&format!(
@@ -604,10 +637,108 @@ fn decide_in(
             .and_then(|mut s| s.execute(params![key])),
     }
     .map_err(db_error)?;
-    match n {
-        1 => Ok(()),
-        _ => Err(LedgerError::NotFound(Key::from_stored(key))),
+    if n != 1 {
+        return Err(LedgerError::NotFound(Key::from_stored(key)));
     }
+    let decided = match decision {
+        Some(_) => Decided::Happened,
+        None => Decided::DidNotHappen,
+    };
+    conn.prepare_cached(
+        "INSERT INTO idemcheck_decisions
+            (key, tool, fingerprint, from_state, decision, note, decided_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            key,
+            tool,
+            fingerprint,
+            from_state,
+            decided.as_str(),
+            note,
+            now
+        ])
+    })
+    .map_err(db_error)?;
+    Ok(())
+}
+
+fn records_in(
+    conn: &Connection,
+    now: i64,
+    window: i64,
+    query: &RecordQuery,
+) -> Result<Vec<Record>, LedgerError> {
+    // The state as seen (a resolved record past its expiry is a tombstone), forgotten
+    // records left out; `?3` lists the states as `,a,b,`.
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM idemcheck_records
+             WHERE NOT (state IN ('committed', 'failed', 'pruned') AND expires_at <= ?2)
+               AND instr(?3, ',' || (CASE WHEN state IN ('committed', 'failed')
+                                          AND expires_at <= ?1 THEN 'pruned'
+                                          ELSE state END) || ',') > 0
+               AND (?4 IS NULL OR (created_at, key) > (?4, ?5))
+             ORDER BY created_at, key
+             LIMIT ?6"
+        ))
+        .map_err(db_error)?;
+    let (after_at, after_key) = match &query.after {
+        Some((at, key)) => (Some(signed(at.0)), Some(key.as_str().to_string())),
+        None => (None, None),
+    };
+    let limit = query
+        .limit
+        .map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = stmt
+        .query_map(
+            params![
+                now,
+                now.saturating_sub(window),
+                query.state_list(),
+                after_at,
+                after_key,
+                limit
+            ],
+            record_from_row,
+        )
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    let window = duration(window);
+    rows.into_iter()
+        .filter_map(|r| r.map(|r| r.as_of(at(now), window)).transpose())
+        .collect()
+}
+
+fn decisions_in(conn: &Connection, key: Option<&str>) -> Result<Vec<DecisionRecord>, LedgerError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT key, tool, fingerprint, from_state, decision, note, decided_at
+             FROM idemcheck_decisions WHERE ?1 IS NULL OR key = ?1 ORDER BY seq",
+        )
+        .map_err(db_error)?;
+    let rows = stmt
+        .query_map(params![key], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, i64>(6)?,
+            ))
+        })
+        .map_err(db_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db_error)?;
+    rows.into_iter()
+        .map(|(key, tool, fingerprint, from, decision, note, at_ms)| {
+            decision_record(key, tool, fingerprint, &from, &decision, note, at_ms)
+        })
+        .collect()
 }
 
 fn configure(conn: &Connection, options: &SqliteOptions) -> Result<(), LedgerError> {
@@ -756,9 +887,66 @@ impl SqliteLedger {
         SqliteLedger::open_with(path, SqliteOptions::default())
     }
 
-    /// Open [`DEFAULT_SQLITE_PATH`] in the working directory: the quick start's ledger.
+    /// Open (creating if needed) [`DEFAULT_SQLITE_FILE`] in the platform's state directory
+    /// ([`super::state_dir`]: `$IDEMCHECK_STATE_DIR`, else `$XDG_STATE_HOME/idemcheck` or
+    /// `~/.local/state/idemcheck` on Linux, the platform's equivalent elsewhere), creating
+    /// the directory with mode 0700. Errors name the directory and where it came from.
     pub fn open_default() -> Result<SqliteLedger, LedgerError> {
-        SqliteLedger::open(DEFAULT_SQLITE_PATH)
+        let dir = super::create_state_dir()?;
+        let path = dir.path.join(DEFAULT_SQLITE_FILE);
+        SqliteLedger::open(&path).map_err(|e| match e {
+            LedgerError::Unavailable(text) => LedgerError::Unavailable(format!(
+                "{text} (the default ledger in the state directory {dir})"
+            )),
+            other => other,
+        })
+    }
+
+    /// Where [`SqliteLedger::open_default`] keeps its file (nothing is created).
+    pub fn default_path() -> Result<PathBuf, LedgerError> {
+        Ok(super::state_dir()?.path.join(DEFAULT_SQLITE_FILE))
+    }
+
+    /// Open a ledger file that already exists, for an operator's tool: a missing file, a
+    /// file that is not a SQLite database and a database without an idemcheck ledger are
+    /// errors naming the path (nothing is created). The file is migrated to this version's
+    /// schema like [`SqliteLedger::open_with`] does.
+    pub fn open_existing(
+        path: impl AsRef<Path>,
+        options: SqliteOptions,
+    ) -> Result<SqliteLedger, LedgerError> {
+        let path = path.as_ref();
+        let at =
+            |what: String| LedgerError::Unavailable(format!("sqlite: {}: {what}", path.display()));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(at("not a file".into())),
+            Err(e) => return Err(at(format!("no ledger file here ({e})"))),
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| at(e.to_string()))?;
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+                 AND name IN ('idemcheck_records', 'idemcheck_meta')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| at(format!("not a SQLite database ({e})")))?;
+        if tables != 2 {
+            return Err(at(
+                "a SQLite database, but not an idemcheck ledger (no idemcheck_records table)"
+                    .into(),
+            ));
+        }
+        drop(conn);
+        SqliteLedger::open_with(path, options).map_err(|e| match e {
+            LedgerError::Unavailable(text) => at(text),
+            other => other,
+        })
     }
 
     /// Open (creating if needed) the ledger in `path`.
@@ -883,7 +1071,12 @@ impl LedgerAdmin for SqliteLedger {
         self.call(|conn, _| pending_in(conn)).await
     }
 
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+    async fn decide_with_note(
+        &self,
+        key: &Key,
+        decision: &Decision,
+        note: Option<&str>,
+    ) -> Result<(), LedgerError> {
         let key = key.as_str().to_string();
         let text = match decision {
             Decision::Happened { result } => Some(encode(&Resolution::Committed {
@@ -891,7 +1084,21 @@ impl LedgerAdmin for SqliteLedger {
             })?),
             Decision::DidNotHappen => None,
         };
-        self.call(move |conn, now| decide_in(conn, now, &key, text.as_deref()))
+        let note = note.map(str::to_string);
+        self.call(move |conn, now| decide_in(conn, now, &key, text.as_deref(), note.as_deref()))
+            .await
+    }
+
+    async fn records(&self, query: &RecordQuery) -> Result<Vec<Record>, LedgerError> {
+        let window = self.inner.window;
+        let query = query.clone();
+        self.call(move |conn, now| records_in(conn, now, window, &query))
+            .await
+    }
+
+    async fn decisions(&self, key: Option<&Key>) -> Result<Vec<DecisionRecord>, LedgerError> {
+        let key = key.map(|k| k.as_str().to_string());
+        self.call(move |conn, _| decisions_in(conn, key.as_deref()))
             .await
     }
 }

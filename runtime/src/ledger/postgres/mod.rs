@@ -52,6 +52,8 @@
 //!   drops its result) for [`PostgresOptions::tombstone_window`] (default 30 days), then
 //!   forgotten (see [`super`]); every worker of a fleet should use the same window. Whether
 //!   a record is a tombstone or forgotten is decided on the database's clock.
+//! - **Decision log.** A person's decisions ([`LedgerAdmin::decide_with_note`]) are kept in
+//!   the schema's `decisions` table, written in the same transaction as the decision.
 //! - **Schema migration.** Version 1 schemas (before tombstones) are upgraded on connect,
 //!   under the same advisory lock: the state's CHECK constraint is replaced to accept
 //!   `pruned` (every record kept). A schema written by a newer version is refused.
@@ -67,8 +69,11 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::Row;
 
-use super::codec::{decode, encode, millis, signed, state_of, unsigned};
-use super::{Begin, Claim, Decision, Ledger, LedgerAdmin, LedgerError, Record, Resolution, Token};
+use super::codec::{decision_record, decode, encode, millis, signed, state_of, unsigned};
+use super::{
+    ALL_STATES, Begin, Claim, Decided, Decision, DecisionRecord, Ledger, LedgerAdmin, LedgerError,
+    Record, RecordQuery, Resolution, Token,
+};
 use crate::clock::Timestamp;
 use crate::key::{Fingerprint, Key, sha256_hex};
 
@@ -93,6 +98,7 @@ pub struct PostgresOptions {
     async_resolutions: bool,
     tls_root_certificate: Option<std::path::PathBuf>,
     tombstone_window: Duration,
+    create_schema: bool,
 }
 
 impl Default for PostgresOptions {
@@ -105,6 +111,7 @@ impl Default for PostgresOptions {
             async_resolutions: false,
             tls_root_certificate: None,
             tombstone_window: super::DEFAULT_TOMBSTONE_WINDOW,
+            create_schema: true,
         }
     }
 }
@@ -154,6 +161,14 @@ impl PostgresOptions {
         self
     }
 
+    /// Whether connecting may create the schema (default `true`). With `false` — for an
+    /// operator's tool — connecting fails, naming the schema, unless it already holds a
+    /// ledger, so a mistyped database or schema is an error rather than a new, empty ledger.
+    pub fn create_schema(mut self, create: bool) -> Self {
+        self.create_schema = create;
+        self
+    }
+
     /// The longest opening one connection may take (default 5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -172,6 +187,8 @@ pub struct PostgresLedger {
     op_timeout: Duration,
     /// The tombstone window.
     tombstone_window: Duration,
+    /// Whether connecting may create the schema ([`PostgresOptions::create_schema`]).
+    create_schema: bool,
     /// Claims waiting for the next batched claim statement (group commit).
     claims: mpsc::UnboundedSender<Job<ClaimRow>>,
     /// Commits and failures waiting for the next batched settle statement.

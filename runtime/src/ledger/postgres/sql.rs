@@ -30,6 +30,10 @@ pub(super) struct Statements {
     pub(super) pending: String,
     pub(super) decide_happened: String,
     pub(super) decide_not: String,
+    pub(super) decide_lock: String,
+    pub(super) decide_log: String,
+    pub(super) records: String,
+    pub(super) decisions: String,
 }
 
 impl Statements {
@@ -148,6 +152,32 @@ impl Statements {
             decide_not: format!(
                 "DELETE FROM {s}.records WHERE key = $1 AND state IN ('declared', 'unknown')"
             ),
+            decide_lock: format!(
+                "SELECT tool, fingerprint, state FROM {s}.records
+                 WHERE key = $1 AND state IN ('declared', 'unknown') FOR UPDATE"
+            ),
+            decide_log: format!(
+                "INSERT INTO {s}.decisions
+                    (key, tool, fingerprint, from_state, decision, note, decided_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, {NOW_MS})"
+            ),
+            // The state as seen (a resolved record past its expiry is a tombstone),
+            // forgotten records (past the expiry and the window, $1) left out.
+            records: format!(
+                "WITH now AS (SELECT {NOW_MS} AS ms)
+                 SELECT {r_columns}, now.ms FROM {s}.records AS r, now
+                 WHERE NOT (r.state IN ('committed', 'failed', 'pruned')
+                            AND r.expires_at <= now.ms - $1)
+                   AND (CASE WHEN r.state IN ('committed', 'failed') AND r.expires_at <= now.ms
+                             THEN 'pruned' ELSE r.state END) = ANY($2::text[])
+                   AND ($3::int8 IS NULL OR (r.created_at, r.key) > ($3::int8, $4::text))
+                 ORDER BY r.created_at, r.key
+                 LIMIT $5::int8"
+            ),
+            decisions: format!(
+                "SELECT key, tool, fingerprint, from_state, decision, note, decided_at
+                 FROM {s}.decisions WHERE $1::text IS NULL OR key = $1::text ORDER BY seq"
+            ),
         }
     }
 }
@@ -170,6 +200,17 @@ pub(super) fn migration(s: &str) -> String {
              resolution  text
          ) WITH (fillfactor = 70);
          CREATE INDEX IF NOT EXISTS records_expiry ON {s}.records (expires_at);
+         CREATE TABLE IF NOT EXISTS {s}.decisions (
+             seq         bigserial PRIMARY KEY,
+             key         text NOT NULL,
+             tool        text NOT NULL,
+             fingerprint text NOT NULL,
+             from_state  text NOT NULL,
+             decision    text NOT NULL CHECK (decision IN ('happened', 'did_not_happen')),
+             note        text,
+             decided_at  bigint NOT NULL
+         );
+         CREATE INDEX IF NOT EXISTS decisions_key ON {s}.decisions (key, seq);
          CREATE TABLE IF NOT EXISTS {s}.schema_version (
              version    integer PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now()

@@ -126,6 +126,7 @@ impl PostgresLedger {
             schema: options.schema.clone(),
             op_timeout: options.op_timeout,
             tombstone_window: options.tombstone_window,
+            create_schema: options.create_schema,
             claims,
             settles,
             claims_in_flight: Default::default(),
@@ -156,6 +157,26 @@ impl PostgresLedger {
             )
             .await
             .map_err(pg_error)?;
+            if !self.create_schema {
+                let exists: bool = tx
+                    .query_one(
+                        "SELECT to_regclass($1) IS NOT NULL",
+                        &[&format!("{schema}.records")],
+                    )
+                    .await
+                    .map_err(pg_error)?
+                    .get(0);
+                if !exists {
+                    let db: String = tx
+                        .query_one("SELECT current_database()", &[])
+                        .await
+                        .map_err(pg_error)?
+                        .get(0);
+                    return Err(unavailable(format!(
+                        "database `{db}` holds no idemcheck ledger in schema `{schema}` (no table {schema}.records)"
+                    )));
+                }
+            }
             tx.batch_execute(&migration(&schema))
                 .await
                 .map_err(pg_error)?;
@@ -461,37 +482,123 @@ impl LedgerAdmin for PostgresLedger {
         .await
     }
 
-    async fn decide(&self, key: &Key, decision: &Decision) -> Result<(), LedgerError> {
+    async fn decide_with_note(
+        &self,
+        key: &Key,
+        decision: &Decision,
+        note: Option<&str>,
+    ) -> Result<(), LedgerError> {
         let text = match decision {
             Decision::Happened { result } => Some(encode(&Resolution::Committed {
                 result: result.clone(),
             })?),
             Decision::DidNotHappen => None,
         };
+        let decided = Decided::of(decision).as_str();
         self.bounded(async {
-            let client = self.client().await?;
+            let mut client = self.client().await?;
+            // One transaction: the record locked, changed, and the decision logged.
+            let tx = client.transaction().await.map_err(pg_error)?;
+            let Some(found) = tx
+                .query_opt(&self.sql.decide_lock, &[&key.as_str()])
+                .await
+                .map_err(pg_error)?
+            else {
+                return Err(LedgerError::NotFound(key.clone()));
+            };
+            let (tool, fingerprint, from_state): (String, String, String) =
+                (found.get(0), found.get(1), found.get(2));
             let n = match &text {
                 Some(text) => {
-                    let stmt = client
-                        .prepare_cached(&self.sql.decide_happened)
+                    tx.execute(&self.sql.decide_happened, &[&key.as_str(), text])
                         .await
-                        .map_err(pg_error)?;
-                    client.execute(&stmt, &[&key.as_str(), text]).await
                 }
-                None => {
-                    let stmt = client
-                        .prepare_cached(&self.sql.decide_not)
-                        .await
-                        .map_err(pg_error)?;
-                    client.execute(&stmt, &[&key.as_str()]).await
-                }
+                None => tx.execute(&self.sql.decide_not, &[&key.as_str()]).await,
             }
             .map_err(pg_error)?;
-            if n == 1 {
-                Ok(())
-            } else {
-                Err(LedgerError::NotFound(key.clone()))
+            if n != 1 {
+                return Err(LedgerError::NotFound(key.clone()));
             }
+            tx.execute(
+                &self.sql.decide_log,
+                &[
+                    &key.as_str(),
+                    &tool,
+                    &fingerprint,
+                    &from_state,
+                    &decided,
+                    &note,
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+            tx.commit().await.map_err(pg_error)
+        })
+        .await
+    }
+
+    async fn records(&self, query: &RecordQuery) -> Result<Vec<Record>, LedgerError> {
+        let states: Vec<&str> = if query.states.is_empty() {
+            ALL_STATES.iter().map(|s| s.as_str()).collect()
+        } else {
+            query.states.iter().map(|s| s.as_str()).collect()
+        };
+        let (after_at, after_key) = match &query.after {
+            Some((at, key)) => (Some(signed(at.0)), Some(key.as_str().to_string())),
+            None => (None, None),
+        };
+        let limit = query.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        let window = millis(self.tombstone_window);
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.records)
+                .await
+                .map_err(pg_error)?;
+            let rows = client
+                .query(&stmt, &[&window, &states, &after_at, &after_key, &limit])
+                .await
+                .map_err(pg_error)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let now: i64 = row
+                    .try_get(11)
+                    .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+                if let Some(r) =
+                    record_from(row, 0)?.as_of(Timestamp(unsigned(now)), self.tombstone_window)
+                {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn decisions(&self, key: Option<&Key>) -> Result<Vec<DecisionRecord>, LedgerError> {
+        let key = key.map(|k| k.as_str().to_string());
+        self.bounded(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(&self.sql.decisions)
+                .await
+                .map_err(pg_error)?;
+            let rows = client.query(&stmt, &[&key]).await.map_err(pg_error)?;
+            rows.iter()
+                .map(|r| {
+                    let text = |i: usize| -> Result<String, LedgerError> {
+                        r.try_get::<_, String>(i)
+                            .map_err(|e| LedgerError::Corrupt(e.to_string()))
+                    };
+                    let note: Option<String> = r
+                        .try_get(5)
+                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+                    let at: i64 = r
+                        .try_get(6)
+                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+                    decision_record(text(0)?, text(1)?, text(2)?, &text(3)?, &text(4)?, note, at)
+                })
+                .collect()
         })
         .await
     }
