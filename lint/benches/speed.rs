@@ -248,6 +248,7 @@ fn child(mode: &str, dir: &Path) {
                 optional: false,
             };
             let plan = cargo_idemcheck::discover::Plan {
+                warnings: Vec::new(),
                 root,
                 crates: vec![cargo_idemcheck::discover::CratePlan {
                     name: "synthetic".into(),

@@ -460,6 +460,7 @@ pub fn analyze_sources(sources: &[(&str, &str)], config: Config) -> Analysis {
             .map(|(_, text)| text.to_string())
     });
     let plan = Plan {
+        warnings: Vec::new(),
         root: PathBuf::new(),
         crates: vec![crate::discover::CratePlan {
             name: "test".into(),

@@ -254,6 +254,9 @@ fn check(parsed: Args, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(p) => p,
         Err(e) => return discover_failed(&e, err),
     };
+    for w in &plan.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
     // Item facts (item ranges) serve only `--new-from-rev`.
     let (files, pre) =
         crate::analysis::collect_prefiltered(&plan, parsed.adopt.new_from_rev.is_some());

@@ -117,6 +117,10 @@ pub struct Plan {
     pub prefilter: bool,
     /// The incremental cache ([`crate::cache`]), unless `--no-cache`.
     pub cache: Option<Arc<Cache>>,
+    /// What the user should know about how the plan was made (one line each, printed as
+    /// warnings): e.g. the workspace pins a toolchain that is not installed, so its manifests
+    /// were read with another.
+    pub warnings: Vec<String>,
 }
 
 /// Why no plan could be made (exit code 2).
@@ -245,9 +249,10 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
     // One discovery for the whole plan: the workspace root for the cache's place, then every
     // package's configuration, each manifest read once.
     let mut discovery = Discovery::default();
+    let mut warnings = Vec::new();
     let (metadata, cache) = match sel.cache {
-        true => cached_metadata(sel, &cmd, &mut discovery),
-        false => (cmd.exec(), None),
+        true => cached_metadata(sel, &mut cmd, &mut discovery, &mut warnings),
+        false => (exec_metadata(&mut cmd, &mut warnings), None),
     };
     let paths: Vec<PathBuf> = sel.paths.iter().map(|p| absolute(p)).collect();
     for (given, abs) in sel.paths.iter().zip(&paths) {
@@ -409,6 +414,7 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
     }
     let only = (!paths.is_empty()).then_some(paths);
     Ok(Plan {
+        warnings,
         root,
         crates,
         only,
@@ -452,18 +458,78 @@ fn target_dir_variable(sel: &Selection) -> Option<std::ffi::OsString> {
     }
 }
 
+/// `cargo metadata`; when the workspace pins a toolchain that is not installed
+/// (`rust-toolchain.toml`), once more with the toolchain rustup runs by default, and a
+/// warning that says so: the lint reads manifests and sources, it builds nothing, so any
+/// toolchain's cargo can list the workspace.
+fn exec_metadata(
+    cmd: &mut cargo_metadata::MetadataCommand,
+    warnings: &mut Vec<String>,
+) -> Result<cargo_metadata::Metadata, cargo_metadata::Error> {
+    let first = cmd.exec();
+    let Err(cargo_metadata::Error::CargoMetadata { stderr }) = &first else {
+        return first;
+    };
+    let Some(pinned) = uninstalled_toolchain(stderr) else {
+        return first;
+    };
+    let Some(other) = default_toolchain() else {
+        return first;
+    };
+    if other == pinned {
+        return first;
+    }
+    cmd.env("RUSTUP_TOOLCHAIN", &other);
+    let retry = cmd.exec();
+    if retry.is_ok() {
+        warnings.push(format!(
+            "the workspace pins toolchain `{pinned}`, which is not installed: its manifests were read with `{other}` (`cargo metadata`; nothing is built)"
+        ));
+        return retry;
+    }
+    first
+}
+
+/// The toolchain rustup reports as not installed in `cargo metadata`'s error
+/// (`error: toolchain 'nightly-2026-08-20-x86_64-unknown-linux-gnu' is not installed`).
+fn uninstalled_toolchain(stderr: &str) -> Option<String> {
+    let rest = &stderr[stderr.find("toolchain '")? + "toolchain '".len()..];
+    let (name, after) = rest.split_once('\'')?;
+    after
+        .trim_start()
+        .starts_with("is not installed")
+        .then(|| name.to_string())
+}
+
+/// The toolchain rustup runs where nothing overrides it (`rustup default`: `stable-x86_64-
+/// unknown-linux-gnu (default)`), or `$IDEMCHECK_TOOLCHAIN` when set.
+fn default_toolchain() -> Option<String> {
+    if let Some(t) = std::env::var_os("IDEMCHECK_TOOLCHAIN") {
+        return t.into_string().ok().filter(|t| !t.is_empty());
+    }
+    let out = std::process::Command::new("rustup")
+        .arg("default")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let name = text.split_whitespace().next()?;
+    (out.status.success() && !name.is_empty()).then(|| name.to_string())
+}
+
 /// `cargo metadata`, from the cache ([`crate::cache`]) when nothing it was derived from
 /// changed; with the cache of the run.
 fn cached_metadata(
     sel: &Selection,
-    cmd: &cargo_metadata::MetadataCommand,
+    cmd: &mut cargo_metadata::MetadataCommand,
     discovery: &mut Discovery,
+    warnings: &mut Vec<String>,
 ) -> (
     Result<cargo_metadata::Metadata, cargo_metadata::Error>,
     Option<Cache>,
 ) {
     let Some(manifest) = start_manifest(sel) else {
-        return (cmd.exec(), None);
+        return (exec_metadata(cmd, warnings), None);
     };
     let guess = guess_target_dir(sel, &manifest, discovery);
     let invocation = format!(
@@ -488,7 +554,7 @@ fn cached_metadata(
     {
         return (Ok(m), cache);
     }
-    let metadata = match cmd.exec() {
+    let metadata = match exec_metadata(cmd, warnings) {
         Ok(m) => m,
         Err(e) => return (Err(e), cache),
     };
@@ -564,6 +630,7 @@ fn loose_plan(sel: &Selection, paths: &[PathBuf], root: &Path) -> Result<Plan, D
     roots.sort_by(|a, b| a.path.cmp(&b.path));
     roots.dedup_by(|a, b| a.path == b.path);
     Ok(Plan {
+        warnings: Vec::new(),
         root: root.to_path_buf(),
         crates: vec![CratePlan {
             name: "paths".into(),
@@ -623,7 +690,7 @@ pub fn tools_left_out(sel: &Selection, plan: &Plan) -> Option<String> {
     if let Some(m) = &sel.manifest_path {
         cmd.manifest_path(m);
     }
-    let metadata = cmd.exec().ok()?;
+    let metadata = exec_metadata(&mut cmd, &mut Vec::new()).ok()?;
     let package_of = |krate: &str| -> String {
         metadata
             .workspace_packages()

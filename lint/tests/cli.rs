@@ -1432,3 +1432,51 @@ fn readme_main_job_output_is_real() {
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     assert_eq!(block, stdout, "README:\n{block}\nreal:\n{stdout}");
 }
+
+/// A workspace that pins a toolchain this machine does not have (`rust-toolchain.toml`) is
+/// still linted when the lint runs outside cargo (a pre-commit hook, an editor): its manifests
+/// are read with rustup's default toolchain, and one warning line says so. Without rustup the
+/// pin means nothing and there is nothing to fall back from.
+#[test]
+fn a_pinned_toolchain_that_is_not_installed_falls_back_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"pinned\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("src/lib.rs"), &write_tool("Pinned"));
+    write(
+        &root.join("rust-toolchain.toml"),
+        "[toolchain]\nchannel = \"1.2.3\"\n",
+    );
+    let rustup = std::process::Command::new("rustup")
+        .arg("--version")
+        .output();
+    if !rustup.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "SKIPPED a_pinned_toolchain_that_is_not_installed_falls_back_with_a_warning: rustup is not installed"
+        );
+        return;
+    }
+    let out = bin()
+        .current_dir(root)
+        // Run directly, as a pre-commit hook runs it: not under cargo, whose own binary
+        // (`$CARGO`) would ignore the pin.
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .args(["idemcheck", "--no-cache", "--message-format", "short"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("IDEM001"), "{stdout}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: the workspace pins toolchain `1.2.3"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("which is not installed"), "{stderr}");
+}
