@@ -95,7 +95,7 @@ pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<Functio
 }
 
 /// `Box::pin(..)`-free handler expression: parentheses and references removed.
-fn strip_handler(e: &Expr) -> &Expr {
+pub(super) fn strip_handler(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_handler(&p.expr),
         Expr::Reference(r) => strip_handler(&r.expr),
@@ -113,9 +113,19 @@ pub fn find<'a>(
     struct Scan<'a, 'r, R> {
         resolve: &'r R,
         out: Vec<FunctionTool<'a>>,
+        /// Locals bound to a tool's definition (`let t = Tool { name: "x".into(), .. }`).
+        defs: Vec<(String, &'a Expr)>,
     }
     impl<'a, R: Fn(&syn::Path) -> Vec<String>> Visit<'a> for Scan<'a, '_, R> {
         fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if let (syn::Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
+                && super::registry::tool_definition(&init.expr).is_some()
+            {
+                self.defs.push((id.ident.to_string(), &*init.expr));
+            }
+            syn::visit::visit_local(self, l);
+        }
         fn visit_expr_call(&mut self, c: &'a ExprCall) {
             if let Some(t) = of_call(c, self.resolve) {
                 self.out.push(t);
@@ -123,7 +133,9 @@ pub fn find<'a>(
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if let Some(t) = super::registry::of_method_call(m) {
+            if let Some(t) = super::registry::of_method_call(m)
+                .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
+            {
                 self.out.push(t);
             }
             syn::visit::visit_expr_method_call(self, m);
@@ -132,6 +144,7 @@ pub fn find<'a>(
     let mut scan = Scan {
         resolve,
         out: Vec::new(),
+        defs: Vec::new(),
     };
     scan.visit_block(block);
     scan.out

@@ -13,6 +13,11 @@
 //! }
 //! ```
 //!
+//! `server.register_tool(tool, handler)` with two arguments registers a tool too, when the
+//! first is a tool's definition: a struct literal with a literal `name` (or one in a metadata
+//! struct one level down) and a `description` or `input_schema`, written there or bound to a
+//! local of the same function ([`of_definition_and_handler`]).
+//!
 //! A method call `register(..)` or `register_tool(..)` with at least three arguments, a
 //! tool-like name first and a description second, registers a tool whose handler is the last
 //! argument: a closure (its body is the tool's body, recorded as a function of its own) or a
@@ -51,6 +56,87 @@ pub fn of_method_call(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
     t.handler.is_some().then_some(t)
 }
 
+/// `server.register_tool(tool, handler)`: a registration of two arguments, a tool's
+/// definition (a struct literal with a literal `name`, inline or bound to a local of the same
+/// function) and a handler (a closure or a path), as home-grown MCP SDKs take them:
+///
+/// ```text
+/// let merge_branch = Tool { name: "merge_branch".into(), description: Some("Merge a branch".into()), .. };
+/// server.register_tool(merge_branch, move |args, _ctx| Box::pin(async move { .. }))?;
+/// ```
+pub fn of_definition_and_handler<'a>(
+    m: &'a syn::ExprMethodCall,
+    defs: &[(String, &'a Expr)],
+) -> Option<FunctionTool<'a>> {
+    if m.args.len() != 2 || !REGISTER_METHODS.iter().any(|r| m.method == r) {
+        return None;
+    }
+    let first = super::function_tool::strip_handler(&m.args[0]);
+    let def = match first {
+        Expr::Path(p) => {
+            let id = p.path.get_ident()?.to_string();
+            defs.iter().rev().find(|(n, _)| *n == id)?.1
+        }
+        Expr::Struct(_) => first,
+        _ => return None,
+    };
+    let (name, name_span, description) = tool_definition(def)?;
+    let last = super::function_tool::strip_handler(&m.args[1]);
+    let handler = match last {
+        Expr::Closure(cl) => super::function_tool::Handler::Closure(cl),
+        Expr::Path(p) => super::function_tool::Handler::Path(&p.path),
+        _ => return None,
+    };
+    Some(FunctionTool {
+        name,
+        name_span,
+        description,
+        handler: Some(handler),
+        handler_expr: last,
+        registry: true,
+    })
+}
+
+/// A tool's definition as a struct literal: `Tool { name: "x".into(), description:
+/// Some("..".into()), input_schema: .., .. }` — a literal tool-like `name` and a
+/// `description` or `input_schema` field. Its name, where it is written, and the description
+/// when it is a literal.
+pub fn tool_definition(e: &Expr) -> Option<(String, proc_macro2::Span, Option<String>)> {
+    let Expr::Struct(s) = e else { return None };
+    let field = |name: &str| {
+        s.fields
+            .iter()
+            .find(|f| matches!(&f.member, syn::Member::Named(id) if id == name))
+    };
+    // The name directly, or in a metadata struct one level down
+    // (`base: BaseMetadata { name: "x".into(), title: None }`).
+    let name_expr = field("name").map(|f| &f.expr).or_else(|| {
+        s.fields.iter().find_map(|f| match &f.expr {
+            Expr::Struct(inner) => inner
+                .fields
+                .iter()
+                .find(|g| matches!(&g.member, syn::Member::Named(id) if id == "name"))
+                .map(|g| &g.expr),
+            _ => None,
+        })
+    })?;
+    let (name, span) = str_lit(name_expr)?;
+    let tool_like = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    if !tool_like || (field("description").is_none() && field("input_schema").is_none()) {
+        return None;
+    }
+    let description = field("description").and_then(|f| match &f.expr {
+        // `Some("..".into())`
+        Expr::Call(c) if c.args.len() == 1 => str_lit(&c.args[0]),
+        e => str_lit(e),
+    });
+    let description = description.map(|d| d.0);
+    Some((name, span, description))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +158,52 @@ mod tests {
         ] {
             assert!(of_method_call(&call(not)).is_none(), "{not}");
         }
+    }
+
+    #[test]
+    fn a_tool_value_registered_with_its_handler_is_a_tool() {
+        // y0uichi/mcp-rust's home-grown SDK: a `Tool` struct (its name in a metadata struct)
+        // bound to a local, then `server.register_tool(tool, closure)`.
+        let src = r#"
+pub fn register_tools(server: &mut McpServer, client: Client) -> Result<(), ServerError> {
+    let merge_branch = Tool {
+        base: BaseMetadata { name: "merge_branch".to_string(), title: None },
+        description: Some("Merge a branch into another branch".to_string()),
+        input_schema: json!({ "type": "object" }),
+    };
+    let c = client.clone();
+    server.register_tool(merge_branch, move |args: Option<Value>, _ctx: RequestContext| {
+        let client = c.clone();
+        Box::pin(async move { std::fs::write("merged", "x")?; Ok(Value::Null) })
+    })?;
+    server.register_tool(
+        Tool { name: "list_branches".into(), description: None, input_schema: json!({}) },
+        |_a: Option<Value>, _c: RequestContext| Box::pin(async move { Ok(std::fs::read_to_string("b")?) }),
+    )?;
+    // Not tools: a value that is no tool definition, a struct without a schema or prose.
+    server.register_tool(handle, |_a, _c| Box::pin(async move { Ok(()) }))?;
+    server.register_tool(Point { name: "p".into() }, |_a, _c| Box::pin(async move { Ok(()) }))?;
+    Ok(())
+}
+"#;
+        assert_eq!(
+            inventory(src)
+                .into_iter()
+                .map(|(n, _, style, kind)| (n, style, kind))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "list_branches".into(),
+                    "tool-registry".into(),
+                    "Read".into()
+                ),
+                (
+                    "merge_branch".into(),
+                    "tool-registry".into(),
+                    "Write".into()
+                ),
+            ]
+        );
     }
 
     #[test]
