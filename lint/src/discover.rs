@@ -684,25 +684,21 @@ pub fn tools_left_out(sel: &Selection, plan: &Plan) -> Option<String> {
     if by_crate.is_empty() {
         return None;
     }
-    // Package names (what `-p` takes) of the crates (targets) with tools.
-    let mut cmd = cargo_metadata::MetadataCommand::new();
-    cmd.no_deps();
-    if let Some(m) = &sel.manifest_path {
-        cmd.manifest_path(m);
-    }
-    let metadata = exec_metadata(&mut cmd, &mut Vec::new()).ok()?;
-    let package_of = |krate: &str| -> String {
-        metadata
-            .workspace_packages()
+    // Package names (what `-p` takes), not crate or target names (a `[[bin]]` named
+    // `idemcheck-hook` is the crate `idemcheck_hook` of the package `idemcheck-pre-commit`).
+    let package_of = |p: &Plan, krate: &str| -> String {
+        p.crates
             .iter()
-            .find(|p| p.targets.iter().any(|t| t.name.replace('-', "_") == krate))
-            .map_or_else(|| krate.to_string(), |p| p.name.to_string())
+            .find(|c| c.name == krate)
+            .and_then(|c| c.package)
+            .map_or_else(|| krate.to_string(), |i| p.packages[i].name.clone())
     };
-    let mut packages: Vec<String> = by_crate.keys().map(|k| package_of(k)).collect();
+    let mut packages: Vec<String> = by_crate.keys().map(|k| package_of(&all, k)).collect();
     packages.sort();
     packages.dedup();
     let tools: usize = by_crate.values().sum();
-    let mut chosen: Vec<&str> = selected.into_iter().collect();
+    let mut chosen: Vec<String> = selected.iter().map(|k| package_of(plan, k)).collect();
+    chosen.sort();
     chosen.dedup();
     let chosen = if chosen.is_empty() {
         "none".to_string()

@@ -1480,3 +1480,36 @@ fn a_pinned_toolchain_that_is_not_installed_falls_back_with_a_warning() {
     assert_eq!(warnings.len(), 1, "{stderr}");
     assert!(warnings[0].contains("which is not installed"), "{stderr}");
 }
+
+/// Issue 27: at a root whose package's only target is named differently (`[[bin]] name =
+/// "root-hook"`, the crate `root_hook` of the package `root-pkg`), the warning about tools
+/// left out names packages, as `-p` takes them: never a crate or target name.
+#[test]
+fn tools_left_out_names_packages_not_crates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"alpha\"]\nresolver = \"2\"\n\n[package]\nname = \"root-pkg\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautobins = false\n\n[[bin]]\nname = \"root-hook\"\npath = \"hook.rs\"\n",
+    );
+    write(&root.join("hook.rs"), "fn main() {}\n");
+    write(
+        &root.join("alpha/Cargo.toml"),
+        "[package]\nname = \"alpha-tools\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nname = \"alpha_lib\"\n",
+    );
+    write(&root.join("alpha/src/lib.rs"), &write_tool("Alpha"));
+    let out = bin().current_dir(root).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("warning: no tools in the selected packages"))
+        .unwrap_or_else(|| panic!("no warning: {stderr}"));
+    assert!(
+        warning.contains("selected packages (root-pkg)"),
+        "{warning}"
+    );
+    assert!(warning.contains("(alpha-tools)"), "{warning}");
+    assert!(warning.contains("`-p alpha-tools`"), "{warning}");
+    assert!(!warning.contains("root_hook"), "{warning}");
+    assert!(!warning.contains("alpha_lib"), "{warning}");
+}
