@@ -1513,3 +1513,47 @@ fn tools_left_out_names_packages_not_crates() {
     assert!(!warning.contains("root_hook"), "{warning}");
     assert!(!warning.contains("alpha_lib"), "{warning}");
 }
+
+/// Issue 27: `docs --out` into a directory that does not exist is an error naming the path
+/// (nothing is created); a document of one tool says "1 tool".
+#[test]
+fn docs_out_refuses_a_missing_directory_and_counts_in_the_singular() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nonexistent/dir/x.md");
+    let out = bin()
+        .args(["docs", "--manifest-path"])
+        .arg(manifest("rmcp_legacy"))
+        .arg("--out")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("error: cannot write `{}`", missing.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    assert!(!tmp.path().join("nonexistent").exists());
+    // One tool: the singular.
+    let ws = tempfile::tempdir().unwrap();
+    write(
+        &ws.path().join("Cargo.toml"),
+        "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&ws.path().join("src/lib.rs"), &write_tool("One"));
+    let doc = ws.path().join("tools.md");
+    let out = bin()
+        .current_dir(ws.path())
+        .args(["docs", "--out"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("idemcheck docs: 1 tool written to"),
+        "{stderr}"
+    );
+    assert!(doc.exists());
+}

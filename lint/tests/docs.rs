@@ -230,6 +230,8 @@ fn output_is_deterministic_and_has_no_timestamp_unless_asked() {
 fn out_writes_the_file_with_links_relative_to_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("review/tools.md");
+    // The directory must exist: a missing one is an error (`out_refuses_a_missing_directory`).
+    std::fs::create_dir(dir.path().join("review")).unwrap();
     let (code, out, err) = docs(&example_manifest(), &["--out", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.is_empty());

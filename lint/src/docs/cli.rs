@@ -51,6 +51,19 @@ pub struct DocsArgs {
 
 /// Run `docs` with its parsed arguments; returns the exit code.
 pub fn run(parsed: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    // A mistyped directory is refused before any work, never created.
+    if let Some(path) = &parsed.out
+        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        let _ = writeln!(
+            err,
+            "error: cannot write `{}`: the directory `{}` does not exist (create it first)",
+            path.display(),
+            dir.display()
+        );
+        return EXIT_FAILURE;
+    }
     let selection = parsed.select.selection(parsed.paths.clone());
     let plan = match crate::discover::plan(&selection) {
         Ok(p) => p,
@@ -86,20 +99,15 @@ pub fn run(parsed: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     };
     match &parsed.out {
         Some(path) => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-                && let Err(e) = std::fs::create_dir_all(dir)
-            {
-                let _ = writeln!(err, "error: cannot create `{}`: {e}", dir.display());
-                return EXIT_FAILURE;
-            }
             if let Err(e) = std::fs::write(path, text) {
                 let _ = writeln!(err, "error: cannot write `{}`: {e}", path.display());
                 return EXIT_FAILURE;
             }
+            let n = docs.tools.len();
             let _ = writeln!(
                 err,
-                "idemcheck docs: {} tools written to {}",
-                docs.tools.len(),
+                "idemcheck docs: {n} {} written to {}",
+                if n == 1 { "tool" } else { "tools" },
                 path.display()
             );
         }
