@@ -196,7 +196,19 @@ pub fn run_process() -> ! {
 
 /// Run with the process's arguments, printing to stdout/stderr; returns the exit code.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let args = normalise_args(args);
+    let mut args = normalise_args(args);
+    // `help --help` (or `help check -h`): clap's `help` takes only subcommand names; asking
+    // it for help is asking for the help it prints.
+    if args.get(1).is_some_and(|a| a == "help") {
+        let mut i = 2;
+        while i < args.len() {
+            if args[i] == "--help" || args[i] == "-h" {
+                args.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {

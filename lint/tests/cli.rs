@@ -1557,3 +1557,23 @@ fn docs_out_refuses_a_missing_directory_and_counts_in_the_singular() {
     );
     assert!(doc.exists());
 }
+
+/// Issue 27: `help --help` (and `help <subcommand> --help`) print help, as `--help` does.
+#[test]
+fn help_help_prints_help() {
+    for args in [
+        &["help", "--help"][..],
+        &["idemcheck", "help", "--help"][..],
+        &["help", "-h"][..],
+        &["help", "docs", "--help"][..],
+    ] {
+        let out = bin().args(args).output().unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stdout.contains("Usage: cargo idemcheck"),
+            "{args:?}: {stdout}"
+        );
+    }
+}
