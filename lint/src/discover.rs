@@ -274,6 +274,10 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
                 cargo_metadata::Error::CargoMetadata { stderr } => stderr.trim().to_string(),
                 other => other.to_string(),
             };
+            // Cargo's message starts with its own `error: `: printed after ours, once.
+            let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
+            let msg = msg.split("\n\nStack backtrace:").next().unwrap_or(msg);
+            let msg = msg.trim_end().to_string();
             return Err(DiscoverError::Metadata(msg));
         }
     };

@@ -1577,3 +1577,18 @@ fn help_help_prints_help() {
         );
     }
 }
+
+/// Issue 27: cargo's own `error: ` prefix is not repeated after ours.
+#[test]
+fn cargo_errors_read_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(&tmp.path().join("Cargo.toml"), "[package]\nname = \n");
+    let out = bin().current_dir(tmp.path()).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cargo metadata failed: "),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+}
