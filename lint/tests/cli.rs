@@ -1592,3 +1592,36 @@ fn cargo_errors_read_once() {
     );
     assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
 }
+
+/// Issue 27: a file whose delimiters do not balance is an `IDEM012` that says so, at the
+/// unclosed delimiter (or the stray closing one), and the other files are still checked.
+#[test]
+fn an_unclosed_delimiter_is_named_with_its_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"unclosed\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &root.join("src/lib.rs"),
+        &format!("mod broken;\nmod stray;\n{}", write_tool("Lib")),
+    );
+    write(
+        &root.join("src/broken.rs"),
+        "fn ok() {}\n\nfn f(x: u32) {\n    if x > 1 {\n        g(\"}\");\n    }\n",
+    );
+    write(&root.join("src/stray.rs"), "fn h() {\n    g(1));\n}\n");
+    let (code, s) = short(&["--no-cache"], root);
+    assert_eq!(code, 1, "{s}");
+    assert!(
+        s.contains("src/broken.rs:3:14: error[IDEM012]: cannot parse `src/broken.rs`: unclosed delimiter `{` at line 3, column 14"),
+        "{s}"
+    );
+    assert!(
+        s.contains("src/stray.rs:2:9: error[IDEM012]: cannot parse `src/stray.rs`: unexpected closing delimiter `)` at line 2, column 9"),
+        "{s}"
+    );
+    // The other file is checked.
+    assert!(s.contains("src/lib.rs:7:14: error[IDEM001]"), "{s}");
+}

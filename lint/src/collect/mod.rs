@@ -244,7 +244,7 @@ fn collect_streamed(job: &FileJob, text: &str, config: &Config) -> (FileFacts, V
             return collect_parsed(job, text, parse_file(text), config, false);
         }
         Err(e) => {
-            push_parse_error(&mut facts, job, config, &e);
+            push_parse_error(&mut facts, job, config, text, &e);
             Vec::new()
         }
     };
@@ -293,7 +293,7 @@ fn collect_parsed(
             children
         }
         Err(e) => {
-            push_parse_error(&mut facts, job, config, &e);
+            push_parse_error(&mut facts, job, config, text, &e);
             Vec::new()
         }
     };
@@ -302,7 +302,13 @@ fn collect_parsed(
 }
 
 /// The `IDEM012` finding of a file that does not parse, at syn's error.
-fn push_parse_error(facts: &mut FileFacts, job: &FileJob, config: &Config, e: &syn::Error) {
+fn push_parse_error(
+    facts: &mut FileFacts,
+    job: &FileJob,
+    config: &Config,
+    text: &str,
+    e: &syn::Error,
+) {
     let start = e.span().start();
     let loc = Loc {
         line: start.line.max(1) as u32,
@@ -315,9 +321,44 @@ fn push_parse_error(facts: &mut FileFacts, job: &FileJob, config: &Config, e: &s
         config,
         RuleCode::Idem012,
         loc,
-        format!("cannot parse `{}`: {e}", job.rel),
+        format!(
+            "cannot parse `{}`: {}",
+            job.rel,
+            lex_error_text(text, &e.to_string(), start.line, start.column)
+                .unwrap_or_else(|| e.to_string())
+        ),
         Some("fix the syntax error; the tools in this file were not checked".to_string()),
     );
+}
+
+/// What a tokenizer error means, for a person: syn says only "cannot parse string into token
+/// stream". proc-macro2 puts it at the opening delimiter that is never closed, at a closing
+/// delimiter that matches none, or where a literal or comment that never ends begins.
+/// `None` for any other error.
+fn lex_error_text(text: &str, message: &str, line: usize, column: usize) -> Option<String> {
+    const LEX: &str = "cannot parse string into token stream";
+    if message != LEX {
+        return None;
+    }
+    let at = text
+        .lines()
+        .nth(line.checked_sub(1)?)
+        .and_then(|l| l.chars().nth(column));
+    let what = match at {
+        Some(c @ ('{' | '(' | '[')) => format!(
+            "unclosed delimiter `{c}` at line {line}, column {}: the file ends before it is closed",
+            column + 1
+        ),
+        Some(c @ ('}' | ')' | ']')) => format!(
+            "unexpected closing delimiter `{c}` at line {line}, column {}: it closes no open delimiter of its kind",
+            column + 1
+        ),
+        _ => format!(
+            "unbalanced delimiters or an unterminated literal or block comment at line {line}, column {}",
+            column + 1
+        ),
+    };
+    Some(format!("{what} ({LEX})"))
 }
 
 /// A parsed file: its syntax tree, without doc comments, and its doc comments.
