@@ -153,6 +153,18 @@ impl Baseline {
                 b.version
             ));
         }
+        // An entry no rule can match would be reported as fixed on every run.
+        for (i, e) in b.entries.iter().enumerate() {
+            if !RuleCode::ALL.iter().any(|c| c.as_str() == e.code) {
+                let known: Vec<&str> = RuleCode::ALL.iter().map(|c| c.as_str()).collect();
+                return Err(format!(
+                    "entry {} ({e}) has unknown rule code `{}`; the known codes are {}",
+                    i + 1,
+                    e.code,
+                    known.join(", ")
+                ));
+            }
+        }
         Ok(b)
     }
 

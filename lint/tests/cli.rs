@@ -1625,3 +1625,28 @@ fn an_unclosed_delimiter_is_named_with_its_place() {
     // The other file is checked.
     assert!(s.contains("src/lib.rs:7:14: error[IDEM001]"), "{s}");
 }
+
+/// Issue 27: a baseline entry whose code is no rule is refused (it would be reported as
+/// fixed on every run), with the file, the entry and the known codes.
+#[test]
+fn a_baseline_entry_with_an_unknown_code_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let baseline = tmp.path().join("baseline.json");
+    write(
+        &baseline,
+        r#"{"version": 1, "entries": [{"file": "src/lib.rs", "function": "f", "tool": "f", "code": "IDEM999"}]}"#,
+    );
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&baseline.display().to_string()), "{stderr}");
+    assert!(stderr.contains("IDEM999 src/lib.rs `f`"), "{stderr}");
+    assert!(stderr.contains("IDEM001, IDEM002"), "{stderr}");
+    assert!(!stderr.contains("no longer"), "{stderr}");
+}
