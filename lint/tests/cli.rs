@@ -1650,3 +1650,38 @@ fn a_baseline_entry_with_an_unknown_code_is_an_error() {
     assert!(stderr.contains("IDEM001, IDEM002"), "{stderr}");
     assert!(!stderr.contains("no longer"), "{stderr}");
 }
+
+/// Issue 27: `suggest NAME` that matches nothing says what there is, never "(they are:
+/// none)".
+#[test]
+fn suggest_an_unknown_tool_says_what_there_is() {
+    let run = |m: &Path| {
+        let out = bin()
+            .args(["suggest", "--manifest-path"])
+            .arg(m)
+            .arg("nonexistent_tool")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    // Tools, none of them a write tool without a contract.
+    let err = run(&manifest("clean"));
+    assert!(!err.contains("they are: none"), "{err}");
+    assert!(
+        err.contains("have no write tool without a contract; their tools are: comment, find_ticket, open_ticket"),
+        "{err}"
+    );
+    // No tools at all.
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        &tmp.path().join("Cargo.toml"),
+        "[package]\nname = \"empty\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&tmp.path().join("src/lib.rs"), "pub fn f() {}\n");
+    let err = run(&tmp.path().join("Cargo.toml"));
+    assert!(
+        err.contains("there are no tools in the selected packages"),
+        "{err}"
+    );
+}

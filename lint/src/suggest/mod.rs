@@ -170,13 +170,25 @@ fn propose_all(
         });
         incomplete.retain(|(name, _, _)| name == want);
         if unguarded.is_empty() && incomplete.is_empty() {
+            let mut tools: Vec<&str> = query
+                .tools
+                .iter()
+                .map(|v| v.cx.tool.name.as_str())
+                .collect();
+            tools.sort();
+            tools.dedup();
+            let why = if !all.is_empty() {
+                format!("they are: {}", all.join(", "))
+            } else if tools.is_empty() {
+                "there are no tools in the selected packages".to_string()
+            } else {
+                format!(
+                    "the selected packages have no write tool without a contract; their tools are: {}",
+                    tools.join(", ")
+                )
+            };
             return Err(format!(
-                "no write tool without a contract is named `{want}` (they are: {})",
-                if all.is_empty() {
-                    "none".to_string()
-                } else {
-                    all.join(", ")
-                }
+                "no write tool without a contract is named `{want}` ({why})"
             ));
         }
     }
