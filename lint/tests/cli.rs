@@ -1685,3 +1685,29 @@ fn suggest_an_unknown_tool_says_what_there_is() {
         "{err}"
     );
 }
+
+/// Issue 27: the `suggest` summary promises only what `--fix` does: of the fixture's three
+/// write tools, `add_note` has no input naming the operation, so --fix inserts two.
+#[test]
+fn suggest_summary_counts_what_fix_inserts() {
+    let out = bin()
+        .args(["suggest", "--manifest-path"])
+        .arg(fixture("adopt_suggest").join("Cargo.toml"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("idemcheck suggest:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        summary.contains("3 write tools without a contract"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("inserts the attributes of 2 of them"),
+        "{summary}"
+    );
+    assert!(!summary.contains("inserts these attributes"), "{summary}");
+}

@@ -229,13 +229,21 @@ fn propose_all(
             }
         ));
     } else {
+        // Promise only what --fix does: the proposals it cannot insert say why above.
+        let total = proposals.len() as u32;
+        let fixable = proposals.iter().filter(|p| p.fix.is_ok()).count() as u32;
         text.push_str(&format!(
             "idemcheck suggest: {} without a contract{}\n",
-            plural(proposals.len() as u32, "write tool", "write tools"),
-            if proposals.iter().any(|p| p.fix.is_ok()) {
-                "; `cargo idemcheck suggest --fix` inserts these attributes with stub postconditions"
+            plural(total, "write tool", "write tools"),
+            if fixable == 0 {
+                String::new()
+            } else if fixable == total {
+                "; `cargo idemcheck suggest --fix` inserts these attributes with stub postconditions".to_string()
             } else {
-                ""
+                format!(
+                    "; `cargo idemcheck suggest --fix` inserts the attributes of {fixable} of them with stub postconditions (the other {} by hand, as shown above)",
+                    total - fixable
+                )
             }
         ));
     }
