@@ -1711,3 +1711,40 @@ fn suggest_summary_counts_what_fix_inserts() {
     );
     assert!(!summary.contains("inserts these attributes"), "{summary}");
 }
+
+/// Issue 27: a configuration error points at the key that names no rule, not at its value.
+#[test]
+fn a_config_error_points_at_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("idemcheck.toml");
+    std::fs::write(&cfg, "[rules]\nmissing_kye = \"error\"\n").unwrap();
+    let out = bin()
+        .arg("--manifest-path")
+        .arg(manifest("clean"))
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown rule `missing_kye`"), "{err}");
+    assert!(err.contains("idemcheck.toml:2:1"), "{err}");
+    // The caret line: under the key (column 1), not under the value.
+    let lines: Vec<&str> = err.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("2 │ missing_kye"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let source = lines[at];
+    let marks = lines[at + 1];
+    // In characters: the gutters hold box-drawing characters of different byte lengths.
+    let col = |line: &str, s: &str| line[..line.find(s).unwrap()].chars().count();
+    let key_col = col(source, "missing_kye");
+    let value_col = col(source, "\"error\"");
+    let first_mark = marks
+        .chars()
+        .position(|c| !c.is_whitespace() && c != '·' && c != '│' && c != '┊')
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(first_mark, key_col, "{err}");
+    assert!(first_mark < value_col, "{err}");
+}

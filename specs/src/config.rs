@@ -204,7 +204,7 @@ impl std::error::Error for ConfigError {}
 struct RawConfig {
     max_retries: Option<u32>,
     #[serde(default)]
-    rules: BTreeMap<String, toml::Spanned<String>>,
+    rules: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
     #[serde(default)]
     exclude: Vec<String>,
     #[serde(default)]
@@ -257,19 +257,25 @@ impl Config {
         if let Some(max) = raw.max_retries {
             self.max_retries = max;
         }
-        for (name, level) in raw.rules {
-            let err = |message: String| ConfigError {
+        for (key, level) in raw.rules {
+            // The caret goes under the key for an unknown rule, under the whole entry
+            // (`name = "level"`) for an unknown level.
+            let err = |span: Range<usize>, message: String| ConfigError {
                 path: path.to_path_buf(),
                 text: text.to_string(),
-                span: Some(level.span()),
+                span: Some(span),
                 message,
             };
+            let name = key.get_ref().clone();
             let Some(code) = RuleCode::parse(&name) else {
                 let names = crate::rules::CATALOGUE.iter().map(|r| r.name);
                 let hint = crate::attr::nearest(&name, names)
                     .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
-                return Err(err(format!("unknown rule `{name}` in `rules`{hint}")));
+                return Err(err(
+                    key.span(),
+                    format!("unknown rule `{name}` in `rules`{hint}"),
+                ));
             };
             let parsed = match level.get_ref().as_str() {
                 "allow" | "off" => Level::Allow,
@@ -277,9 +283,12 @@ impl Config {
                 "warn" | "warning" => Level::Report(Severity::Warning),
                 "error" | "deny" => Level::Report(Severity::Error),
                 other => {
-                    return Err(err(format!(
-                        "rule `{name}` has unknown level \"{other}\"; expected \"allow\", \"note\", \"warn\" or \"error\""
-                    )));
+                    return Err(err(
+                        key.span().start..level.span().end,
+                        format!(
+                            "rule `{name}` has unknown level \"{other}\"; expected \"allow\", \"note\", \"warn\" or \"error\""
+                        ),
+                    ));
                 }
             };
             self.rules.insert(code, parsed);
@@ -601,7 +610,8 @@ mod tests {
             "{}",
             e.message
         );
-        assert_eq!(e.line_col(), Some((2, 17)));
+        // At the key that names no rule, not at its value.
+        assert_eq!(e.line_col(), Some((2, 1)));
         let e = Config::from_idemcheck_toml(Path::new("i.toml"), "[rules]\nIDEM001 = \"loud\"\n")
             .unwrap_err();
         assert!(
@@ -609,6 +619,9 @@ mod tests {
             "{}",
             e.message
         );
+        // The whole entry: the key and its level.
+        assert_eq!(e.line_col(), Some((2, 1)));
+        assert_eq!(e.span, Some(8..24));
     }
 
     #[test]
