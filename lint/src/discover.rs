@@ -470,6 +470,10 @@ fn exec_metadata(
     cmd: &mut cargo_metadata::MetadataCommand,
     warnings: &mut Vec<String>,
 ) -> Result<cargo_metadata::Metadata, cargo_metadata::Error> {
+    // A user error is not a crash: no stack backtrace from cargo or rustup (both print
+    // one with their errors when `RUST_BACKTRACE` is set, as anyhow does).
+    cmd.env("RUST_BACKTRACE", "0")
+        .env("RUST_LIB_BACKTRACE", "0");
     let first = cmd.exec();
     let Err(cargo_metadata::Error::CargoMetadata { stderr }) = &first else {
         return first;

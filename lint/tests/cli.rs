@@ -1748,3 +1748,43 @@ fn a_config_error_points_at_the_key() {
     assert_eq!(first_mark, key_col, "{err}");
     assert!(first_mark < value_col, "{err}");
 }
+
+/// Issue 27: a user error prints no stack backtrace, even with `RUST_BACKTRACE=1` (rustup
+/// and cargo print anyhow's backtrace with their errors then): here a pinned toolchain that
+/// is not installed and a fallback toolchain that is not installed either.
+#[test]
+fn a_user_error_prints_no_backtrace() {
+    let rustup = std::process::Command::new("rustup")
+        .arg("--version")
+        .output();
+    if !rustup.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIPPED a_user_error_prints_no_backtrace: rustup is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"pinned\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("src/lib.rs"), &write_tool("Pinned"));
+    write(
+        &root.join("rust-toolchain.toml"),
+        "[toolchain]\nchannel = \"1.2.3\"\n",
+    );
+    let out = bin()
+        .current_dir(root)
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .env("IDEMCHECK_TOOLCHAIN", "1.2.4")
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .args(["--no-cache"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not installed"), "{stderr}");
+    assert!(!stderr.to_lowercase().contains("backtrace"), "{stderr}");
+}
