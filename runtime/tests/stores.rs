@@ -55,13 +55,51 @@ fn pg_var(test: &str, name: &str) -> Option<String> {
             // Straight to the process's stderr: libtest captures `eprintln!`, and a skip must show.
             {
                 use std::io::Write as _;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED {test}: the PostgreSQL cases did not run — set {name} \
-                 (.ci/run shows how: e.g. IDEMCHECK_PG_URL=postgres://postgres@127.0.0.1:5432/postgres) to run them"
-                );
+                let _ = writeln!(std::io::stderr(), "{}", skip_line(test, name));
             }
             None
+        }
+    }
+}
+
+/// The SKIPPED line of `test` when the variable `name` is not set: it names that variable,
+/// and its example is that variable's own (as .ci/run sets it).
+fn skip_line(test: &str, name: &str) -> String {
+    let hint = match name {
+        "IDEMCHECK_PG_URL" => {
+            "e.g. IDEMCHECK_PG_URL=postgres://postgres@127.0.0.1:5432/postgres".to_string()
+        }
+        "IDEMCHECK_PG_TLS_URL" => "e.g. IDEMCHECK_PG_TLS_URL=postgres://idemcheck_tls:PASSWORD@127.0.0.1:5432/postgres, a role that may connect over TLS only".to_string(),
+        "IDEMCHECK_PG_TLS_CA" => {
+            "the path of the CA certificate that signed the server's".to_string()
+        }
+        "IDEMCHECK_PG_TLS_OTHER_CA" => {
+            "the path of a CA certificate that did not sign the server's".to_string()
+        }
+        other => format!("{other}: see .ci/run"),
+    };
+    format!(
+        "SKIPPED {test}: the PostgreSQL cases did not run — set {name} ({hint}; .ci/run shows how) to run them"
+    )
+}
+
+/// Issue 27: a skip named `IDEMCHECK_PG_TLS_URL` while showing `IDEMCHECK_PG_URL`. Each line
+/// names its own variable, and no other, on one line.
+#[test]
+fn each_skip_line_names_its_own_variable_only() {
+    const VARS: [&str; 4] = [
+        "IDEMCHECK_PG_URL",
+        "IDEMCHECK_PG_TLS_URL",
+        "IDEMCHECK_PG_TLS_CA",
+        "IDEMCHECK_PG_TLS_OTHER_CA",
+    ];
+    for name in VARS {
+        let line = skip_line("t", name);
+        assert!(line.starts_with("SKIPPED t: "), "{line}");
+        assert!(line.contains(&format!("set {name} (")), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+        for other in VARS.iter().filter(|v| **v != name) {
+            assert!(!line.contains(other), "{name}: {line}");
         }
     }
 }
@@ -1159,7 +1197,11 @@ async fn tls_sessions_of(url: &str, user: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_works_over_tls_require_and_verify_full() {
     let test = "postgres_works_over_tls_require_and_verify_full";
-    let (Some(tls), Some(admin)) = (pg_tls(test), pg_url(test)) else {
+    // One skip line at most: the first variable missing, not one line per variable.
+    let Some(tls) = pg_tls(test) else {
+        return;
+    };
+    let Some(admin) = pg_url(test) else {
         return;
     };
     let plain = PostgresLedger::connect(&with_params(&tls.url, &[("sslmode", "disable")])).await;
