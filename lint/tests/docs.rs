@@ -661,7 +661,7 @@ fn an_empty_document_while_other_members_have_tools_is_a_warning() {
     let (code, out, err) = run_in(root, &["docs", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "[]");
-    assert!(err.starts_with("warning: no tools in the selected packages (vws_cli), but 2 tools are in other members of the workspace (fixture-vws-billing, fixture-vws-desk)"), "{err}");
+    assert!(err.starts_with("warning: no tools in the selected packages (vws-cli), but 2 tools are in other members of the workspace (fixture-vws-billing, fixture-vws-desk)"), "{err}");
     assert!(
         err.contains("pass `--workspace`, or `-p fixture-vws-billing`"),
         "{err}"
