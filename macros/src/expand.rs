@@ -330,6 +330,7 @@ impl<'a> Expander<'a> {
             let t = path_text(v);
             quote!(#t)
         }));
+        let no_postcondition = self.attr.verify_none.is_some();
         let max_retries = opt(self.attr.max_retries.map(|m| {
             let v = m.value;
             quote!(#v)
@@ -361,6 +362,7 @@ impl<'a> Expander<'a> {
                 chosen_key_fields: &[#(#chosen),*],
                 key_context: &[#(#key_context),*],
                 verify: #verify,
+                no_postcondition: #no_postcondition,
                 max_retries: #max_retries,
                 timeout_ms: #timeout_ms,
                 settle_ms: #settle_ms,
@@ -695,7 +697,8 @@ impl<'a> Expander<'a> {
                     checked
                 }
             }
-            // No postcondition (only with a suppressed IDEM002, or a read): never "done".
+            // No postcondition (`verify = none`, a suppressed IDEM002, or a read): never
+            // "done". With `verify = none` the runtime never calls it.
             None => quote!(::core::future::ready(::core::result::Result::<
                 _,
                 &'static str,

@@ -53,6 +53,11 @@ pub struct Contract {
     pub key_context: &'static [&'static str],
     /// Postcondition path.
     pub verify: Option<&'static str>,
+    /// `verify = none`: the contract says the system cannot be read back. The runtime then
+    /// never asks a postcondition: an interrupted call is Unknown (settled by an operator in
+    /// the ledger), never executed again — unless `server_dedup`, when a retry or take-over
+    /// with the same key is safe.
+    pub no_postcondition: bool,
     /// Retry cap.
     pub max_retries: Option<u32>,
     /// Per-attempt timeout.
@@ -127,6 +132,7 @@ impl Contract {
                 .filter_map(|p| ContextPart::parse(p))
                 .collect(),
             verify: self.verify.map(str::to_string),
+            no_postcondition: self.no_postcondition,
             max_retries: self.max_retries,
             timeout_ms: self.timeout_ms,
             settle_ms: self.settle_ms,

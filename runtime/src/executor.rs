@@ -28,8 +28,28 @@ use crate::contract::{Contract, ToolKind};
 use crate::key::{Fingerprint, Key, Material};
 use crate::ledger::{Begin, Claim, RecordState, Resolution, StoredFailure, Token};
 use crate::outcome::{
-    AttemptError, Classify, ErrorClass, Failure, NotCompleted, Outcome, Postcondition, Unknown,
+    Answer, AttemptError, Classify, ErrorClass, Failure, NotCompleted, Outcome, Postcondition,
+    Unknown,
 };
+
+/// What one postcondition read said (or that the contract has none: `verify = none`).
+enum Read<T> {
+    Done(T),
+    NotDone,
+    CannotTell(String),
+    NoPostcondition,
+}
+
+impl<T> Read<T> {
+    fn answer(&self) -> Answer {
+        match self {
+            Read::Done(_) => Answer::Done,
+            Read::NotDone => Answer::NotDone,
+            Read::CannotTell(e) => Answer::CannotTell(e.clone()),
+            Read::NoPostcondition => Answer::NoPostcondition,
+        }
+    }
+}
 
 /// How many times a call re-reads a record that changed under it before answering Unknown.
 const MAX_ROUNDS: u32 = 8;
@@ -191,6 +211,46 @@ impl Call<'_> {
         self.claim.key
     }
 
+    /// Ask the postcondition, unless the contract has none (`verify = none`): then it is
+    /// never called.
+    async fn read<T, VE, Ver, VerFut>(&self, verify: &mut Ver) -> Read<T>
+    where
+        VE: Display,
+        Ver: FnMut() -> VerFut,
+        VerFut: Future<Output = Result<Option<T>, VE>>,
+    {
+        if self.contract.no_postcondition {
+            return Read::NoPostcondition;
+        }
+        match with_current_key(self.key(), verify()).await {
+            Ok(Some(t)) => Read::Done(t),
+            Ok(None) => Read::NotDone,
+            Err(e) => Read::CannotTell(e.to_string()),
+        }
+    }
+
+    /// The answer when another owner's record is still unresolved and this call stops
+    /// waiting for it.
+    fn in_flight_elsewhere<T, E>(
+        &self,
+        record: &crate::ledger::Record,
+        started: Timestamp,
+        answer: Answer,
+    ) -> Outcome<T, E> {
+        let waited = Duration::from_millis(self.ctx.clock().now().0.saturating_sub(started.0));
+        self.unknown(
+            0,
+            None,
+            Postcondition::InFlightElsewhere {
+                owner: record.owner.clone(),
+                since: record.created_at,
+                lease_until: record.lease_until,
+                waited,
+                answer,
+            },
+        )
+    }
+
     fn unknown<T, E>(
         &self,
         attempts: u32,
@@ -223,7 +283,10 @@ impl Call<'_> {
     {
         let ledger = self.ctx.ledger();
         let clock = self.ctx.clock();
-        let wait_limit = clock.now().after(self.ctx.max_wait());
+        let started = clock.now();
+        let wait_limit = started.after(self.ctx.max_wait());
+        // What the postcondition last answered about an unresolved record.
+        let mut last_answer = Answer::NotAsked;
         // Rounds in which the record changed under us (a lost take-over race).
         let mut contended = 0;
         // Whether the postcondition already said "not done" (or could not tell) while the
@@ -237,12 +300,26 @@ impl Call<'_> {
                     // Fail closed: nothing is executed without a claim. But an earlier call
                     // may have completed this operation: "not completed" would then be a lie
                     // the agent acts on, so the postcondition is asked first.
+                    // Only a postcondition's "not done" makes "not completed" true; when it
+                    // cannot tell (or there is none) the answer is Unknown.
                     error!(tool = self.contract.name, key = %self.key(), error = %e, "ledger unavailable before claim: nothing executed");
-                    if let Ok(Some(t)) = with_current_key(self.key(), verify()).await {
-                        info!(tool = self.contract.name, key = %self.key(), "ledger unavailable, but the postcondition says done");
-                        return Outcome::Completed(t);
-                    }
-                    return not_completed(Some(self.key().clone()), 0, Failure::Ledger(e));
+                    return match self.read(verify).await {
+                        Read::Done(t) => {
+                            info!(tool = self.contract.name, key = %self.key(), "ledger unavailable, but the postcondition says done");
+                            Outcome::Completed(t)
+                        }
+                        Read::NotDone => {
+                            not_completed(Some(self.key().clone()), 0, Failure::Ledger(e))
+                        }
+                        other => self.unknown(
+                            0,
+                            None,
+                            Postcondition::LedgerUnavailable {
+                                error: e.to_string(),
+                                answer: other.answer(),
+                            },
+                        ),
+                    };
                 }
                 Ok(Begin::Claimed { token }) => {
                     debug!(tool = self.contract.name, key = %self.key(), token, "declared");
@@ -311,13 +388,7 @@ impl Call<'_> {
                             // then an unresolved record like any other).
                             contended += 1;
                             if contended >= MAX_ROUNDS {
-                                return self.unknown(
-                                    0,
-                                    None,
-                                    Postcondition::InFlightElsewhere {
-                                        owner: record.owner,
-                                    },
-                                );
+                                return self.in_flight_elsewhere(&record, started, last_answer);
                             }
                             continue;
                         }
@@ -338,20 +409,16 @@ impl Call<'_> {
                     .lease_until
                     .min(now.after(poll_interval(self.claim.lease)));
                 if next > wait_limit {
-                    return self.unknown(
-                        0,
-                        None,
-                        Postcondition::InFlightElsewhere {
-                            owner: record.owner,
-                        },
-                    );
+                    return self.in_flight_elsewhere(&record, started, last_answer);
                 }
                 clock.sleep_until(next).await;
                 continue;
             }
             info!(tool = self.contract.name, key = %self.key(), owner = %record.owner, state = record.state.as_str(), "unresolved record: checking the postcondition");
-            match with_current_key(self.key(), verify()).await {
-                Ok(Some(t)) => {
+            let read = self.read(verify).await;
+            last_answer = read.answer();
+            match read {
+                Read::Done(t) => {
                     // The effect happened: record it under the token we saw. If the record
                     // changed meanwhile, its new owner resolves it; the answer stands.
                     info!(tool = self.contract.name, key = %self.key(), "postcondition: done; adopting the result");
@@ -359,12 +426,19 @@ impl Call<'_> {
                     return Outcome::Completed(t);
                 }
                 // The owner may still be in flight: wait for it (polling) before concluding.
-                Ok(None) | Err(_) if live => {
+                _ if live => {
                     checked_live = true;
                     continue;
                 }
-                Err(e) => return self.unknown(0, None, Postcondition::CannotTell(e.to_string())),
-                Ok(None) => {
+                Read::CannotTell(e) => {
+                    return self.unknown(0, None, Postcondition::CannotTell(e));
+                }
+                // No read, and the API does not deduplicate: never execute again.
+                Read::NoPostcondition if !self.contract.server_dedup => {
+                    return self.unknown(0, None, Postcondition::NoPostcondition);
+                }
+                // "Not done", or no read with an API that deduplicates on the key.
+                Read::NotDone | Read::NoPostcondition => {
                     let lease_from = clock.now();
                     match ledger.take_over(&self.claim, record.token).await {
                         Ok(Some(token)) => {
@@ -379,13 +453,7 @@ impl Call<'_> {
                                 .now()
                                 .after(Duration::from_millis(100 << contended.min(6)));
                             if contended >= MAX_ROUNDS || next > wait_limit {
-                                return self.unknown(
-                                    0,
-                                    None,
-                                    Postcondition::InFlightElsewhere {
-                                        owner: record.owner,
-                                    },
-                                );
+                                return self.in_flight_elsewhere(&record, started, last_answer);
                             }
                             clock.sleep_until(next).await;
                             continue;
@@ -420,18 +488,27 @@ impl Call<'_> {
         VerFut: Future<Output = Result<Option<T>, VE>>,
     {
         info!(tool = self.contract.name, key = %self.key(), token, "key used before, its record pruned: checking the postcondition before executing");
-        match verify().await {
-            Ok(Some(t)) => {
+        let read = self.read(verify).await;
+        let server_dedup = self.contract.server_dedup;
+        match read {
+            Read::Done(t) => {
                 info!(tool = self.contract.name, key = %self.key(), "postcondition: done; recording the result again");
                 self.resolve_committed(token, &t).await;
                 Outcome::Completed(t)
             }
-            Ok(None) => {
+            Read::NotDone => {
                 info!(tool = self.contract.name, key = %self.key(), "postcondition: not done; executing");
                 self.execute(token, lease_from, op, verify, codec).await
             }
-            Err(e) => {
-                let pc = Postcondition::CannotTell(e.to_string());
+            Read::NoPostcondition if server_dedup => {
+                info!(tool = self.contract.name, key = %self.key(), "no postcondition; the API deduplicates on the key: executing");
+                self.execute(token, lease_from, op, verify, codec).await
+            }
+            Read::CannotTell(_) | Read::NoPostcondition => {
+                let pc = match read {
+                    Read::CannotTell(e) => Postcondition::CannotTell(e),
+                    _ => Postcondition::NoPostcondition,
+                };
                 self.resolve_with(
                     token,
                     Resolution::Unknown {
@@ -537,18 +614,34 @@ impl Call<'_> {
                     after: self.contract.timeout().unwrap_or_default(),
                 },
             };
+            if self.contract.no_postcondition && !self.contract.server_dedup {
+                // Nothing can be read back and the API does not deduplicate: a retry could
+                // send twice. Unknown, for an operator to settle.
+                info!(tool = self.contract.name, key = %self.key(), attempt = attempts, error = %last_error, "ambiguous failure, no postcondition (verify = none): unknown");
+                let pc = Postcondition::NoPostcondition;
+                self.resolve_with(
+                    token,
+                    Resolution::Unknown {
+                        note: format!("{last_error}; {pc}"),
+                    },
+                )
+                .await;
+                return self.unknown(attempts, Some(last_error), pc);
+            }
             info!(tool = self.contract.name, key = %self.key(), attempt = attempts, error = %last_error, "ambiguous failure: checking the postcondition");
             if let Some(settle) = self.contract.settle() {
                 clock.sleep_until(dispatched.after(settle)).await;
             }
-            match with_current_key(self.key(), verify()).await {
-                Ok(Some(t)) => {
+            let read = self.read(verify).await;
+            let no_read = matches!(read, Read::NoPostcondition);
+            match read {
+                Read::Done(t) => {
                     info!(tool = self.contract.name, key = %self.key(), "postcondition: done");
                     self.resolve_committed(token, &t).await;
                     return Outcome::Completed(t);
                 }
-                Err(e) => {
-                    let pc = Postcondition::CannotTell(e.to_string());
+                Read::CannotTell(e) => {
+                    let pc = Postcondition::CannotTell(e);
                     self.resolve_with(
                         token,
                         Resolution::Unknown {
@@ -558,7 +651,9 @@ impl Call<'_> {
                     .await;
                     return self.unknown(attempts, Some(last_error), pc);
                 }
-                Ok(None) => {
+                // "Not done", or no read with an API that deduplicates on the key (then a
+                // retry is safe, but "not completed" is never said).
+                Read::NotDone | Read::NoPostcondition => {
                     let next_end = clock
                         .now()
                         .after(
@@ -571,7 +666,7 @@ impl Call<'_> {
                         info!(tool = self.contract.name, key = %self.key(), "postcondition: not done; retrying with the same key");
                         continue;
                     }
-                    if self.contract.trusts_not_done() {
+                    if !no_read && self.contract.trusts_not_done() {
                         if let Err(le) = self.ctx.ledger().release(self.key(), token).await {
                             error!(key = %self.key(), error = %le, "cannot release the key");
                         }
@@ -581,7 +676,11 @@ impl Call<'_> {
                             Failure::NotDone { last_error },
                         );
                     }
-                    let pc = Postcondition::NotDoneUntrusted;
+                    let pc = if no_read {
+                        Postcondition::NoPostcondition
+                    } else {
+                        Postcondition::NotDoneUntrusted
+                    };
                     self.resolve_with(
                         token,
                         Resolution::Unknown {

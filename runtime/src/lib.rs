@@ -69,8 +69,8 @@ pub use ledger::PostgresLedger;
 pub use ledger::SqliteLedger;
 pub use ledger::{Ledger, LedgerAdmin, LedgerError, MemoryLedger};
 pub use outcome::{
-    AttemptError, Classify, ErrorClass, Escalation, Failure, Feedback, KeyWords, NotCompleted,
-    Outcome, Postcondition, Unknown,
+    Answer, AttemptError, Classify, ErrorClass, Escalation, Failure, Feedback, KeyWords,
+    NotCompleted, Outcome, Postcondition, Unknown,
 };
 
 /// Support for the code `#[side_effect]` generates. Not a public API.

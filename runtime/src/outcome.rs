@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::clock::Timestamp;
 use crate::key::{Fingerprint, Key, KeyError};
 use crate::ledger::{LedgerError, StoredFailure};
 
@@ -137,6 +138,33 @@ impl<E: fmt::Display> fmt::Display for Failure<E> {
     }
 }
 
+/// What a postcondition read answered, as the detail text of an outcome reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// It said "done" (`Ok(Some(_))`).
+    Done,
+    /// It said "not done" (`Ok(None)`).
+    NotDone,
+    /// It could not tell (`Err(_)`, with the error's text).
+    CannotTell(String),
+    /// It was not asked.
+    NotAsked,
+    /// The contract declares none (`verify = none`): nothing can be read back.
+    NoPostcondition,
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Done => f.write_str("done"),
+            Answer::NotDone => f.write_str("not done"),
+            Answer::CannotTell(e) => write!(f, "could not tell ({e})"),
+            Answer::NotAsked => f.write_str("not asked"),
+            Answer::NoPostcondition => f.write_str("none: no postcondition (verify = none)"),
+        }
+    }
+}
+
 /// What the postcondition said when the outcome is unknown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Postcondition {
@@ -147,11 +175,35 @@ pub enum Postcondition {
     /// It said "not done" after the last allowed attempt, but no settle window bounds how
     /// late a dispatched request can land: it may still take effect.
     NotDoneUntrusted,
-    /// It said "not done" while another owner still holds the record's lease.
+    /// Another call holds the record's lease (it may still be in flight), and this call
+    /// stopped waiting for it: after [`crate::Context::max_wait`] (default
+    /// [`crate::context::DEFAULT_MAX_WAIT`], set with [`crate::Context::with_max_wait`]), or
+    /// after losing the record to other callers repeatedly.
     InFlightElsewhere {
         /// The other owner.
         owner: String,
+        /// When the record was declared.
+        since: Timestamp,
+        /// Until when its owner's lease runs.
+        lease_until: Timestamp,
+        /// How long this call waited for it.
+        waited: Duration,
+        /// What the postcondition answered while the lease was live.
+        answer: Answer,
     },
+    /// The ledger failed before the call was claimed (nothing was executed by this call),
+    /// and the postcondition could not say that the operation did not happen: an earlier
+    /// call with this key may have taken effect.
+    LedgerUnavailable {
+        /// The ledger's error.
+        error: String,
+        /// What the postcondition answered.
+        answer: Answer,
+    },
+    /// The contract declares no postcondition (`verify = none`): whether an interrupted
+    /// call took effect cannot be read back, so it is never executed again (unless
+    /// `server_dedup`); an operator settles it in the ledger.
+    NoPostcondition,
     /// A stored result could not be read back.
     Unreadable(String),
 }
@@ -164,12 +216,26 @@ impl fmt::Display for Postcondition {
             Postcondition::NotDoneUntrusted => f.write_str(
                 "postcondition says not done, but without settle_ms a late commit may still land",
             ),
-            Postcondition::InFlightElsewhere { owner } => {
-                write!(
-                    f,
-                    "postcondition says not done while owner {owner} still holds the lease"
-                )
-            }
+            Postcondition::InFlightElsewhere {
+                owner,
+                since,
+                lease_until,
+                waited,
+                answer,
+            } => write!(
+                f,
+                "another call (owner {owner}, declared at {} ms) holds the lease until {} ms and may still be in flight; waited {} ms for it (Context::with_max_wait); postcondition answered: {answer}",
+                since.0,
+                lease_until.0,
+                waited.as_millis()
+            ),
+            Postcondition::LedgerUnavailable { error, answer } => write!(
+                f,
+                "ledger unavailable ({error}), nothing was executed by this call, but an earlier call with this key may have taken effect; postcondition answered: {answer}"
+            ),
+            Postcondition::NoPostcondition => f.write_str(
+                "no postcondition (verify = none): the system cannot be read back, so the call is not executed again; an operator settles it in the ledger (idemcheck-ledger decide KEY done|not-done, or LedgerAdmin::decide)",
+            ),
             Postcondition::Unreadable(e) => write!(f, "the stored result cannot be read back: {e}"),
         }
     }

@@ -107,6 +107,9 @@ pub struct SideEffectAttr {
     pub key_context: Option<KeyContextAttr>,
     /// `verify = path`.
     pub verify: Option<syn::Path>,
+    /// `verify = none`: the system cannot be read back, a documented choice (where it was
+    /// written). Exclusive with [`SideEffectAttr::verify`].
+    pub verify_none: Option<Span>,
     /// `max_retries = N`.
     pub max_retries: Option<Spanned<u32>>,
     /// `timeout_ms = N`.
@@ -502,7 +505,12 @@ impl Parse for SideEffectAttr {
                         attr.key = Some(KeyAttr::Function(parse_path("key_fn", &value)?));
                     }
                     "key_context" => attr.key_context = Some(parse_key_context(&value, span)?),
-                    "verify" => attr.verify = Some(parse_path("verify", &value)?),
+                    "verify" => match &value {
+                        Expr::Path(p) if p.qself.is_none() && p.path.is_ident("none") => {
+                            attr.verify_none = Some(syn::spanned::Spanned::span(p));
+                        }
+                        _ => attr.verify = Some(parse_path("verify", &value)?),
+                    },
                     "max_retries" => {
                         attr.max_retries = Some(parse_int("max_retries", &value, "an integer")?)
                     }
@@ -596,6 +604,22 @@ impl Parse for SideEffectAttr {
                 ),
             );
         }
+        if let Some(none) = attr.verify_none
+            && attr.kind() == ToolKind::Write
+            && let Some(cap) = attr.max_retries
+            && cap.value > 0
+            && !attr.server_dedup.is_some_and(|d| d.value)
+        {
+            let mut e = syn::Error::new(
+                cap.span,
+                format!(
+                    "`max_retries = {}` with `verify = none`: without a read, an interrupted call is never retried (a retry could do it twice), so the cap is never used; write `max_retries = 0`, or add `server_dedup = true` if the API deduplicates on the key",
+                    cap.value
+                ),
+            );
+            e.combine(syn::Error::new(none, "`verify = none` given here"));
+            accumulate(&mut errors, e);
+        }
         match errors {
             Some(e) => Err(e),
             None => Ok(attr),
@@ -676,6 +700,12 @@ impl SideEffectAttr {
                 "write the contract as `#[side_effect(key = [...], verify = ..., max_retries = N)]`",
             )),
         }
+    }
+
+    /// Whether the contract says what settles an ambiguous failure: a postcondition
+    /// (`verify = path`) or, consciously, none (`verify = none`).
+    pub fn declares_verify(&self) -> bool {
+        self.verify.is_some() || self.verify_none.is_some()
     }
 
     /// The path of `key_fn`, if given.

@@ -281,6 +281,7 @@ pub fn contract_of(
             .map(|k| k.parts.iter().map(|p| p.value).collect())
             .unwrap_or_default(),
         verify: attr.verify.as_ref().map(path_text),
+        no_postcondition: attr.verify_none.is_some(),
         max_retries: attr.max_retries.map(|m| m.value),
         timeout_ms: attr.timeout_ms.map(|t| t.value),
         settle_ms: attr.settle_ms.map(|t| t.value),

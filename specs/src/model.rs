@@ -112,6 +112,10 @@ pub struct ToolContract {
     pub key_context: Vec<ContextPart>,
     /// Path of the postcondition read; `None` means none is declared.
     pub verify: Option<String>,
+    /// `verify = none`: the contract says the system cannot be read back (no postcondition,
+    /// a documented choice rather than a missing one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_postcondition: bool,
     /// Retry cap per logical operation; `None` means no cap is declared.
     pub max_retries: Option<u32>,
     /// Per-attempt timeout in milliseconds.
@@ -136,6 +140,7 @@ impl ToolContract {
             key: None,
             key_context: Vec::new(),
             verify: None,
+            no_postcondition: false,
             max_retries: None,
             timeout_ms: None,
             settle_ms: None,
@@ -145,10 +150,12 @@ impl ToolContract {
         }
     }
 
-    /// A write tool whose key, postcondition and cap are all declared.
+    /// A write tool whose key, postcondition (or `verify = none`) and cap are all declared.
     pub fn is_complete(&self) -> bool {
         self.kind == ToolKind::Read
-            || (self.key.is_some() && self.verify.is_some() && self.max_retries.is_some())
+            || (self.key.is_some()
+                && (self.verify.is_some() || self.no_postcondition)
+                && self.max_retries.is_some())
     }
 }
 

@@ -1516,6 +1516,7 @@ const CONTRACT: Contract = Contract {
     chosen_key_fields: &[],
     key_context: &[],
     verify: Some("idemcheck::ledger::conformance::verify"),
+    no_postcondition: false,
     max_retries: Some(1),
     timeout_ms: None,
     settle_ms: None,

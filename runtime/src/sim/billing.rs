@@ -208,6 +208,7 @@ pub(crate) const fn write_contract(
         chosen_key_fields: &[],
         key_context: &[],
         verify,
+        no_postcondition: false,
         max_retries: Some(max_retries),
         timeout_ms: Some(30_000),
         settle_ms,

@@ -577,6 +577,7 @@ const fn task_contract(name: &'static str, timeout_ms: u64, settle_ms: Option<u6
         chosen_key_fields: &[],
         key_context: &[],
         verify: Some("find"),
+        no_postcondition: false,
         max_retries: Some(1),
         timeout_ms: Some(timeout_ms),
         settle_ms,

@@ -14,6 +14,7 @@ use idemcheck::{
 };
 use serde::{Deserialize, Serialize};
 
+mod answers;
 mod macro_surface;
 mod properties;
 
@@ -614,7 +615,7 @@ fn a_live_lease_beyond_the_wait_limit_is_unknown() {
     crashed_claim(&w, &a);
     let out = w.run(charge_settled::call(&ctx, &w.billing, a));
     let Outcome::Unknown(Unknown {
-        postcondition: Postcondition::InFlightElsewhere { owner },
+        postcondition: Postcondition::InFlightElsewhere { owner, .. },
         ..
     }) = out
     else {

@@ -13,7 +13,10 @@ pub static INFO: RuleInfo = RuleInfo {
     summary: "a write tool has no postcondition read",
     what: "A write tool must name a postcondition read with `verify = path`: a function that asks \
 the system of record whether this operation already happened, returning `Ok(Some(result))` (it \
-happened), `Ok(None)` (it did not) or `Err(_)` (cannot tell).",
+happened), `Ok(None)` (it did not) or `Err(_)` (cannot tell). A system that cannot be read back \
+(SMTP, a webhook, a fire-and-forget queue) says so with `verify = none`: the rule is then \
+satisfied, and an interrupted call is answered Unknown (an operator settles it in the ledger), \
+never executed again unless `server_dedup = true`.",
     why: "After an ambiguous failure (a timeout, a dropped connection) only the system of record \
 knows whether the effect happened. In the study behind idemcheck, checking the postcondition \
 before retrying did most of the work: verify-only cut duplicates from about 42% to 20%.",
@@ -29,12 +32,12 @@ async fn find_charge(billing: &Billing, args: &ChargeArgs) -> Result<Option<Char
 };
 
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
-    if cx.kind == ToolKind::Write && cx.attr.verify.is_none() {
+    if cx.kind == ToolKind::Write && !cx.attr.declares_verify() {
         out.push(cx.violation(
             RuleCode::Idem002,
             cx.fn_span(),
             format!("write tool `{}` has no postcondition read", cx.tool_name),
-            "add `verify = path` naming a read that answers `Ok(Some(_))` (happened), `Ok(None)` (did not) or `Err(_)` (cannot tell)",
+            "add `verify = path` naming a read that answers `Ok(Some(_))` (happened), `Ok(None)` (did not) or `Err(_)` (cannot tell); if the system cannot be read back, say so with `verify = none`",
         ));
     }
 }

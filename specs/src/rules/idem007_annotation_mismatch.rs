@@ -123,7 +123,7 @@ pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let facts = Idempotence {
         key: cx.attr.key.is_some(),
         key_stable: true,
-        verify: cx.attr.verify.is_some(),
+        verify: cx.attr.declares_verify(),
         retry_cap: cx.attr.max_retries.is_some(),
     };
     if let Some(idem) = &hints.idempotent
