@@ -311,7 +311,7 @@ impl<'a> Expander<'a> {
             Some(KeyAttr::Fields { fields, .. }) => fields
                 .iter()
                 .map(|f| f.text.as_str())
-                .filter(|f| idemcheck_spec::rules::idem004_unstable_key::is_caller_chosen(f))
+                .filter(|f| idemcheck_spec::keys::is_caller_chosen(f))
                 .collect(),
             _ => Vec::new(),
         };

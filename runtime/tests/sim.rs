@@ -1663,3 +1663,76 @@ fn the_report_does_not_depend_on_the_number_of_threads() {
     assert_eq!(one, run(2));
     assert_eq!(one, run(5));
 }
+
+// ------------------------------------------------------------------ no postcondition
+
+/// The billing API as if it could not be read back (an SMTP server, a webhook): the contract
+/// says so with `verify = none`, and passes no key (no `server_dedup`).
+#[side_effect(key = [customer, order_id], verify = none, max_retries = 0, timeout_ms = 30_000)]
+async fn create_charge_unreadable(
+    billing: &SimBilling,
+    args: ChargeArgs,
+) -> Result<Charge, SimError> {
+    billing.create_charge(&args, None).await
+}
+
+#[test]
+fn without_a_postcondition_the_read_classes_are_not_applicable_and_no_effect_is_duplicated() {
+    let report = Proof {
+        contract: create_charge_unreadable::CONTRACT,
+        world: SimBilling::new,
+        intent: ChargeArgs::episode,
+        call: create_charge_unreadable::call,
+        effects: SimBilling::count,
+    }
+    .check(&Config {
+        save_to: None,
+        shrink: false,
+        ..Config::default()
+    });
+    println!("{report}");
+    let text = report.to_string();
+    let read_classes: Vec<FaultClass> = FaultClass::ALL
+        .into_iter()
+        .filter(|c| c.needs_read())
+        .collect();
+    assert_eq!(read_classes.len(), 4, "{read_classes:?}");
+    for class in &read_classes {
+        assert!(!report.applicable(*class), "{class}");
+        let (_, why) = report
+            .not_applicable
+            .iter()
+            .find(|(c, _)| c == class)
+            .unwrap();
+        assert!(
+            why.starts_with("not applicable: no postcondition (verify = none)"),
+            "{why}"
+        );
+        assert!(
+            text.contains(&format!("{class}: not applicable: no postcondition")),
+            "{text}"
+        );
+    }
+    assert!(report.never_bit().is_empty(), "{:?}", report.never_bit());
+    // What can be proven is: at most one effect, no wrong answer, every invariant exercised.
+    for (class, s) in &report.classes {
+        assert_eq!(s.violating, 0, "{class}: {s:?}");
+    }
+    let lost_ack = report.stats(FaultClass::LostAck).unwrap();
+    assert!(lost_ack.hits > 0);
+    assert!(
+        lost_ack.answers[2] > 0,
+        "lost acks stay Unknown: {lost_ack:?}"
+    );
+    assert!(report.uncovered().is_empty(), "{text}");
+    assert_eq!(report.exhaustive.1, 0);
+    assert!(
+        text.contains("no postcondition (verify = none): proven here is at most one effect"),
+        "{text}"
+    );
+    assert!(
+        text.contains("an operator settles it in the ledger"),
+        "{text}"
+    );
+    report.assert_proven();
+}

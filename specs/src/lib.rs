@@ -6,6 +6,7 @@
 //! - [`signature`]: which parameters are inputs and which are services, and how key fields
 //!   resolve;
 //! - [`hints`]: MCP tool hints of rmcp and rust-mcp-sdk attributes;
+//! - [`keys`]: the one rule for key fields the caller chooses (macro, `IDEM004`, `suggest`);
 //! - [`rules`]: the rule catalogue, one module per rule;
 //! - [`check`]: the one rule implementation both the macro and the lint run;
 //! - [`config`]: `idemcheck.toml` and `[*.metadata.idemcheck]`.
@@ -28,6 +29,7 @@ pub mod attr;
 pub mod check;
 pub mod config;
 pub mod hints;
+pub mod keys;
 pub mod model;
 pub mod rules;
 pub mod schema;

@@ -629,7 +629,7 @@ fn explain_text_exists_for_every_code() {
 /// may tell it to change): references and request ids, never the thing acted on.
 #[test]
 fn caller_chosen_key_fields() {
-    use idemcheck_spec::rules::idem004_unstable_key::is_caller_chosen;
+    use idemcheck_spec::keys::is_caller_chosen;
     for chosen in [
         "reference",
         "client_reference",
@@ -650,4 +650,85 @@ fn caller_chosen_key_fields() {
     ] {
         assert!(!is_caller_chosen(subject), "{subject}");
     }
+}
+
+// ---------------------------------------------------------------- verify = none
+
+/// `verify = none`: a conscious, documented choice. IDEM002 is satisfied; nothing else is
+/// excused (a missing key is still IDEM001, a missing cap IDEM003).
+#[test]
+fn verify_none_is_a_declared_choice() {
+    let a = parse("key = [customer, order_id], verify = none, max_retries = 0").unwrap();
+    assert!(a.verify.is_none());
+    assert!(a.verify_none.is_some());
+    assert!(a.declares_verify());
+    assert_eq!(
+        codes("key = [customer, order_id], verify = none, max_retries = 0"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(codes("verify = none, max_retries = 0"), ["IDEM001"]);
+    assert_eq!(codes("key = [customer, order_id], verify = none"), ["IDEM003"]);
+    // Without it, IDEM002 still fires.
+    assert_eq!(
+        codes("key = [customer, order_id], max_retries = 0"),
+        ["IDEM002"]
+    );
+    // A real function named like a path still parses as a postcondition.
+    let a = parse("key = [customer], verify = billing::none, max_retries = 0").unwrap();
+    assert!(a.verify.is_some() && a.verify_none.is_none());
+    // As data: no path, and the choice kept.
+    let func: syn::ItemFn = syn::parse_str(CHARGE).unwrap();
+    let a = parse("key = [customer, order_id], verify = none, max_retries = 0").unwrap();
+    let c = contract_of(&a, &func.sig, None, "billing::create_charge");
+    assert_eq!(c.verify, None);
+    assert!(c.no_postcondition);
+    assert!(c.is_complete());
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(json["no_postcondition"], true);
+    // Contracts with a postcondition serialise as before (no new field).
+    let a = parse(COMPLETE).unwrap();
+    let json = serde_json::to_value(contract_of(&a, &func.sig, None, "f")).unwrap();
+    assert!(json.get("no_postcondition").is_none(), "{json}");
+}
+
+/// Without a read, an interrupted call is never retried (it could send twice), so a cap above
+/// zero contradicts `verify = none` — unless the API deduplicates on the key.
+#[test]
+fn verify_none_with_retries_needs_server_dedup() {
+    let e = err("key = [customer, order_id], verify = none, max_retries = 2");
+    assert!(
+        e.contains("`max_retries = 2` with `verify = none`")
+            && e.contains("write `max_retries = 0`, or add `server_dedup = true`"),
+        "{e}"
+    );
+    assert!(e.contains("`verify = none` given here"), "{e}");
+    assert_eq!(
+        codes("key = [customer, order_id], verify = none, max_retries = 1, settle_ms = 30_000, server_dedup = true"),
+        Vec::<&str>::new()
+    );
+    // A read tool is not judged.
+    assert!(parse(r#"kind = "read", verify = none, max_retries = 2"#).is_ok());
+}
+
+#[test]
+fn verify_none_satisfies_the_idempotent_hint() {
+    let hints = r#"annotations(idempotent_hint = true)"#;
+    let got = verdict_with(
+        "key = [customer, order_id], verify = none, max_retries = 0",
+        CHARGE,
+        Some(hints),
+        &Config::default(),
+    );
+    assert!(
+        !got.iter().any(|(c, _, _)| *c == RuleCode::Idem007),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn the_idem004_text_states_the_one_rule_for_caller_chosen_keys() {
+    let info = idemcheck_spec::rules::info(RuleCode::Idem004);
+    assert!(info.what.contains(idemcheck_spec::keys::RULE));
+    let md = info.markdown();
+    assert!(md.contains("a `reference` (or `*_ref`"), "{md}");
 }

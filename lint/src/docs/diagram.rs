@@ -164,7 +164,9 @@ impl Diagram {
             if c.key.is_none() {
                 missing.push("no key");
             }
-            if doc.verify.is_none() {
+            if doc.verify.is_none() && c.no_postcondition {
+                missing.push("no postcondition (verify = none)");
+            } else if doc.verify.is_none() {
                 missing.push("no verify");
             }
             if c.max_retries.is_none() {
@@ -172,6 +174,9 @@ impl Diagram {
             }
             let what = missing.join(", ");
             let retry = match c.max_retries {
+                _ if c.no_postcondition && c.key.is_some() && !c.server_dedup => {
+                    "unknown: never run again; an operator settles it".to_string()
+                }
                 Some(0) => "caller retries: runs the write again".to_string(),
                 _ if c.key.is_none() => "retry: a new operation, may duplicate".to_string(),
                 _ => "retry without knowing if it landed".to_string(),
@@ -182,7 +187,9 @@ impl Diagram {
                     node(
                         "attempt",
                         &[
-                            if doc.has_contract {
+                            if doc.has_contract && c.no_postcondition && c.key.is_some() {
+                                "write, keyed, cannot be read back"
+                            } else if doc.has_contract {
                                 "write, contract incomplete"
                             } else {
                                 "write, unguarded"

@@ -97,7 +97,8 @@ pub fn row(doc: &ToolDoc) -> Option<HintRow> {
     let idempotence = Idempotence {
         key: doc.has_contract && doc.contract.key.is_some() && !open(RuleCode::Idem001),
         key_stable: !open(RuleCode::Idem004),
-        verify: doc.has_contract && doc.contract.verify.is_some(),
+        verify: doc.has_contract
+            && (doc.contract.verify.is_some() || doc.contract.no_postcondition),
         retry_cap: doc.has_contract && doc.contract.max_retries.is_some(),
     };
     let cells = vec![

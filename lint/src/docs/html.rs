@@ -220,6 +220,7 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
                         html(&v.path)
                     ),
                 },
+                None if t.contract.no_postcondition => "no postcondition (verify = none)".into(),
                 None => "none".into(),
             },
         ));

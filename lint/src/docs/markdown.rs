@@ -230,6 +230,7 @@ fn tool_section(docs: &Docs, t: &ToolDoc, out: &mut String) {
                     }
                     None => format!("{} (not found in the workspace)", md_code(&v.path)),
                 },
+                None if t.contract.no_postcondition => "no postcondition (verify = none)".into(),
                 None => "none".into(),
             },
         ));

@@ -227,7 +227,7 @@ impl ToolDoc {
         if c.key.is_none() {
             missing.push("key");
         }
-        if c.verify.is_none() {
+        if c.verify.is_none() && !c.no_postcondition {
             missing.push("postcondition");
         }
         if c.max_retries.is_none() {

@@ -151,6 +151,9 @@ pub(crate) fn answer(doc: &ToolDoc) -> String {
             duration(settle)
         )),
         (Some(v), None) => s.push_str(&format!("checks `{v}`")),
+        (None, _) if c.no_postcondition => s.push_str(
+            "it cannot check whether the effect happened: no postcondition (verify = none), the system cannot be read back",
+        ),
         (None, _) => s.push_str("it cannot check whether the effect happened (no postcondition)"),
     }
     match (c.max_retries, &c.key, &verify) {
@@ -158,6 +161,10 @@ pub(crate) fn answer(doc: &ToolDoc) -> String {
             s.push_str("; it declares no retry cap, so how often it is retried is up to the caller")
         }
         (Some(0), _, _) => s.push_str("; it never retries"),
+        (Some(n), Some(_), None) if c.no_postcondition && c.server_dedup => s.push_str(&format!(
+            "; retries at most {} with the same key, which the downstream API deduplicates on",
+            times(n)
+        )),
         (Some(n), Some(_), Some(_)) => {
             s.push_str(&format!("; retries at most {} with the same key", times(n)));
             if c.server_dedup {
@@ -187,6 +194,12 @@ pub(crate) fn answer(doc: &ToolDoc) -> String {
                 "; when `{v}` cannot tell, it reports unknown for a person to decide"
             ));
         }
+    } else if c.no_postcondition {
+        s.push_str(if c.server_dedup {
+            "; at the cap it reports unknown (nothing can say the effect did not happen), for an operator to settle in the ledger"
+        } else {
+            "; it never runs an interrupted call again: it reports unknown, for an operator to settle in the ledger (`idemcheck-ledger decide KEY done|not-done`)"
+        });
     } else {
         s.push_str("; it reports unknown for a person to decide");
     }

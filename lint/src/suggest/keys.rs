@@ -2,7 +2,7 @@
 //! `reference`, `to`), not free text (`body`, `description`), amounts (`amount_cents`), flags,
 //! collections, secrets, or values the model makes up per attempt (`idempotency_key`).
 
-use idemcheck_spec::rules::idem004_unstable_key::unstable_field_reason;
+use idemcheck_spec::keys::{KeyFieldKind, SUGGESTED_REFERENCE, key_field_kind};
 
 /// What a field is to a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,7 +176,8 @@ const TERMINAL_VERBS: &[&str] = &[
 /// rather than an item the operation acts on (`sku`, `customer_id`, `to`).
 pub fn names_operation(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.split('_').any(|t| OPERATIONS.contains(&t))
+    key_field_kind(&lower) == KeyFieldKind::CallerReference
+        || lower.split('_').any(|t| OPERATIONS.contains(&t))
 }
 
 /// Whether a tool named `tool` moves an item to a final state (`close_ticket`).
@@ -244,9 +245,14 @@ const COLLECTIONS: &[&str] = &[
 /// `bool`, `u64`, ...; `Option<T>` is looked through by the caller).
 pub fn classify(name: &str, ty: &str) -> Class {
     let lower = name.to_ascii_lowercase();
-    if let Some(why) = unstable_field_reason(&lower) {
-        let _ = why;
-        return Class::Excluded("made per attempt or by the model");
+    // The one rule for keys the caller chooses (`idemcheck_spec::keys`), as IDEM004 and the
+    // macro apply it: a minted token or a per-attempt value never; a reference always.
+    match key_field_kind(&lower) {
+        KeyFieldKind::MintedToken | KeyFieldKind::PerAttempt => {
+            return Class::Excluded("made per attempt or by the model");
+        }
+        KeyFieldKind::CallerReference => return Class::Identifier(2),
+        KeyFieldKind::Subject => {}
     }
     let tokens: Vec<&str> = lower.split('_').filter(|t| !t.is_empty()).collect();
     let last = tokens.last().copied().unwrap_or("");
@@ -350,16 +356,11 @@ pub fn choose(tool: &str, candidates: &[Candidate], fallback: &[String]) -> Choi
     }
     if !ids.is_empty() {
         let items: Vec<String> = ids.iter().map(|c| c.entry.clone()).collect();
-        // `add_note` -> `note_id`, `restock` -> `restock_id`.
-        let words: Vec<&str> = tool.split('_').filter(|w| !w.is_empty()).collect();
-        let base = if words.len() > 1 {
-            words[1..].join("_")
-        } else {
-            tool.to_string()
-        };
+        // What is asked for is a reference by the one rule (`idemcheck_spec::keys`): IDEM004
+        // accepts it, and the advice to a model names it as the field to change.
         return Choice {
             note: format!(
-                "REVIEW: no input names the operation itself (an order, delivery, payment or reference id); {} only identif{} what it acts on, and a key of item identifiers alone merges distinct operations: a second, legitimate `{tool}` with the same {} would be replayed from the ledger instead of done. Add an input naming each operation (e.g. `{base}_id` or `reference`, chosen by the caller once per operation and reused on its retries), then key on it{left}",
+                "REVIEW: no input names the operation itself (an order, delivery, payment or reference id); {} only identif{} what it acts on, and a key of item identifiers alone merges distinct operations: a second, legitimate `{tool}` with the same {} would be replayed from the ledger instead of done. Add an input naming each operation (e.g. `{SUGGESTED_REFERENCE}`, taken by the caller from the task once per operation and repeated on its retries; not a token the model makes up, such as `request_id`, which IDEM004 refuses), then key on it{left}",
                 quote(&items),
                 if items.len() == 1 { "ies" } else { "y" },
                 quote(&items),
@@ -424,6 +425,14 @@ mod tests {
             Class::Excluded("made per attempt or by the model")
         );
         assert_eq!(c("currency", "String"), Class::Other);
+        // The one rule: references are identifiers naming the operation; tokens never.
+        assert_eq!(c("payment_ref", "String"), Class::Identifier(2));
+        assert_eq!(c("correlation_id", "String"), Class::Identifier(2));
+        assert!(names_operation("client_reference_id") && names_operation("payment_ref"));
+        assert_eq!(
+            c("nonce", "String"),
+            Class::Excluded("made per attempt or by the model")
+        );
     }
 
     #[test]
@@ -490,7 +499,16 @@ mod tests {
             "{}",
             got.note
         );
-        assert!(got.note.contains("`restock_id`"), "{}", got.note);
+        assert!(got.note.contains("(e.g. `reference`"), "{}", got.note);
+        // What it asks for is what IDEM004 accepts and the macro names as caller-chosen.
+        assert_eq!(
+            key_field_kind(SUGGESTED_REFERENCE),
+            KeyFieldKind::CallerReference
+        );
+        assert!(
+            idemcheck_spec::rules::idem004_unstable_key::unstable_field_reason(SUGGESTED_REFERENCE)
+                .is_none()
+        );
         // With an input naming the operation, that makes the key (the item rides along).
         let got = choose(
             "restock",

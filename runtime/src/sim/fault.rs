@@ -143,6 +143,18 @@ impl FaultClass {
         }
     }
 
+    /// Whether this class's window is a postcondition read: it cannot open for a contract
+    /// without one (`verify = none`).
+    pub fn needs_read(self) -> bool {
+        matches!(
+            self,
+            FaultClass::StaleRead
+                | FaultClass::LookalikeRecords
+                | FaultClass::SiblingOperations
+                | FaultClass::ReadFault
+        )
+    }
+
     /// What a tool must do for this class's window to open, said when it never did: the
     /// harness watches only what passes through the simulated world.
     pub fn never_bit_hint(self) -> &'static str {

@@ -13,11 +13,14 @@ pub static INFO: RuleInfo = RuleInfo {
     name: "unstable_key",
     default_severity: Severity::Error,
     summary: "a key comes from a per-attempt or random source, or from a key field the model supplies",
-    what: "The key must be derived from the logical operation. It fires when the key is built from \
+    what: concat!(
+        "The key must be derived from the logical operation. It fires when the key is built from \
 `Uuid::new_v4()`, `rand`, a clock, an attempt counter or a loop index, when it is taken from an \
 argument the model fills in (an `idempotency_key`, `request_id` or `nonce` field of the tool's own \
 arguments), or when a `key_fn` declares it reads the clock or the worker's identity \
-(`key_context = [clock]`, `[worker]`; only the run scope, `[scope]`, is stable).",
+(`key_context = [clock]`, `[worker]`; only the run scope, `[scope]`, is stable). ",
+        crate::keys::caller_key_rule!()
+    ),
     why: "A key regenerated on every attempt deduplicates nothing: it is a receipt printer. A key \
 the model writes can change between retries (the paper saw agents append `-retry1`). Derive it in \
 code from the run scope and the business identifiers.",
@@ -35,26 +38,15 @@ async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, Bi
     compile_time: true,
 };
 
-/// Argument names a model typically fills in as its own "key": never stable.
-pub const MODEL_SUPPLIED_KEY_NAMES: &[&str] = &[
-    "idempotency_key",
-    "idempotencykey",
-    "idem_key",
-    "idempotency_token",
-    "dedup_key",
-    "dedupe_key",
-    "request_id",
-    "nonce",
-    "client_token",
-];
-
-/// Names of clock and random values: never part of a logical operation's identity.
-const VOLATILE_NAMES: &[&str] = &["timestamp", "now", "uuid", "random"];
+/// Argument names a model typically fills in as its own "key": never stable (the one rule:
+/// [`crate::keys`]).
+pub use crate::keys::MINTED_TOKEN_NAMES as MODEL_SUPPLIED_KEY_NAMES;
+pub use crate::keys::is_caller_chosen;
 
 /// Whether `name` is one of [`MODEL_SUPPLIED_KEY_NAMES`] (Rust identifiers, compared as
 /// written).
 pub fn is_model_key(name: &str) -> bool {
-    MODEL_SUPPLIED_KEY_NAMES.contains(&name)
+    crate::keys::is_minted_token(name)
 }
 
 /// [`is_model_key`] for an identifier of a syntax tree, without printing it (the lint asks
@@ -64,33 +56,9 @@ pub fn is_model_key_ident(ident: &proc_macro2::Ident) -> bool {
 }
 
 /// Why a key field name is unstable, if it is: a key the model supplies, an attempt counter
-/// ([`attempt_ident`]) or a clock or random value.
+/// ([`attempt_ident`]) or a clock or random value ([`crate::keys::key_field_kind`]).
 pub fn unstable_field_reason(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    if is_model_key(&lower) {
-        Some("is a key the model supplies in the tool's arguments; it can change between retries")
-    } else if attempt_ident(&lower) || VOLATILE_NAMES.contains(&lower.as_str()) {
-        Some("changes from one attempt to the next")
-    } else {
-        None
-    }
-}
-
-/// Whether a key field (a name or a field path, `args.reference`) is one the caller chooses
-/// per operation — a client reference or a request id — rather than the name of the thing
-/// acted on (`ticket_id`, `customer`). A new value of such a field names a new operation, so
-/// it is the one field the advice to a model may tell it to change. Model-made keys
-/// ([`MODEL_SUPPLIED_KEY_NAMES`]) are among them (they are refused as the whole key, not as
-/// words of advice); so are fields whose last word is `reference` or `ref`, and
-/// `correlation_id`.
-pub fn is_caller_chosen(field: &str) -> bool {
-    let last = field.rsplit('.').next().unwrap_or(field);
-    let lower = ascii_lower(last);
-    let word = lower.rsplit('_').next().unwrap_or(&lower);
-    is_model_key(&lower)
-        || matches!(word, "reference" | "ref")
-        || lower == "correlation_id"
-        || lower == "client_reference_id"
+    crate::keys::key_field_kind(name).unstable_reason()
 }
 
 /// A random, clock or id source, from a resolved call path.
@@ -118,25 +86,10 @@ pub fn unstable_source(segments: &[String]) -> Option<String> {
 
 /// Whether an identifier names a per-attempt value (an attempt counter).
 pub fn attempt_ident(name: &str) -> bool {
-    let lower = ascii_lower(name);
-    lower.contains("attempt")
-        || lower.contains("retry")
-        || lower.contains("retries")
-        || lower == "tries"
-        || lower == "try_count"
-        || lower == "n_tries"
-        || lower.contains("backoff")
+    crate::keys::is_attempt_name(name)
 }
 
-/// `name` in ASCII lower case, borrowed when it has no upper-case letter (most identifiers):
-/// these tests run on every identifier of a workspace.
-fn ascii_lower(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(name.to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(name)
-    }
-}
+use crate::keys::ascii_lower;
 
 /// Names that make a `let` binding an idempotency key.
 pub fn key_binding(name: &str) -> bool {

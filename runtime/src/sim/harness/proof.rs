@@ -95,6 +95,17 @@ struct Unit {
     identical: bool,
 }
 
+/// Why `class` is not applicable to a contract without a postcondition (`verify = none`):
+/// its window is a read the tool never makes.
+fn no_read(contract: &Contract, class: FaultClass) -> Option<String> {
+    (contract.no_postcondition && class.needs_read()).then(|| {
+        format!(
+            "not applicable: no postcondition (verify = none): its window is a postcondition read ({}), and this tool never reads the system back",
+            class.window()
+        )
+    })
+}
+
 fn stream(class: FaultClass, i: u64) -> u64 {
     ((class as u64) << 32) | i
 }
@@ -232,8 +243,13 @@ where
             not_applicable: config
                 .classes
                 .iter()
-                .filter_map(|c| env.not_applicable(*c).map(|why| (*c, why)))
+                .filter_map(|c| {
+                    env.not_applicable(*c)
+                        .or_else(|| no_read(&self.contract, *c))
+                        .map(|why| (*c, why))
+                })
                 .collect(),
+            no_postcondition: self.contract.no_postcondition,
         }
     }
 

@@ -58,9 +58,13 @@ pub struct Report {
     /// Whether wire redelivery was injected.
     pub wire_redelivery: bool,
     /// Classes that cannot hit their window under the contract's own claim, with the
-    /// reason ([`Env::not_applicable`]): they run, but their windows staying shut does not
-    /// fail the run.
+    /// reason ([`Env::not_applicable`], or no postcondition: [`FaultClass::needs_read`]):
+    /// they run, but their windows staying shut does not fail the run.
     pub not_applicable: Vec<(FaultClass, String)>,
+    /// The contract declares no postcondition (`verify = none`): what is proven is that the
+    /// tool never duplicates an effect and never answers wrongly; an interrupted call stays
+    /// Unknown, for an operator to settle.
+    pub no_postcondition: bool,
 }
 
 impl Report {
@@ -173,6 +177,11 @@ impl Report {
             .collect()
     }
 
+    /// Final answers Unknown, over every class.
+    pub fn unknowns(&self) -> u64 {
+        self.classes.iter().map(|(_, s)| s.answers[2]).sum()
+    }
+
     /// Zero violations, every class bit, every invariant exercised, I3 identical.
     pub fn is_proven(&self) -> bool {
         self.replay_identical
@@ -236,6 +245,8 @@ impl Display for Report {
                 s.answers[2],
                 if s.episodes > 0 && s.hits == 0 && self.applicable(*class) {
                     "  <- NEVER BIT"
+                } else if !self.applicable(*class) && self.no_postcondition && class.needs_read() {
+                    "  (n/a: no postcondition)"
                 } else if !self.applicable(*class) {
                     "  (n/a under the contract's claim)"
                 } else {
@@ -301,6 +312,14 @@ impl Display for Report {
         }
         for (class, why) in &self.not_applicable {
             writeln!(f, "  {class}: {why}")?;
+        }
+        if self.no_postcondition {
+            writeln!(
+                f,
+                "  no postcondition (verify = none): proven here is at most one effect per operation and no wrong answer; an interrupted call stays Unknown ({} of {} answers), never executed again, and an operator settles it in the ledger (idemcheck-ledger decide KEY done|not-done, or LedgerAdmin::decide)",
+                self.unknowns(),
+                self.episodes()
+            )?;
         }
         for p in &self.saved {
             writeln!(f, "  counterexample saved: {}", p.display())?;
