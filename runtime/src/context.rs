@@ -9,7 +9,12 @@ use crate::key::{Key, Scope};
 use crate::ledger::{Ledger, Resolution, StoredFailure};
 
 /// How long a call waits, by default, for another owner's lease on the same operation to
-/// run out before answering [`crate::Outcome::Unknown`].
+/// run out before answering [`crate::Outcome::Unknown`] with
+/// [`crate::Postcondition::InFlightElsewhere`] (who holds it, until when, how long this call
+/// waited, and what the postcondition answered). While it waits, the call polls the record
+/// every tenth of the lease (at least 100 ms), so it returns soon after the other call
+/// resolves. Set per context with [`Context::with_max_wait`]; docs/contract.md, "Right answers
+/// when something else fails".
 pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(30);
 
 /// Everything a guarded call needs besides its arguments. Cheap to clone.
@@ -114,7 +119,9 @@ impl Context {
         self
     }
 
-    /// Set how long a call waits for another owner's lease before answering Unknown.
+    /// Set how long a call waits for another owner's lease before answering Unknown
+    /// (default [`DEFAULT_MAX_WAIT`], 30 s). A server answering an interactive client may want
+    /// less; a batch worker may wait the whole lease ([`crate::Contract::lease`]).
     pub fn with_max_wait(mut self, max_wait: Duration) -> Context {
         self.max_wait = max_wait;
         self

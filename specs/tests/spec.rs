@@ -667,7 +667,10 @@ fn verify_none_is_a_declared_choice() {
         Vec::<&str>::new()
     );
     assert_eq!(codes("verify = none, max_retries = 0"), ["IDEM001"]);
-    assert_eq!(codes("key = [customer, order_id], verify = none"), ["IDEM003"]);
+    assert_eq!(
+        codes("key = [customer, order_id], verify = none"),
+        ["IDEM003"]
+    );
     // Without it, IDEM002 still fires.
     assert_eq!(
         codes("key = [customer, order_id], max_retries = 0"),
@@ -703,7 +706,9 @@ fn verify_none_with_retries_needs_server_dedup() {
     );
     assert!(e.contains("`verify = none` given here"), "{e}");
     assert_eq!(
-        codes("key = [customer, order_id], verify = none, max_retries = 1, settle_ms = 30_000, server_dedup = true"),
+        codes(
+            "key = [customer, order_id], verify = none, max_retries = 1, settle_ms = 30_000, server_dedup = true"
+        ),
         Vec::<&str>::new()
     );
     // A read tool is not judged.

@@ -292,3 +292,19 @@ impl<T, E> UnknownOf for Outcome<T, E> {
         }
     }
 }
+
+#[test]
+fn without_a_postcondition_an_operator_decision_not_done_frees_the_key() {
+    let w = world(&[Next::Dropped, Next::Ok]);
+    let a = args("o-1", 4900);
+    let out = w.run(send_unreadable::call(&w.ctx, &w.billing, a.clone()));
+    let Outcome::Unknown(u) = &out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(w.billing.effects(), 0, "the request was dropped");
+    w.run(w.ledger.decide(&u.key, &Decision::DidNotHappen))
+        .unwrap();
+    let again = w.run(send_unreadable::call(&w.ctx, &w.billing, a));
+    assert_eq!(again, Outcome::Completed(charge("ch_1", "o-1", 4900)));
+    assert_eq!(w.billing.effects(), 1);
+}
