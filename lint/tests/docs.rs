@@ -112,6 +112,7 @@ fn every_fixture_json_is_valid_against_the_schema() {
         "clean",
         "unparsable",
         "unknown_tools",
+        "no_read",
     ] {
         let text = ok(&fixture_manifest(name), &["--format", "json"]);
         let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
@@ -682,4 +683,31 @@ fn an_empty_document_while_other_members_have_tools_is_a_warning() {
         err.contains("warning: no tools in the selected packages"),
         "{err}"
     );
+}
+
+/// `verify = none`: a declared choice, shown as such; no IDEM002, the contract complete.
+#[test]
+fn a_tool_without_a_read_shows_no_postcondition() {
+    let markdown = ok(&fixture_manifest("no_read"), &[]);
+    let hook = section(&markdown, "post_webhook");
+    assert!(
+        hook.contains("| Postcondition | no postcondition (verify = none) |"),
+        "{hook}"
+    );
+    assert!(hook.contains("| Contract | complete |"), "{hook}");
+    assert!(
+        hook.contains("no postcondition (verify = none), the system cannot be read back"),
+        "{hook}"
+    );
+    assert!(
+        hook.contains("it never runs an interrupted call again: it reports unknown, for an operator to settle in the ledger"),
+        "{hook}"
+    );
+    assert!(!hook.contains("IDEM002"), "{hook}");
+    let json = ok(&fixture_manifest("no_read"), &["--format", "json"]);
+    let contracts: Vec<ToolContract> = serde_json::from_str(&json).unwrap();
+    assert_eq!(contracts.len(), 1);
+    assert!(contracts[0].no_postcondition && contracts[0].verify.is_none());
+    let html = ok(&fixture_manifest("no_read"), &["--format", "html"]);
+    assert!(html.contains("no postcondition (verify = none)"));
 }
