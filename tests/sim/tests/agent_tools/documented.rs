@@ -1232,7 +1232,7 @@ fn every_documented_contract_is_proven() {
             },
         ));
     }
-    assert_eq!(all.len(), 18);
+    assert_eq!(all.len(), 19);
     println!("documented contracts proven:");
     for l in lines {
         println!("  {l}");
