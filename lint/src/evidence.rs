@@ -320,7 +320,7 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
         .map(|w| w.as_deref().unwrap_or("…"))
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(writes) = cmdlet(first) {
+    if let Some(writes) = crate::effects::cmdlets::cmdlet(first) {
         // A PowerShell cmdlet names its action: `Stop-VM`, `Get-VMHost`.
         return Some((writes, text));
     }
@@ -352,61 +352,6 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
         .iter()
         .any(|(_, subs)| subs.contains(&first) && !first.starts_with('-'));
     (reads && words.len() >= 2).then_some((false, text))
-}
-
-/// A PowerShell cmdlet name (`Verb-Noun`, both capitalised: `Stop-VM`, `Get-ChildItem`),
-/// judged by its verb: `Some(true)` when the verb writes, `Some(false)` when it reads, `None`
-/// when the word is no cmdlet or its verb says neither.
-pub fn cmdlet(word: &str) -> Option<bool> {
-    // The list's first word may hold the whole command line (`"Set-VM -Name '{}'"`).
-    let word = word.split_whitespace().next()?;
-    let (verb, noun) = word.split_once('-')?;
-    let shaped = |w: &str| {
-        w.len() >= 2
-            && w.starts_with(|c: char| c.is_ascii_uppercase())
-            && w.chars().all(|c| c.is_ascii_alphanumeric())
-    };
-    if !shaped(verb) || !shaped(noun) {
-        return None;
-    }
-    let verb = verb.to_ascii_lowercase();
-    // Approved verbs the shared vocabulary does not hold as words of their own.
-    match verb.as_str() {
-        "new" | "checkpoint" | "mount" | "dismount" | "optimize" | "repair" | "connect"
-        | "disconnect" | "resize" | "debug" => return Some(true),
-        // A cmdlet that exports or converts writes a file (`Export-VM`, `Export-Csv`,
-        // `Convert-VHD`), unlike an API's export, which returns data.
-        "export" | "convert" => return Some(true),
-        "wait" | "trace" | "out" | "format" | "resolve" | "convertto" | "convertfrom" => {
-            return Some(false);
-        }
-        _ => {}
-    }
-    if crate::effects::verbs::is_write_verb(&verb) {
-        Some(true)
-    } else if crate::effects::verbs::is_read_verb(&verb) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-/// The first cmdlet that writes in a PowerShell script text (`"$s = New-PSSession -VMName
-/// '{}'; Copy-Item -Path '{}' ..."`): a cmdlet counts only where it is run — followed by a
-/// parameter (`-Path`) or after a pipe — so a header name in prose (`Set-Cookie`) is none.
-pub fn script_write(text: &str) -> Option<&str> {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    tokens.iter().enumerate().find_map(|(i, t)| {
-        let t = t.trim_start_matches(['(', '$', ';', '{']);
-        if cmdlet(t) != Some(true) {
-            return None;
-        }
-        let param = tokens.get(i + 1).is_some_and(|n| {
-            n.starts_with('-') && n[1..].starts_with(|c: char| c.is_ascii_alphabetic())
-        });
-        let piped = i > 0 && tokens[i - 1] == "|";
-        (param || piped).then_some(t)
-    })
 }
 
 // The key vocabulary (random and clock sources, attempt counters, key bindings and headers)
@@ -525,45 +470,6 @@ mod tests {
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
-    }
-
-    #[test]
-    fn a_cmdlet_is_judged_by_its_verb() {
-        for (w, want) in [
-            ("Stop-VM", Some(true)),
-            ("Set-VM -Name '{}'", Some(true)),
-            ("New-VHD", Some(true)),
-            ("Export-VM", Some(true)),
-            ("Get-VM", Some(false)),
-            ("Get-VMHost -ComputerName x", Some(false)),
-            ("ConvertTo-Json", Some(false)),
-            ("Test-Path", Some(false)),
-            ("get-vm", None),
-            ("x-y", None),
-            ("Frobnicate-Thing", None),
-            ("--force", None),
-        ] {
-            assert_eq!(cmdlet(w), want, "{w}");
-        }
-        assert_eq!(
-            command_words(&[Some("Stop-VM".into())]).map(|(w, _)| w),
-            Some(true)
-        );
-        assert_eq!(
-            script_write("$s = New-PSSession -VMName '{}'; Copy-Item -Path '{}' -ToSession $s"),
-            Some("New-PSSession")
-        );
-        assert_eq!(
-            script_write(
-                "$f = Get-Feature -Name '{}' | Select-Object -First 1; Add-Feature -Switch x"
-            ),
-            Some("Add-Feature")
-        );
-        assert_eq!(
-            script_write("Get-VM -Name '{}' | ConvertTo-Json -Compress"),
-            None
-        );
-        assert_eq!(script_write("the Set-Cookie header"), None);
     }
 
     #[test]

@@ -19,23 +19,23 @@ const MAX_TEXT: usize = 512;
 const SNAPSHOTS: &[&str] = &["load", "load_full"];
 
 /// `x.load().as_ref().clone()`, `x.load_full().to_owned()`: a copy of a snapshot (calls
-/// without arguments down to a [`SNAPSHOTS`] method).
-fn snapshot_copy(mc: &syn::ExprMethodCall) -> bool {
+/// without arguments down to a [`SNAPSHOTS`] method); the snapshot's source, `x`.
+fn snapshot_source(mc: &syn::ExprMethodCall) -> Option<&Expr> {
     if !mc.args.is_empty()
         || !["clone", "to_owned", "as_ref"].contains(&mc.method.to_string().as_str())
     {
-        return false;
+        return None;
     }
     let mut base = strip(&mc.receiver);
     while let Expr::MethodCall(inner) = base
         && inner.args.is_empty()
     {
         if SNAPSHOTS.contains(&inner.method.to_string().as_str()) {
-            return true;
+            return Some(&inner.receiver);
         }
         base = strip(&inner.receiver);
     }
-    false
+    None
 }
 
 const GUARDS: &[&str] = &[
@@ -470,7 +470,7 @@ impl Collector<'_> {
             );
         } else if text.len() > 8
             && text.contains('-')
-            && let Some(cmdlet) = crate::evidence::script_write(text)
+            && let Some(cmdlet) = crate::effects::cmdlets::script_write(text)
         {
             self.evidence(
                 EvidenceKind::Process,
@@ -506,17 +506,8 @@ impl Collector<'_> {
             // A copy of a snapshot that is stored back whole (read-copy-update on an
             // `ArcSwap`: `let mut m = self.inner.load().as_ref().clone(); m.insert(..);
             // self.inner.store(Arc::new(m))`): the copy stands for the kept state.
-            Expr::MethodCall(mc) if allow_guard_calls && snapshot_copy(mc) => {
-                let mut base = strip(&mc.receiver);
-                while let Expr::MethodCall(inner) = base
-                    && !SNAPSHOTS.contains(&inner.method.to_string().as_str())
-                {
-                    base = strip(&inner.receiver);
-                }
-                match base {
-                    Expr::MethodCall(load) => self.state_field(&load.receiver, true),
-                    _ => None,
-                }
+            Expr::MethodCall(mc) if allow_guard_calls && let Some(source) = snapshot_source(mc) => {
+                self.state_field(source, true)
             }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 self.state_field(&u.expr, allow_guard_calls)

@@ -126,46 +126,16 @@ pub fn text_match(m: &syn::ExprMatch) -> Option<String> {
     if literal_arms < 2 {
         return None;
     }
-    let mut e = &*m.expr;
-    loop {
-        match e {
-            Expr::Reference(r) => e = &r.expr,
-            Expr::Paren(p) => e = &p.expr,
-            Expr::Group(g) => e = &g.expr,
-            Expr::Unary(u) => e = &u.expr,
-            Expr::MethodCall(mc) if mc.args.is_empty() && is_conversion(&mc.method) => {
-                e = &mc.receiver
-            }
-            Expr::Path(p) => return p.path.segments.last().map(|s| s.ident.to_string()),
-            Expr::Field(f) => {
-                return match &f.member {
-                    syn::Member::Named(n) => Some(n.to_string()),
-                    syn::Member::Unnamed(i) => Some(i.index.to_string()),
-                };
-            }
-            Expr::MethodCall(mc) => return Some(mc.method.to_string()),
-            _ => return Some(String::new()),
-        }
+    // The matched text, as the dispatch style reads a tool name.
+    match super::dispatch::strip(&m.expr) {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Field(f) => Some(match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        }),
+        Expr::MethodCall(mc) => Some(mc.method.to_string()),
+        _ => Some(String::new()),
     }
-}
-
-fn is_conversion(method: &syn::Ident) -> bool {
-    matches!(
-        method.to_string().as_str(),
-        "as_str"
-            | "as_ref"
-            | "as_deref"
-            | "unwrap"
-            | "unwrap_or_default"
-            | "to_string"
-            | "to_owned"
-            | "clone"
-            | "borrow"
-            | "deref"
-            | "trim"
-            | "to_lowercase"
-            | "to_ascii_lowercase"
-    )
 }
 
 /// The string literals an arm's pattern matches (`"a"`, `"a" | "b"`); empty when the pattern

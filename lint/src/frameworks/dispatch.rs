@@ -78,7 +78,9 @@ pub fn is_tool_name_expr(e: &Expr) -> bool {
     last == "name" || last == "function_name" || last == "fn_name" || last.contains("tool")
 }
 
-fn strip(e: &Expr) -> &Expr {
+/// The expression a tool name or a matched text stands in: after `&`, `*`, parentheses and
+/// conversions without arguments (`.as_str()`, `.unwrap()`, `.to_lowercase()`, ...).
+pub(super) fn strip(e: &Expr) -> &Expr {
     match e {
         Expr::Reference(r) => strip(&r.expr),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip(&u.expr),
@@ -100,6 +102,7 @@ fn strip(e: &Expr) -> &Expr {
                         | "deref"
                         | "trim"
                         | "to_lowercase"
+                        | "to_ascii_lowercase"
                 ) =>
         {
             strip(&m.receiver)

@@ -78,20 +78,27 @@ pub fn of_call<'a>(
 pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<FunctionTool<'a>> {
     let (name, name_span) = str_lit(args.first()?)?;
     let description = str_lit(args.get(1)?).map(|p| p.0);
-    let last = args.last()?;
-    let handler = match strip_handler(last) {
-        Expr::Closure(cl) => Some(Handler::Closure(cl)),
-        Expr::Path(p) => Some(Handler::Path(&p.path)),
-        _ => None,
-    };
+    let (handler, handler_expr) = handler_of(args.last()?);
     Some(FunctionTool {
         name,
         name_span,
         description,
         handler,
-        handler_expr: strip_handler(last),
+        handler_expr,
         registry,
     })
+}
+
+/// A registration's handler argument: a closure or a path (or neither), and the expression
+/// without parentheses and references (the key under which the collector finds it again).
+pub(super) fn handler_of(e: &Expr) -> (Option<Handler<'_>>, &Expr) {
+    let e = strip_handler(e);
+    let handler = match e {
+        Expr::Closure(cl) => Some(Handler::Closure(cl)),
+        Expr::Path(p) => Some(Handler::Path(&p.path)),
+        _ => None,
+    };
+    (handler, e)
 }
 
 /// `Box::pin(..)`-free handler expression: parentheses and references removed.

@@ -45,11 +45,7 @@ pub fn of_method_call(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
     let args: Vec<&Expr> = m.args.iter().collect();
     let name = str_lit(args[0])?.0;
     let description = str_lit(args[1])?.0;
-    let tool_like = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
-    if !tool_like || !description.trim().contains(' ') {
+    if !tool_like(&name) || !description.trim().contains(' ') {
         return None;
     }
     let t = from_args(&args, true)?;
@@ -81,20 +77,24 @@ pub fn of_definition_and_handler<'a>(
         _ => return None,
     };
     let (name, name_span, description) = tool_definition(def)?;
-    let last = super::function_tool::strip_handler(&m.args[1]);
-    let handler = match last {
-        Expr::Closure(cl) => super::function_tool::Handler::Closure(cl),
-        Expr::Path(p) => super::function_tool::Handler::Path(&p.path),
-        _ => return None,
-    };
+    let (handler, handler_expr) = super::function_tool::handler_of(&m.args[1]);
     Some(FunctionTool {
         name,
         name_span,
         description,
-        handler: Some(handler),
-        handler_expr: last,
+        handler: Some(handler?),
+        handler_expr,
         registry: true,
     })
+}
+
+/// Whether a registered name reads as a tool's: one word of letters, digits, `_`, `-`, `.`
+/// or `/`.
+fn tool_like(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
 /// A tool's definition as a struct literal: `Tool { name: "x".into(), description:
@@ -121,11 +121,7 @@ pub fn tool_definition(e: &Expr) -> Option<(String, proc_macro2::Span, Option<St
         })
     })?;
     let (name, span) = str_lit(name_expr)?;
-    let tool_like = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
-    if !tool_like || (field("description").is_none() && field("input_schema").is_none()) {
+    if !tool_like(&name) || (field("description").is_none() && field("input_schema").is_none()) {
         return None;
     }
     let description = field("description").and_then(|f| match &f.expr {
