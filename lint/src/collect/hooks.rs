@@ -43,6 +43,9 @@ pub(super) struct FwState {
     bodies: FastMap<usize, Vec<PendingBody>>,
     /// swiftide `#[derive(Tool)]` structs, linked to their method at the end of the file.
     derived: Vec<(syn::Ident, swiftide::DerivedTool, u32)>,
+    /// Registrations pairing a type with a handler function (`registry.register(T::tool(),
+    /// handle_t)`), by the type's and the handler's names.
+    handlers: Vec<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -108,7 +111,7 @@ impl Collector<'_> {
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
-        self.fw.function_tools = has("FunctionTool") || has("register");
+        self.fw.function_tools = has("FunctionTool") || has("register") || has("::tool()");
         self.fw.tools_call = has("tools/call");
         self.fw.swiftide = has("swiftide");
     }
@@ -135,7 +138,8 @@ impl Collector<'_> {
         let enclosing_name = cur.facts.name.clone();
         let self_ty = cur.facts.self_ty.clone();
         if self.fw.function_tools {
-            let found = function_tool::find(block, &|p: &syn::Path| self.resolve(p));
+            let (found, pairs) = function_tool::find(block, &|p: &syn::Path| self.resolve(p));
+            self.fw.handlers.extend(pairs);
             for t in found {
                 let style = if t.registry {
                     ToolStyle::Registry
@@ -360,15 +364,19 @@ impl Collector<'_> {
         }
     }
 
-    /// rust-mcp-sdk `#[mcp_tool]` structs linked to their call method: one of the file, or
-    /// else the method looked up in the crate by the index.
+    /// rust-mcp-sdk `#[mcp_tool]` structs linked to their call method: one of the file, else
+    /// the handler function a registration of the file pairs the struct with
+    /// (`registry.register(TapParams::tool(), handle_tap)`, one free function of that name
+    /// in the file), or else the method looked up in the crate by the index.
     pub(super) fn fw_link_mcp_structs(&mut self) {
         for s in std::mem::take(&mut self.mcp_structs) {
             let ty = s.ident.to_string();
             let body = mcp_sdk::CALL_METHODS
                 .iter()
                 .find_map(|n| self.local_methods.get(&(ty.clone(), n.to_string())))
-                .map(|i| ToolBody::Local(*i))
+                .copied()
+                .or_else(|| self.registered_handler(&ty))
+                .map(ToolBody::Local)
                 .unwrap_or_else(|| {
                     ToolBody::Method(
                         ty.clone(),
@@ -396,6 +404,24 @@ impl Collector<'_> {
                 (vec!["self".to_string()], vec![ty.clone()]),
             );
         }
+    }
+
+    /// The one free function of the file that a registration pairs with type `ty`.
+    fn registered_handler(&self, ty: &str) -> Option<usize> {
+        let mut names = self
+            .fw
+            .handlers
+            .iter()
+            .filter(|(t, _)| t == ty)
+            .map(|(_, h)| h);
+        let name = names.next()?;
+        if names.any(|n| n != name) {
+            return None;
+        }
+        let mut fns = (0..self.fns.len())
+            .filter(|&i| self.fns[i].name == *name && self.fns[i].self_ty.is_none());
+        let one = fns.next()?;
+        fns.next().is_none().then_some(one)
     }
 
     /// The description of the rig tool just made, from its impl.

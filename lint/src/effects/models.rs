@@ -295,6 +295,11 @@ pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
             "POST" | "PUT" | "PATCH" | "DELETE" => Some(true),
             _ => None,
         },
+        // A text of several words is a command line (`input tap 10 20`, `pm clear app`),
+        // whatever the parameter is called: its words decide as a command's do.
+        ModelWords::RpcMethod if text.split_whitespace().nth(1).is_some() => {
+            words_write(ModelWords::Command, text)
+        }
         ModelWords::RpcMethod => match super::verbs::rpc_verb(text.trim())? {
             super::verbs::Verb::Write(_) => Some(true),
             super::verbs::Verb::Read(_) => Some(false),
@@ -347,6 +352,11 @@ mod tests {
         assert_eq!(words_write(RpcMethod, "aria2.addUri"), Some(true));
         assert_eq!(words_write(RpcMethod, "pause"), Some(true));
         assert_eq!(words_write(RpcMethod, "aria2.remove"), Some(true));
+        // Several words are a command line, judged as one.
+        assert_eq!(words_write(RpcMethod, "input tap {} {}"), Some(true));
+        assert_eq!(words_write(RpcMethod, "pm clear {}"), Some(true));
+        assert_eq!(words_write(RpcMethod, "dumpsys battery"), None);
+        assert_eq!(words_write(RpcMethod, "pm list packages"), Some(false));
         assert_eq!(words_write(Statement, "SELECT * FROM t"), Some(false));
         assert_eq!(words_write(Statement, "DELETE FROM t"), Some(true));
         assert_eq!(words_write(Command, "image list"), Some(false));

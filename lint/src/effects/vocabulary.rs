@@ -182,6 +182,17 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("shutdown", Write, NONE),
     ("spawn", Write, NOT_CLIENT),
     ("transition", Write, NONE),
+    // Input injected into a device, a desktop or a browser page: a retry taps, clicks or
+    // types again.
+    ("tap", Write, PLAIN),
+    ("click", Write, PLAIN),
+    ("swipe", Write, PLAIN),
+    ("press", Write, PLAIN),
+    ("drag", Write, PLAIN),
+    ("scroll", Write, NONE),
+    ("hover", Write, NONE),
+    ("keyevent", Write, NONE),
+    ("keystroke", Write, NONE),
     ("get", Read, NONE),
     ("list", Read, NONE),
     ("tell", Read, NONE),

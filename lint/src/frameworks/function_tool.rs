@@ -112,14 +112,16 @@ pub(super) fn strip_handler(e: &Expr) -> &Expr {
 }
 
 /// Every `FunctionTool::new(..)` call and tool registration in a function body (nested
-/// items left out: they are scanned when the collector reaches them).
+/// items left out: they are scanned when the collector reaches them), and the registrations
+/// that pair a type with a handler function ([`super::registry::of_type_and_handler`]).
 pub fn find<'a>(
     block: &'a syn::Block,
     resolve: &impl Fn(&syn::Path) -> Vec<String>,
-) -> Vec<FunctionTool<'a>> {
+) -> (Vec<FunctionTool<'a>>, Vec<(String, String)>) {
     struct Scan<'a, 'r, R> {
         resolve: &'r R,
         out: Vec<FunctionTool<'a>>,
+        pairs: Vec<(String, String)>,
         /// Locals bound to a tool's definition (`let t = Tool { name: "x".into(), .. }`).
         defs: Vec<(String, &'a Expr)>,
     }
@@ -144,6 +146,8 @@ pub fn find<'a>(
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
             {
                 self.out.push(t);
+            } else if let Some(pair) = super::registry::of_type_and_handler(m) {
+                self.pairs.push(pair);
             }
             syn::visit::visit_expr_method_call(self, m);
         }
@@ -151,10 +155,11 @@ pub fn find<'a>(
     let mut scan = Scan {
         resolve,
         out: Vec::new(),
+        pairs: Vec::new(),
         defs: Vec::new(),
     };
     scan.visit_block(block);
-    scan.out
+    (scan.out, scan.pairs)
 }
 
 #[cfg(test)]
@@ -184,7 +189,7 @@ mod tests {
                 .map(|s| s.ident.to_string())
                 .collect::<Vec<_>>()
         };
-        let got = find(&f.block, &resolve);
+        let got = find(&f.block, &resolve).0;
         let names: Vec<_> = got.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
         assert!(matches!(got[0].handler, Some(Handler::Closure(_))));

@@ -94,4 +94,60 @@ impl crate::ListMessagesTool {
         // Without the attribute the struct is no tool.
         assert!(rows("pub struct SendOtpTool { pub to: String }\n").is_empty());
     }
+
+    #[test]
+    fn a_struct_registered_with_a_handler_has_that_handler_as_its_body() {
+        // A home-grown registry pairs the parameters struct with a free function
+        // (ADORSYS-GIS/adb-mcp-rs's shape): the function is the tool's body.
+        let src = r#"
+use rust_mcp_sdk::macros::mcp_tool;
+
+#[mcp_tool(name = "delete_note", description = "Delete a note")]
+pub struct DeleteNoteParams { pub path: String }
+
+#[mcp_tool(name = "read_note", description = "Read a note")]
+pub struct ReadNoteParams { pub path: String }
+
+#[mcp_tool(name = "orphan", description = "Registered nowhere")]
+pub struct OrphanParams {}
+
+pub fn register_all(registry: &mut ToolRegistry) {
+    registry.register(DeleteNoteParams::tool(), handle_delete);
+    registry.register(ReadNoteParams::tool(), handle_read);
+}
+
+fn handle_delete(args: Map<String, Value>) -> Result<ToolResult, ToolError> {
+    let p: DeleteNoteParams = serde_json::from_value(Value::Object(args))?;
+    std::fs::remove_file(&p.path)?;
+    Ok(ToolResult::ok("deleted"))
+}
+
+fn handle_read(args: Map<String, Value>) -> Result<ToolResult, ToolError> {
+    let p: ReadNoteParams = serde_json::from_value(Value::Object(args))?;
+    Ok(ToolResult::ok(std::fs::read_to_string(&p.path)?))
+}
+"#;
+        let got = rows(src);
+        let find = |n: &str| got.iter().find(|r| r.0 == n).cloned().unwrap();
+        assert_eq!(
+            find("delete_note"),
+            (
+                "delete_note".into(),
+                "handle_delete".into(),
+                "rust-mcp-sdk".into(),
+                "Write".into()
+            )
+        );
+        assert_eq!(
+            find("read_note"),
+            (
+                "read_note".into(),
+                "handle_read".into(),
+                "rust-mcp-sdk".into(),
+                "Read".into()
+            )
+        );
+        // Without a registration (nor a call method) nothing is followed.
+        assert_eq!(find("orphan").3, "Unknown");
+    }
 }

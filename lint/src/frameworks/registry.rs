@@ -88,6 +88,35 @@ pub fn of_definition_and_handler<'a>(
     })
 }
 
+/// `registry.register(TapParams::tool(), handle_tap)`: a registration of two arguments that
+/// pairs a type's definition (a call of one of its associated functions without arguments,
+/// as rust-mcp-sdk's `#[mcp_tool]` structs give `T::tool()`) with a handler function named by
+/// a path. The type's and the handler's last path segments; the collector links a tool
+/// struct of the file that has no call method of its own to that handler
+/// (`Collector::fw_link_mcp_structs`). Any method name: the pairing is only used for types
+/// that are tools already.
+pub fn of_type_and_handler(m: &syn::ExprMethodCall) -> Option<(String, String)> {
+    if m.args.len() != 2 {
+        return None;
+    }
+    let Expr::Call(c) = super::function_tool::strip_handler(&m.args[0]) else {
+        return None;
+    };
+    let Expr::Path(f) = &*c.func else { return None };
+    let n = f.path.segments.len();
+    if !c.args.is_empty() || n < 2 {
+        return None;
+    }
+    let ty = f.path.segments[n - 2].ident.to_string();
+    let (Some(super::function_tool::Handler::Path(h)), _) =
+        super::function_tool::handler_of(&m.args[1])
+    else {
+        return None;
+    };
+    let handler = h.segments.last()?.ident.to_string();
+    Some((ty, handler))
+}
+
 /// Whether a registered name reads as a tool's: one word of letters, digits, `_`, `-`, `.`
 /// or `/`.
 fn tool_like(name: &str) -> bool {
