@@ -161,6 +161,11 @@ pub struct Call {
     /// argument decides (an `[[effects]]` model `by-argument`, or a function that sends its
     /// parameter as the request's method or document) is judged by them at this call.
     pub words: Vec<(u32, String)>,
+    /// The arguments that are the calling function's own text parameters, by position: (the
+    /// argument's, the parameter's). A function that hands its parameter on to a callee the
+    /// parameter's words decide is decided by the same words at its own calls
+    /// ([`crate::index::Index`] follows such wrappers).
+    pub forwards: Vec<(u32, u32)>,
 }
 
 /// Text passed to a function that sends it (a GraphQL document, a statement, an endpoint).

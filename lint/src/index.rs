@@ -74,6 +74,10 @@ pub struct Index<'a> {
     models: &'a ModelTable,
     /// Workspace functions a model names: the row.
     modelled: rustc_hash::FxHashMap<FnId, usize>,
+    /// Wrappers that hand their own text parameter on to a `by-argument` function: the
+    /// parameter's position, which decides at their calls in place of the row's argument
+    /// (they are in `modelled` with the row of the function they hand it to).
+    forwarded: rustc_hash::FxHashMap<FnId, u32>,
     /// Functions whose calls a model decides (a `by-argument` model, or a model of a path
     /// into another crate that a call reaches): the row and whether it writes there.
     decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>>,
@@ -117,6 +121,7 @@ impl<'a> Index<'a> {
             cut_calls: rustc_hash::FxHashSet::default(),
             models,
             modelled: rustc_hash::FxHashMap::default(),
+            forwarded: rustc_hash::FxHashMap::default(),
             decided: rustc_hash::FxHashMap::default(),
             model_errors: Vec::new(),
             model_cut_calls: rustc_hash::FxHashSet::default(),
@@ -544,6 +549,7 @@ impl<'a> Index<'a> {
                 self.modelled.insert(id, row);
             }
         }
+        self.forward_models(&tool_bodies);
         // Calls decided by a model: each caller's call of a `by-argument` function, judged by
         // the words of that argument; and calls of another crate's modelled path.
         let mut decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>> =
@@ -555,6 +561,7 @@ impl<'a> Index<'a> {
                     continue;
                 };
                 if let ModelEffect::ByArgument { argument, words } = models.rows[row].model.effect {
+                    let argument = self.forwarded.get(&e.callee).copied().unwrap_or(argument);
                     let verdict = calls[e.call]
                         .words
                         .iter()
@@ -593,14 +600,61 @@ impl<'a> Index<'a> {
         self.decided = decided;
     }
 
+    /// Wrappers of a `by-argument` function: a function that shows no effect of its own nor
+    /// within three calls, and hands one of its text parameters on as the deciding argument (`fn execute_shell(&self,
+    /// cmd: &str) { let c = self.shell_cmd(cmd); self.executor.execute(c) }`) is decided by
+    /// that parameter's words at its own calls, through up to three such wrappers. Tool
+    /// bodies and functions a model names already are left as they are.
+    fn forward_models(&mut self, tool_bodies: &rustc_hash::FxHashSet<FnId>) {
+        for _ in 0..3 {
+            let mut found = Vec::new();
+            for caller in 0..self.fns.len() {
+                if self.modelled.contains_key(&caller)
+                    || tool_bodies.contains(&caller)
+                    || !self.opaque(caller, 3)
+                {
+                    continue;
+                }
+                let calls = &self.func(caller).calls;
+                let via = self.edges[caller].iter().find_map(|e| {
+                    let &row = self.modelled.get(&e.callee)?;
+                    let ModelEffect::ByArgument { argument, .. } =
+                        self.models.rows[row].model.effect
+                    else {
+                        return None;
+                    };
+                    let argument = self.forwarded.get(&e.callee).copied().unwrap_or(argument);
+                    let (_, param) = calls[e.call]
+                        .forwards
+                        .iter()
+                        .find(|(a, _)| *a == argument)?;
+                    Some((row, *param))
+                });
+                if let Some(v) = via {
+                    found.push((caller, v));
+                }
+            }
+            if found.is_empty() {
+                break;
+            }
+            for (caller, (row, param)) in found {
+                self.modelled.insert(caller, row);
+                self.forwarded.insert(caller, param);
+            }
+        }
+    }
+
     /// Whether a function and what it calls within `depth` show no write of their own: what
     /// it does is decided by what it is handed.
+    /// A set-up function (`effects::setup`) it calls counts as showing nothing: what it
+    /// writes is not the call's effect.
     fn opaque(&self, id: FnId, depth: u32) -> bool {
         self.standing(&self.func(id).evidence, id).next().is_none()
             && (depth == 0
-                || self.edges[id]
-                    .iter()
-                    .all(|e| self.opaque(e.callee, depth - 1)))
+                || self.edges[id].iter().all(|e| {
+                    crate::effects::setup::is_setup_fn(&self.func(e.callee).name)
+                        || self.opaque(e.callee, depth - 1)
+                }))
     }
 
     /// Workspace functions a model's path names: `f` (free functions named so, else methods),

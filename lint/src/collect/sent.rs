@@ -84,6 +84,16 @@ fn literal_words(e: &Expr) -> Option<String> {
                 .ok()?;
             list(elems.iter())
         }
+        // `format!("input tap {} {}", x, y)`: the words of its format string.
+        Expr::Macro(m) if m.mac.path.is_ident("format") => {
+            let fmt = m
+                .mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
+                .ok()?;
+            one(fmt.first()?)
+        }
         Expr::Path(p) if p.path.segments.len() >= 2 => {
             let last = p.path.segments.last()?.ident.to_string();
             (last.len() <= 8 && last.chars().all(|c| c.is_ascii_uppercase())).then_some(last)
@@ -234,6 +244,7 @@ impl Collector<'_> {
         let Some(idx) = idx else { return };
         let mut docs = Vec::new();
         let mut words = Vec::new();
+        let mut forwards = Vec::new();
         let classify = |t: &str| match could_be_request(t).then(|| sent_text_writes(t)) {
             Some(Some(true)) => Some(SentText::Writes),
             Some(Some(false)) => Some(SentText::Reads),
@@ -242,6 +253,8 @@ impl Collector<'_> {
         for (pos, a) in args.into_iter().enumerate() {
             if let Some(w) = literal_words(a) {
                 words.push((pos as u32, w));
+            } else if let Some(p) = self.text_param(a) {
+                forwards.push((pos as u32, p));
             }
             // A request's text is a literal, a constant or a local holding one; anything
             // else (`format!`, a call) is not looked into here.
@@ -274,7 +287,7 @@ impl Collector<'_> {
                 docs.push((pos as u32, sent));
             }
         }
-        if docs.is_empty() && words.is_empty() {
+        if docs.is_empty() && words.is_empty() && forwards.is_empty() {
             return;
         }
         if let Some(f) = self.fn_stack.last_mut()
@@ -282,6 +295,7 @@ impl Collector<'_> {
         {
             call.docs = docs;
             call.words = words;
+            call.forwards = forwards;
         }
     }
 

@@ -190,6 +190,7 @@ impl Collector<'_> {
             docs: Vec::new(),
             owned_receiver: false,
             words: Vec::new(),
+            forwards: Vec::new(),
         });
         for frame in &mut f.frames {
             frame.calls.push(idx);

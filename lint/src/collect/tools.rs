@@ -253,6 +253,7 @@ impl Collector<'_> {
                             docs: Vec::new(),
                             owned_receiver: false,
                             words: Vec::new(),
+                            forwards: Vec::new(),
                         },
                         p.to_token_stream().to_string().replace(' ', ""),
                     ))

@@ -396,4 +396,46 @@ mod tests {
             "`S::resolve_session`, modelled bookkeeping (idemcheck.toml:2)"
         );
     }
+
+    /// A wrapper that hands its own text parameter on to a dispatcher the words decide is
+    /// decided by the same words at its callers, a `format!` string included; a wrapper
+    /// that writes by itself is left alone.
+    #[test]
+    fn wrappers_of_a_dispatcher_are_decided_at_their_callers() {
+        let src = r#"
+use rmcp::tool;
+pub struct Device { serial: String }
+impl Device {
+    fn shell_cmd(&self, cmd: &str) -> AdbCommand { AdbCommand::shell(cmd) }
+    // Its parameter's name says nothing: only what it hands the text to decides.
+    fn execute_shell(&self, line: &str) -> Result<String, Error> {
+        let c = self.shell_cmd(line);
+        self.run(c)
+    }
+    fn run(&self, c: AdbCommand) -> Result<String, Error> { Ok(c.text()) }
+    fn logged_shell(&self, line: &str) -> Result<String, Error> {
+        std::fs::write("/var/log/shell.log", line)?;
+        self.execute_shell(line)
+    }
+    #[tool(description = "Tap the screen")]
+    async fn tap(&self, x: u32, y: u32) -> String {
+        self.execute_shell(&format!("input tap {} {}", x, y)).unwrap()
+    }
+    #[tool(description = "Battery state")]
+    async fn packages(&self) -> String {
+        self.execute_shell("pm list packages").unwrap()
+    }
+    #[tool(description = "Packages, logged")]
+    async fn logged_packages(&self) -> String {
+        self.logged_shell("pm list packages").unwrap()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("tap"), "Write");
+        assert_eq!(kind("packages"), "Read");
+        // Its own log file makes the wrapper a write whatever the words.
+        assert_eq!(kind("logged_packages"), "Write");
+    }
 }

@@ -183,16 +183,17 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("spawn", Write, NOT_CLIENT),
     ("transition", Write, NONE),
     // Input injected into a device, a desktop or a browser page: a retry taps, clicks or
-    // types again.
-    ("tap", Write, PLAIN),
-    ("click", Write, PLAIN),
-    ("swipe", Write, PLAIN),
-    ("press", Write, PLAIN),
-    ("drag", Write, PLAIN),
-    ("scroll", Write, NONE),
-    ("hover", Write, NONE),
-    ("keyevent", Write, NONE),
-    ("keystroke", Write, NONE),
+    // types again. Not client writes: a method so named is judged by its receiver
+    // (`effects::state::browser_action`).
+    ("tap", Write, PLAIN | NOT_CLIENT),
+    ("click", Write, PLAIN | NOT_CLIENT),
+    ("swipe", Write, PLAIN | NOT_CLIENT),
+    ("press", Write, PLAIN | NOT_CLIENT),
+    ("drag", Write, PLAIN | NOT_CLIENT),
+    ("scroll", Write, NOT_CLIENT),
+    ("hover", Write, NOT_CLIENT),
+    ("keyevent", Write, NOT_CLIENT),
+    ("keystroke", Write, NOT_CLIENT),
     ("get", Read, NONE),
     ("list", Read, NONE),
     ("tell", Read, NONE),

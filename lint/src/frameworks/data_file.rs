@@ -602,6 +602,7 @@ fn judge_entry(
                 docs: Vec::new(),
                 owned_receiver: false,
                 words: Vec::new(),
+                forwards: Vec::new(),
             });
             let origin = format!(
                 "defined in data at {at}; its `{key}` = `{value}` selects the arm `{value:?}` of `{display}` at {frel}:{arm_line}"
