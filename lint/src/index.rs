@@ -74,6 +74,13 @@ pub struct Index<'a> {
     models: &'a ModelTable,
     /// Workspace functions a model names: the row.
     modelled: rustc_hash::FxHashMap<FnId, usize>,
+    /// Functions other than tool bodies whose name says they query
+    /// ([`crate::effects::verbs::names_a_query`]): an HTTP POST they send, or that the
+    /// function they call only POSTs, reads (search endpoints, RPC-style APIs).
+    query_named: Vec<bool>,
+    /// The POST each query-named function sends through the calls [`Index::queries_by_post`]
+    /// cuts: a read of that function.
+    query_reads: rustc_hash::FxHashMap<FnId, &'a Evidence>,
     /// Wrappers that hand their own text parameter on to a `by-argument` function: the
     /// parameter's position, which decides at their calls in place of the row's argument
     /// (they are in `modelled` with the row of the function they hand it to).
@@ -122,6 +129,8 @@ impl<'a> Index<'a> {
             models,
             modelled: rustc_hash::FxHashMap::default(),
             forwarded: rustc_hash::FxHashMap::default(),
+            query_named: Vec::new(),
+            query_reads: rustc_hash::FxHashMap::default(),
             decided: rustc_hash::FxHashMap::default(),
             model_errors: Vec::new(),
             model_cut_calls: rustc_hash::FxHashSet::default(),
@@ -182,6 +191,7 @@ impl<'a> Index<'a> {
             })
             .collect();
         index.edges = edges;
+        index.query_named = index.query_named_fns();
         if !models.is_empty() {
             index.apply_models();
         }
@@ -201,9 +211,11 @@ impl<'a> Index<'a> {
             })
             .collect();
         index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
+        let queries = index.queries_by_post();
         index.reads = index.reach_by(&rev, &none, |id| index.own_reads(id).next().is_some());
         index.cut_calls = index.reading_calls();
         index.cut_calls.extend(index.calls_on_owned_values());
+        index.cut_calls.extend(queries);
         if !index.cut_calls.is_empty() {
             // The write search goes without them; the read search (above) went through.
             for callers in &mut rev {
@@ -305,6 +317,67 @@ impl<'a> Index<'a> {
             }
         }
         out
+    }
+
+    /// The functions whose name says they query, tool bodies left out (a tool's own name is
+    /// judged apart).
+    fn query_named_fns(&self) -> Vec<bool> {
+        let mut out: Vec<bool> = (0..self.fns.len())
+            .map(|id| crate::effects::verbs::names_a_query(&self.func(id).name))
+            .collect();
+        for (fi, file) in self.files.iter().enumerate() {
+            for tool in &file.tools {
+                for id in self.tool_bodies(fi, tool) {
+                    out[id] = false;
+                }
+            }
+        }
+        out
+    }
+
+    /// The calls a query-named function makes to a function that writes only by HTTP POST,
+    /// within three calls (`fn query_search_analytics(..) { self.post(url, body) }`): the
+    /// POST is the query's request (a search endpoint, an RPC-style API), not a write.
+    /// The POST found there becomes a read of the caller ([`Index::query_reads`]).
+    fn queries_by_post(&mut self) -> rustc_hash::FxHashSet<(FnId, usize)> {
+        let mut out = rustc_hash::FxHashSet::default();
+        let mut memo = rustc_hash::FxHashMap::default();
+        let mut reads = rustc_hash::FxHashMap::default();
+        for (caller, edges) in self.edges.iter().enumerate() {
+            if !self.query_named[caller] {
+                continue;
+            }
+            for e in edges {
+                if self.any[e.callee].is_some() && self.posts_only(e.callee, 3, &mut memo) {
+                    out.insert((caller, e.call));
+                    if let Some((ev, _, _)) = self.write_path(e.callee, false, 3) {
+                        reads.entry(caller).or_insert(ev);
+                    }
+                }
+            }
+        }
+        self.query_reads = reads;
+        out
+    }
+
+    /// Whether every write a function reaches within `depth` calls is an HTTP POST.
+    fn posts_only(
+        &self,
+        id: FnId,
+        depth: u32,
+        memo: &mut rustc_hash::FxHashMap<FnId, bool>,
+    ) -> bool {
+        if let Some(&v) = memo.get(&id) {
+            return v;
+        }
+        memo.insert(id, false);
+        let v = self.own_evidence(id).all(is_post)
+            && self.edges[id].iter().all(|e| {
+                self.any[e.callee].is_none()
+                    || (depth > 0 && self.posts_only(e.callee, depth - 1, memo))
+            });
+        memo.insert(id, v);
+        v
     }
 
     /// The workspace's request-text constants: by (crate, module path) and by (crate, name).
@@ -1090,13 +1163,15 @@ impl<'a> Index<'a> {
             Some(_) => (None, false),
             None => (None, true),
         };
+        let query = self.query_named.get(id).copied().unwrap_or(false);
         modelled_write
             .into_iter()
             .chain(self.decided_evidence(id, true))
             .chain(
                 own.then(|| self.standing(&self.func(id).evidence, id))
                     .into_iter()
-                    .flatten(),
+                    .flatten()
+                    .filter(move |e| !(query && is_post(e))),
             )
     }
 
@@ -1108,6 +1183,15 @@ impl<'a> Index<'a> {
             Some(_) => (None, false),
             None => (None, true),
         };
+        // A query-named function's own POST, and the POST it has sent for it, read.
+        let query = self.query_named.get(id).copied().unwrap_or(false);
+        let own_post = (query && own)
+            .then(|| {
+                self.standing(&self.func(id).evidence, id)
+                    .filter(|e| is_post(e))
+            })
+            .into_iter()
+            .flatten();
         modelled_read
             .into_iter()
             .chain(self.decided_evidence(id, false))
@@ -1116,6 +1200,8 @@ impl<'a> Index<'a> {
                     .into_iter()
                     .flatten(),
             )
+            .chain(own_post)
+            .chain(self.query_reads.get(&id).copied())
     }
 
     /// The model of a workspace function, if one names it.
@@ -1266,5 +1352,55 @@ impl<'a> Index<'a> {
     /// Resolve a call written in a contract attribute (`verify = path`) from a tool function.
     pub fn resolve_from(&self, caller: FnId, call: &Call) -> Vec<FnId> {
         self.resolve(caller, &call.target)
+    }
+}
+
+/// Whether a piece of evidence is an HTTP POST.
+fn is_post(e: &Evidence) -> bool {
+    e.kind == crate::facts::EvidenceKind::Http && e.what.starts_with("HTTP POST")
+}
+
+#[cfg(test)]
+mod tests {
+    /// A client method whose name says it queries reads by POST (a search endpoint); one
+    /// whose name says it writes, or that writes otherwise too, still writes.
+    #[test]
+    fn a_post_sent_by_a_query_named_method_reads() {
+        let src = r#"
+use rmcp::tool;
+pub struct Api { http: reqwest::Client }
+impl Api {
+    async fn post(&self, url: &str, body: &Value) -> Result<Value, Error> {
+        Ok(self.http.post(url).json(body).send().await?.json().await?)
+    }
+    async fn query_search_analytics(&self, site: &str, q: &Value) -> Result<Value, Error> {
+        self.post(&format!("https://api.example/sites/{site}/searchAnalytics/query"), q).await
+    }
+    async fn search_photos(&self, q: &Value) -> Result<Value, Error> {
+        Ok(self.http.post("https://photos.example/v1/mediaItems:search").json(q).send().await?.json().await?)
+    }
+    async fn get_or_create_label(&self, q: &Value) -> Result<Value, Error> {
+        self.post("https://api.example/labels", q).await
+    }
+    async fn list_and_prune(&self, q: &Value) -> Result<Value, Error> {
+        self.http.delete("https://api.example/stale").send().await?;
+        self.post("https://api.example/items/query", q).await
+    }
+    #[tool(description = "Search analytics")]
+    async fn analytics(&self, site: String) -> String { self.query_search_analytics(&site, &Value::Null).await.unwrap().to_string() }
+    #[tool(description = "Photos")]
+    async fn photos(&self) -> String { self.search_photos(&Value::Null).await.unwrap().to_string() }
+    #[tool(description = "Label")]
+    async fn label(&self) -> String { self.get_or_create_label(&Value::Null).await.unwrap().to_string() }
+    #[tool(description = "Items")]
+    async fn items(&self) -> String { self.list_and_prune(&Value::Null).await.unwrap().to_string() }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("analytics"), "Read");
+        assert_eq!(kind("photos"), "Read");
+        assert_eq!(kind("label"), "Write");
+        assert_eq!(kind("items"), "Write");
     }
 }

@@ -92,6 +92,7 @@ const READ: u8 = 2;
 const NOT_CLIENT: u8 = 4;
 const LOCAL: u8 = 8;
 const PLAIN: u8 = 16;
+const QUERY: u8 = 32;
 
 /// The lists of [`super::vocabulary`] as one hashed index, built once: each word's bits. Every method call of
 /// a workspace is looked up here, several times; the lists hold hundreds of words.
@@ -116,6 +117,9 @@ fn vocabulary_entry(w: &str) -> Option<(&'static str, u8)> {
                 if flags & super::vocabulary::PLAIN != 0 {
                     bits |= PLAIN;
                 }
+                if flags & super::vocabulary::QUERY != 0 {
+                    bits |= QUERY;
+                }
                 *m.entry(w).or_insert(0) |= bits;
             }
             for w in LOCAL_COMPOUNDS {
@@ -129,6 +133,16 @@ fn vocabulary_entry(w: &str) -> Option<(&'static str, u8)> {
 /// Whether `w` is a write verb ([`Meaning::Write`]).
 pub fn is_write_verb(w: &str) -> bool {
     vocabulary(w) & WRITE != 0
+}
+
+/// Whether a function's name says it queries ([`super::vocabulary::QUERY`]): its first
+/// word is a query verb, it has a second word, and no word of it is a write verb
+/// (`query_search_analytics`, `list_album_photos`; not `get_or_create_label`, not `list`).
+pub fn names_a_query(name: &str) -> bool {
+    let ws = words(name);
+    ws.len() >= 2
+        && vocabulary(&ws[0]) & QUERY != 0
+        && !ws.iter().any(|w| vocabulary(w) & WRITE != 0)
 }
 
 /// Whether `w` is a read verb ([`Meaning::Read`]).
@@ -629,5 +643,27 @@ mod tests {
         assert!(name_says_write("get_pull_request", "").is_none());
         assert!(name_says_write("write_status", "Show the write mode").is_none());
         assert!(name_says_write("lookup_repo", "Resolve a repository").is_none());
+    }
+
+    #[test]
+    fn a_query_name_has_a_query_verb_first_and_no_write_verb() {
+        for yes in [
+            "query_search_analytics",
+            "list_album_photos",
+            "search_photos",
+            "get_summary",
+        ] {
+            assert!(names_a_query(yes), "{yes}");
+        }
+        for no in [
+            "get_or_create_label",
+            "list",
+            "test_webhook",
+            "check_in",
+            "create_issue",
+            "sync_list",
+        ] {
+            assert!(!names_a_query(no), "{no}");
+        }
     }
 }
