@@ -81,6 +81,34 @@ pub fn fs_write(segments: &[String]) -> Option<String> {
     None
 }
 
+/// Words that name a scratch file or directory (`temp_path`, `tmp_dir`, `tempfile`).
+const TEMPORARY_WORDS: &[&str] = &[
+    "temp",
+    "tmp",
+    "tempfile",
+    "tmpfile",
+    "tempdir",
+    "tmpdir",
+    "temporary",
+    "scratch",
+];
+
+/// Whether a path expression names a temporary file by one of its identifiers
+/// (`&temp_path`, `tmp.path()`, `std::env::temp_dir().join(..)`): removing it is the
+/// clean-up of a file the tool made for itself, not an effect a retry repeats.
+pub fn names_a_temporary(e: &syn::Expr) -> bool {
+    fn any_ident(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(id) => crate::effects::verbs::words(&id.to_string())
+                .iter()
+                .any(|w| TEMPORARY_WORDS.contains(&w.as_str())),
+            proc_macro2::TokenTree::Group(g) => any_ident(g.stream()),
+            _ => false,
+        })
+    }
+    any_ident(quote::ToTokens::to_token_stream(e))
+}
+
 /// Programs whose runs only read (when given read-only subcommands).
 const READ_ONLY_PROGRAMS: &[&str] = &[
     "ls",
@@ -567,5 +595,49 @@ mod tests {
     fn message_receivers() {
         assert!(message_receiver("mailer"));
         assert!(!message_receiver("tx"));
+    }
+
+    #[test]
+    fn a_temporary_is_named_by_an_identifier_word() {
+        let e = |s: &str| syn::parse_str::<syn::Expr>(s).unwrap();
+        for yes in [
+            "&temp_path",
+            "tmp.path()",
+            "std::env::temp_dir().join(\"shot.png\")",
+            "&tmpFile",
+        ] {
+            assert!(names_a_temporary(&e(yes)), "{yes}");
+        }
+        for no in ["&path", "&template_path", "args.file", "&attempt_log"] {
+            assert!(!names_a_temporary(&e(no)), "{no}");
+        }
+    }
+
+    /// Removing the tool's own scratch file is not its effect; removing what the caller
+    /// names is.
+    #[test]
+    fn removing_a_temporary_file_is_clean_up() {
+        let src = r#"
+use rmcp::tool;
+pub struct S;
+impl S {
+    #[tool(description = "Screenshot")]
+    async fn screenshot(&self) -> Vec<u8> {
+        let temp_path = std::env::temp_dir().join("shot.png");
+        let bytes = std::fs::read(&temp_path).unwrap();
+        let _ = std::fs::remove_file(&temp_path);
+        bytes
+    }
+    #[tool(description = "Delete a file")]
+    async fn delete_file(&self, path: String) -> String {
+        std::fs::remove_file(&path).unwrap();
+        "ok".into()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("screenshot"), "Read");
+        assert_eq!(kind("delete_file"), "Write");
     }
 }

@@ -30,7 +30,16 @@ impl Collector<'_> {
         let loc = || path_loc(&p.path);
         self.via_hint = external_crate(&segs).map(Via::Crate);
         if let Some(what) = ev::fs_write(&segs) {
-            self.evidence(EvidenceKind::Fs, true, what, loc(), None);
+            if last.starts_with("remove") && c.args.first().is_some_and(ev::names_a_temporary) {
+                // `fs::remove_file(&temp_path)`: the tool's scratch file cleaned up.
+                self.read_signal(
+                    format!("bookkeeping: a temporary file removed (`fs::{last}`)"),
+                    loc(),
+                    None,
+                );
+            } else {
+                self.evidence(EvidenceKind::Fs, true, what, loc(), None);
+            }
         } else if n >= 2
             && matches!(segs[n - 2].as_str(), "fs" | "File")
             && matches!(
