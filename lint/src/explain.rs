@@ -169,6 +169,21 @@ fn explain_one(index: &Index<'_>, v: &ToolView<'_>, out: &mut String) {
                 ));
             }
             continue;
+        } else if f
+            .self_ty
+            .as_deref()
+            .is_some_and(crate::effects::setup::is_cache_type)
+            && id != body
+        {
+            for e in &f.evidence {
+                ruled_out.push(format!(
+                    "{} at {}: a cache (`{}` keeps one; a retry rewrites the same)",
+                    e.what,
+                    place(e.loc.line),
+                    f.display
+                ));
+            }
+            continue;
         }
         for e in index.own_evidence(id) {
             let at = if e.loc.line == 0 {

@@ -88,6 +88,9 @@ pub struct Index<'a> {
     /// Functions whose calls a model decides (a `by-argument` model, or a model of a path
     /// into another crate that a call reaches): the row and whether it writes there.
     decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>>,
+    /// Functions a decided call makes write only by the words `POST` (`self.request(
+    /// Method::POST, ..)`): for [`Index::posts_only`].
+    decided_by_post: rustc_hash::FxHashSet<FnId>,
     /// Models that name nothing: a workspace-looking path no function has.
     pub model_errors: Vec<ConfigError>,
     /// Calls of another crate's modelled path: what the walk judged there is replaced by
@@ -129,6 +132,7 @@ impl<'a> Index<'a> {
             models,
             modelled: rustc_hash::FxHashMap::default(),
             forwarded: rustc_hash::FxHashMap::default(),
+            decided_by_post: rustc_hash::FxHashSet::default(),
             query_named: Vec::new(),
             query_reads: rustc_hash::FxHashMap::default(),
             decided: rustc_hash::FxHashMap::default(),
@@ -371,7 +375,19 @@ impl<'a> Index<'a> {
             return v;
         }
         memo.insert(id, false);
-        let v = self.own_evidence(id).all(is_post)
+        // Its own writes: HTTP POSTs, and calls the words `POST` decide.
+        let own = match self.model_of(id).map(|r| r.model.effect) {
+            Some(ModelEffect::Write) => false,
+            Some(_) => true,
+            None => self.standing(&self.func(id).evidence, id).all(is_post),
+        };
+        let decided = self
+            .decided
+            .get(&id)
+            .is_none_or(|d| d.iter().all(|(_, w)| *w != Some(true)))
+            || self.decided_by_post.contains(&id);
+        let v = own
+            && decided
             && self.edges[id].iter().all(|e| {
                 self.any[e.callee].is_none()
                     || (depth > 0 && self.posts_only(e.callee, depth - 1, memo))
@@ -627,6 +643,8 @@ impl<'a> Index<'a> {
         // the words of that argument; and calls of another crate's modelled path.
         let mut decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>> =
             rustc_hash::FxHashMap::default();
+        let mut posted = rustc_hash::FxHashSet::default();
+        let mut not_posted = rustc_hash::FxHashSet::default();
         for caller in 0..self.fns.len() {
             let calls = &self.func(caller).calls;
             for e in &self.edges[caller] {
@@ -635,11 +653,26 @@ impl<'a> Index<'a> {
                 };
                 if let ModelEffect::ByArgument { argument, words } = models.rows[row].model.effect {
                     let argument = self.forwarded.get(&e.callee).copied().unwrap_or(argument);
-                    let verdict = calls[e.call]
+                    // A query-named function's POST is its query (see `queries_by_post`).
+                    let query = self.query_named[caller];
+                    let text = calls[e.call]
                         .words
                         .iter()
                         .find(|(p, _)| *p == argument)
-                        .and_then(|(_, text)| words_write(words, text));
+                        .map(|(_, text)| text.trim());
+                    let post = text.is_some_and(|t| t.eq_ignore_ascii_case("POST"));
+                    let verdict = match text {
+                        Some(_) if query && post => Some(false),
+                        Some(t) => words_write(words, t),
+                        None => None,
+                    };
+                    if verdict == Some(true) {
+                        if post {
+                            posted.insert(caller);
+                        } else {
+                            not_posted.insert(caller);
+                        }
+                    }
                     decided.entry(caller).or_default().push((row, verdict));
                 }
             }
@@ -671,6 +704,7 @@ impl<'a> Index<'a> {
             }
         }
         self.decided = decided;
+        self.decided_by_post = posted.difference(&not_posted).copied().collect();
     }
 
     /// Wrappers of a `by-argument` function: a function that shows no effect of its own nor
@@ -821,11 +855,18 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Set-up and authentication functions (`effects::setup`), except tool bodies: what
-    /// they write is set-up a retry does not repeat.
+    /// Set-up and authentication functions (`effects::setup`), and the methods of a type
+    /// that keeps a cache, except tool bodies: what they write is set-up a retry does not
+    /// repeat, or a cache it rewrites the same.
     fn setup_barrier(&self) -> Vec<bool> {
         let mut setup: Vec<bool> = (0..self.fns.len())
-            .map(|id| crate::effects::setup::is_setup_fn(&self.func(id).name))
+            .map(|id| {
+                let f = self.func(id);
+                crate::effects::setup::is_setup_fn(&f.name)
+                    || f.self_ty
+                        .as_deref()
+                        .is_some_and(crate::effects::setup::is_cache_type)
+            })
             .collect();
         // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
         for (fi, file) in self.files.iter().enumerate() {
@@ -1386,6 +1427,27 @@ impl Api {
         self.http.delete("https://api.example/stale").send().await?;
         self.post("https://api.example/items/query", q).await
     }
+    async fn send(&self, method: reqwest::Method, url: &str) -> Result<Value, Error> {
+        Ok(self.http.request(method, url).send().await?.json().await?)
+    }
+    async fn search_items(&self) -> Result<Value, Error> {
+        self.send(reqwest::Method::POST, "https://api.example/items:search").await
+    }
+    async fn remove_items(&self) -> Result<Value, Error> {
+        self.send(reqwest::Method::POST, "https://api.example/items:batchDelete").await
+    }
+    async fn post_json(&self, url: &str) -> Result<Value, Error> {
+        self.send(reqwest::Method::POST, url).await
+    }
+    async fn query_things(&self) -> Result<Value, Error> {
+        self.post_json("https://api.example/things/query").await
+    }
+    #[tool(description = "Through a POST helper")]
+    async fn through_post(&self) -> String { self.query_things().await.unwrap().to_string() }
+    #[tool(description = "By method")]
+    async fn by_method(&self) -> String { self.search_items().await.unwrap().to_string() }
+    #[tool(description = "Delete by method")]
+    async fn delete_by_method(&self) -> String { self.remove_items().await.unwrap().to_string() }
     #[tool(description = "Search analytics")]
     async fn analytics(&self, site: String) -> String { self.query_search_analytics(&site, &Value::Null).await.unwrap().to_string() }
     #[tool(description = "Photos")]
@@ -1399,6 +1461,9 @@ impl Api {
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
         assert_eq!(kind("analytics"), "Read");
+        assert_eq!(kind("by_method"), "Read");
+        assert_eq!(kind("through_post"), "Read");
+        assert_eq!(kind("delete_by_method"), "Write");
         assert_eq!(kind("photos"), "Read");
         assert_eq!(kind("label"), "Write");
         assert_eq!(kind("items"), "Write");

@@ -252,6 +252,15 @@ impl Collector<'_> {
             "json" => {
                 self.json_doc(&mac.tokens);
                 self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac));
+                // `json!({ "results": apply_label_change(&client, ..).await })`: the calls
+                // in its values are the function's calls.
+                if has_paren_group(mac.tokens.clone()) {
+                    let mut values = Vec::new();
+                    json_values(mac.tokens.clone(), &mut values);
+                    for e in &values {
+                        self.visit_expr(e);
+                    }
+                }
             }
             name if ev::QUERY_MACROS.contains(&name) => {
                 if let Some(crate::effects::statement::Statement::Write(kw)) =
@@ -271,5 +280,94 @@ impl Collector<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// Whether a token stream holds a parenthesised group at any depth (a call needs one).
+fn has_paren_group(ts: proc_macro2::TokenStream) -> bool {
+    ts.into_iter().any(|t| match t {
+        TokenTree::Group(g) => {
+            g.delimiter() == proc_macro2::Delimiter::Parenthesis || has_paren_group(g.stream())
+        }
+        _ => false,
+    })
+}
+
+/// The Rust expressions among the values of a `json!` body: an object's values (after a
+/// lone `:`), an array's elements, else the body itself — each parsed, what does not parse
+/// left out.
+fn json_values(ts: proc_macro2::TokenStream, out: &mut Vec<Expr>) {
+    let toks: Vec<TokenTree> = ts.into_iter().collect();
+    if let [TokenTree::Group(g)] = toks.as_slice() {
+        match g.delimiter() {
+            proc_macro2::Delimiter::Brace => {
+                for entry in split_commas(g.stream()) {
+                    if let Some(colon) = lone_colon(&entry) {
+                        json_values(entry[colon + 1..].iter().cloned().collect(), out);
+                    }
+                }
+                return;
+            }
+            proc_macro2::Delimiter::Bracket => {
+                for item in split_commas(g.stream()) {
+                    json_values(item.into_iter().collect(), out);
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
+    if toks.is_empty() || !has_paren_group(toks.iter().cloned().collect()) {
+        return;
+    }
+    if let Ok(e) = syn::parse2::<Expr>(toks.into_iter().collect()) {
+        out.push(e);
+    }
+}
+
+/// A token stream split at its top-level commas.
+fn split_commas(ts: proc_macro2::TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut parts = vec![Vec::new()];
+    for t in ts {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+            _ => parts.last_mut().expect("one part").push(t),
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// The position of the first `:` that is not part of a `::`.
+fn lone_colon(toks: &[TokenTree]) -> Option<usize> {
+    let colon = |i: usize| matches!(toks.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    (0..toks.len()).find(|&i| {
+        colon(i)
+            && matches!(&toks[i], TokenTree::Punct(p) if p.spacing() == proc_macro2::Spacing::Alone)
+            && !(i > 0 && colon(i - 1))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A call inside a `json!` value is followed.
+    #[test]
+    fn calls_in_json_values_are_calls() {
+        let src = r#"
+use rmcp::tool;
+pub struct S;
+async fn archive_all(ids: &[String]) -> Vec<String> {
+    for id in ids { std::fs::remove_file(id).ok(); }
+    ids.to_vec()
+}
+impl S {
+    #[tool(description = "Archive")]
+    async fn archive(&self, ids: Vec<String>) -> String {
+        serde_json::json!({ "results": archive_all(&ids).await, "n": [1, { "x": 2 }] }).to_string()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        assert_eq!(rows[0].3, "Write", "{rows:?}");
     }
 }

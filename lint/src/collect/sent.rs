@@ -102,6 +102,15 @@ fn literal_words(e: &Expr) -> Option<String> {
     }
 }
 
+/// `Method`, `http::Method`, `reqwest::Method` (by reference too).
+fn is_http_method_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_http_method_type(&r.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Method"),
+        _ => false,
+    }
+}
+
 /// Whether a name is written as a constant (`LIST_ISSUES`).
 fn screaming(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
@@ -111,7 +120,8 @@ fn screaming(name: &str) -> bool {
 }
 
 impl Collector<'_> {
-    /// Note the text parameters of the function just begun (`query: &str`, `sql: String`).
+    /// Note the text parameters of the function just begun (`query: &str`, `sql: String`),
+    /// and an HTTP method handed in (`method: Method`): its words (`Method::POST`) decide too.
     pub(super) fn note_text_params(&mut self, sig: &syn::Signature) {
         let Some(f) = self.fn_stack.last_mut() else {
             return;
@@ -122,7 +132,7 @@ impl Collector<'_> {
                 continue;
             };
             if let syn::Pat::Ident(pi) = &*pt.pat
-                && crate::frameworks::is_text_type(&pt.ty)
+                && (crate::frameworks::is_text_type(&pt.ty) || is_http_method_type(&pt.ty))
             {
                 f.text_params.push((pi.ident.to_string(), pos));
             }

@@ -438,4 +438,38 @@ impl Device {
         // Its own log file makes the wrapper a write whatever the words.
         assert_eq!(kind("logged_packages"), "Write");
     }
+
+    /// An HTTP method handed down as a value (`method: Method`) decides at each call
+    /// (`Method::POST` writes, `Method::GET` reads), through the helpers that pass it on.
+    #[test]
+    fn an_http_method_parameter_decides_at_each_call() {
+        let src = r#"
+use reqwest::Method;
+use rmcp::tool;
+pub struct Gmail { http: reqwest::Client }
+impl Gmail {
+    async fn send_raw(&self, method: Method, url: String) -> Result<reqwest::Response, Error> {
+        Ok(self.http.request(method, &url).send().await?)
+    }
+    async fn request(&self, method: Method, url: String) -> Result<Value, Error> {
+        let resp = self.send_raw(method, url).await?;
+        Ok(resp.json().await?)
+    }
+    pub async fn modify_message(&self, id: &str) -> Result<Value, Error> {
+        self.request(Method::POST, format!("https://g.example/messages/{id}/modify")).await
+    }
+    pub async fn get_message(&self, id: &str) -> Result<Value, Error> {
+        self.request(Method::GET, format!("https://g.example/messages/{id}")).await
+    }
+    #[tool(description = "Archive")]
+    async fn archive(&self, id: String) -> String { self.modify_message(&id).await.unwrap().to_string() }
+    #[tool(description = "Message")]
+    async fn message(&self, id: String) -> String { self.get_message(&id).await.unwrap().to_string() }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("archive"), "Write");
+        assert_eq!(kind("message"), "Read");
+    }
 }

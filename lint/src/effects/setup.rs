@@ -79,6 +79,16 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.strip_prefix("connect_").is_some_and(connection)
 }
 
+/// Whether a type keeps a cache (`TokenCache`, `CacheStore`, `ResponseCache`): what its
+/// methods write (the cache file, its entries) is bookkeeping a retry rewrites the same, not
+/// the tool's effect.
+pub fn is_cache_type(ty: &str) -> bool {
+    let name = ty.rsplit("::").next().unwrap_or(ty);
+    crate::effects::verbs::words(name)
+        .iter()
+        .any(|w| w == "cache" || w == "caches")
+}
+
 /// Whether a type exists to fake or record calls in tests (`FakeOutlookClient`, `MockStore`,
 /// `StubBilling`, `DummyMailer`, `NoopNotifier`, `RecordingSink`, `InMemoryTestDb`): the
 /// index follows calls into the real implementation instead when both exist.
@@ -116,6 +126,10 @@ mod tests {
         assert!(!is_setup_fn("open_ticket"));
         assert!(!is_setup_fn("init_repo"));
         assert!(!is_setup_fn("ensure_refund"));
+        assert!(is_cache_type("TokenCache"));
+        assert!(is_cache_type("crate::cache::CacheStore"));
+        assert!(!is_cache_type("Cachet"));
+        assert!(!is_cache_type("NoteStore"));
         assert!(!is_setup_fn("get_or_create_customer"));
         assert!(!is_setup_fn("create_entities"));
         assert!(!is_setup_fn("new_issue"));
@@ -155,5 +169,35 @@ mod tests {
         ] {
             assert!(!is_test_double(t), "{t}");
         }
+    }
+
+    /// What a cache type's methods write is not the tool's write.
+    #[test]
+    fn a_cache_type_writes_bookkeeping() {
+        let src = r#"
+use rmcp::tool;
+pub struct TokenCache { path: std::path::PathBuf }
+impl TokenCache {
+    fn save(&self, token: &str) -> std::io::Result<()> { std::fs::write(&self.path, token) }
+}
+pub struct Api { cache: TokenCache, http: reqwest::Client }
+impl Api {
+    async fn bearer(&self) -> String { let t = "t".to_string(); self.cache.save(&t).ok(); t }
+    #[tool(description = "List accounts")]
+    async fn list_accounts(&self) -> String {
+        let t = self.bearer().await;
+        self.http.get("https://api.example/accounts").bearer_auth(t).send().await.unwrap().text().await.unwrap()
+    }
+    #[tool(description = "Save a note")]
+    async fn save_note(&self, text: String) -> String {
+        std::fs::write("notes.txt", text).unwrap();
+        "ok".into()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("list_accounts"), "Read");
+        assert_eq!(kind("save_note"), "Write");
     }
 }
