@@ -145,8 +145,9 @@ mod rng;
 pub use event::{Event, EventKind, to_jsonl};
 pub use fault::{Fault, FaultClass, FaultLevel, LedgerOp, Schedule, wall_time};
 pub use harness::{
-    CallReport, ClassStats, Config, Counterexample, CoverageRow, EffectCounts, Env, Episode,
-    Invariant, LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,
+    CallAnswer, CallReport, ClassStats, Config, Counterexample, CoverageRow, EffectCounts, Env,
+    Episode, Invariant, LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Told,
+    Violation, in_place, variant,
 };
 pub use net::{Effect, KEY_REUSED, Net, NetConfig, Page, Process, ProcessHasher, SimError};
 pub use rng::SplitMix64;
