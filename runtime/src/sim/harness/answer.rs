@@ -218,34 +218,36 @@ fn told_by_error(text: &str, contract: &Contract) -> Told {
 const DIVERGENT: &str = "idempotency key reused with different parameters";
 
 /// The `call` hook of a [`Proof`] for a method guarded in place: `#[side_effect(..)]` on an
-/// rmcp `#[tool]` method in a `#[tool_router]` impl, on rig's `Tool::call`, or on any method
-/// whose `Self` implements [`ContextProvider`](crate::ContextProvider).
+/// rmcp `#[tool]` method in a `#[tool_router]` impl, or on any method of an inherent impl
+/// whose `Self` implements [`ContextProvider`](crate::ContextProvider) (its contract is
+/// `Self::<NAME>_CONTRACT`).
 ///
-/// - `server(ctx, &world)` builds the server (or tool) for one call: from the episode's
-///   world — the system of record its method writes to and its postcondition reads, e.g.
-///   the `Arc<dyn Mailer>` or the client it holds — and from `ctx`, the context of the
-///   simulated process making the call, which its `ContextProvider` must return (its
-///   ledger, clock, scope and owner are the harness's: a server built with a context of its
-///   own is not under proof);
+/// - `server(ctx, &world)` builds the server (or tool) of a simulated process: from the
+///   episode's world — the system of record its method writes to and its postcondition
+///   reads, e.g. the `Arc<dyn Mailer>` or the client it holds — and from `ctx`, that
+///   process's context, which its `ContextProvider` must return (its ledger, clock, scope and
+///   owner are the harness's: a server built with a context of its own is not under proof);
 /// - `method(&server, args)` calls the guarded method with episode arguments (for rmcp,
 ///   `server.send_receipt(Parameters(args)).await`).
 ///
-/// The harness builds a fresh server for every call, so whatever must outlive a call belongs
-/// in the world, as it lives in a database in production. What the method returns is read
-/// as the agent reads it ([`CallAnswer`] for `Result`): the proof needs no mapping of
-/// outcomes by hand, and also checks the conversion of the guard's answers into the method's
-/// return type.
+/// Each simulated process builds its server at its first call and keeps it for its later
+/// calls; a process restarted after a crash, or a second worker, builds its own. (Whatever
+/// must outlive a process belongs in the world, as it lives in a database in production.)
+/// What the method returns is read as the agent reads it ([`CallAnswer`] for `Result`): the
+/// proof needs no mapping of outcomes by hand, and also checks the conversion of the guard's
+/// answers into the method's return type. For [`Proof::prove`], which runs on several
+/// threads, the server must be `Send + Sync` (rmcp servers are).
 ///
 /// ```text
 /// Proof {
-///     contract: Mailer::<SimMail>::SEND_RECEIPT_CONTRACT,
-///     world: SimMail::new,
+///     contract: MailServer::<SimMail>::SEND_RECEIPT_CONTRACT,
+///     world: |net: &Net| Arc::new(SimMail(net.clone())),
 ///     intent: receipt,
 ///     call: in_place(
-///         |ctx, mail: &Arc<SimMail>| Mailer::new(mail.clone(), ctx),
-///         async |server: &Mailer<SimMail>, args| server.send_receipt(Parameters(args)).await,
+///         |ctx, mail: &Arc<SimMail>| MailServer::new(mail.clone(), ctx),
+///         async |server: &MailServer<SimMail>, mail| server.send_receipt(Parameters(mail)).await,
 ///     ),
-///     effects: SimMail::count,
+///     effects: |mail: &Arc<SimMail>, r: &Receipt| mail.sent(r),
 /// }
 /// .prove();
 /// ```
@@ -253,9 +255,66 @@ pub fn in_place<W, A, S, R>(
     server: impl Fn(Context, &W) -> S,
     method: impl AsyncFn(&S, A) -> R,
 ) -> impl AsyncFn(&Context, &W, A) -> R {
+    let servers = Servers::default();
     async move |ctx: &Context, world: &W, args: A| {
-        let server = server(ctx.clone(), world);
+        let server = servers.get_or_build(ctx, || server(ctx.clone(), world));
         method(&server, args).await
+    }
+}
+
+/// The servers of the latest simulated processes, per thread running episodes.
+///
+/// A process is known by its ledger: each simulated process's [`Context`] has its own, and an
+/// entry keeps that context, so the ledger's address is not reused while the entry lives. A thread runs one episode at a time, whose processes are a few: the latest
+/// [`Servers::PER_THREAD`] are kept (an evicted process would build a new server).
+struct Servers<S> {
+    kept: std::sync::Mutex<Vec<Kept<S>>>,
+}
+
+/// A kept server: the thread and process it serves, the process's context (which keeps its
+/// ledger, and so the process's identity, alive), the server.
+struct Kept<S> {
+    thread: std::thread::ThreadId,
+    process: usize,
+    _ctx: Context,
+    server: Arc<S>,
+}
+
+impl<S> Default for Servers<S> {
+    fn default() -> Self {
+        Servers {
+            kept: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<S> Servers<S> {
+    const PER_THREAD: usize = 16;
+
+    fn get_or_build(&self, ctx: &Context, build: impl FnOnce() -> S) -> Arc<S> {
+        let thread = std::thread::current().id();
+        let process = ctx.ledger() as *const dyn crate::ledger::Ledger as *const () as usize;
+        let lock = || self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = lock()
+            .iter()
+            .find(|k| k.thread == thread && k.process == process)
+        {
+            return k.server.clone();
+        }
+        let built = Arc::new(build());
+        let mut kept = lock();
+        if kept.iter().filter(|k| k.thread == thread).count() >= Self::PER_THREAD
+            && let Some(oldest) = kept.iter().position(|k| k.thread == thread)
+        {
+            kept.remove(oldest);
+        }
+        kept.push(Kept {
+            thread,
+            process,
+            _ctx: ctx.clone(),
+            server: built.clone(),
+        });
+        built
     }
 }
 
@@ -390,5 +449,28 @@ mod tests {
         let mut json = json;
         json["_meta"] = esc.to_json();
         told_by_result(&json, &CONTRACT);
+    }
+
+    /// A simulated process builds its server once; another process builds its own.
+    #[test]
+    fn a_process_keeps_its_server() {
+        let servers = Servers::<u32>::default();
+        let built = std::cell::Cell::new(0);
+        let build = |n: u32| {
+            built.set(built.get() + 1);
+            n
+        };
+        let p1 = Context::new(MemoryLedger::new(), Scope::run("r"));
+        let p2 = Context::new(MemoryLedger::new(), Scope::run("r"));
+        assert_eq!(*servers.get_or_build(&p1, || build(1)), 1);
+        assert_eq!(*servers.get_or_build(&p1.clone(), || build(9)), 1);
+        assert_eq!(*servers.get_or_build(&p2, || build(2)), 2);
+        assert_eq!(built.get(), 2);
+        for _ in 0..2 * Servers::<u32>::PER_THREAD {
+            let p = Context::new(MemoryLedger::new(), Scope::run("r"));
+            servers.get_or_build(&p, || build(0));
+        }
+        let kept = servers.kept.lock().unwrap().len();
+        assert_eq!(kept, Servers::<u32>::PER_THREAD, "the latest processes only");
     }
 }

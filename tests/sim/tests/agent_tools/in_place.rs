@@ -303,3 +303,49 @@ fn a_plain_method_trusting_failed_reads_is_caught() {
     .check(&only(FaultClass::ReadFault));
     assert_caught(&report, FaultClass::ReadFault, Invariant::I1AtMostOnce);
 }
+
+// ------------------------------------------------------------------ the example's own server
+
+/// The example crate's rmcp server (`examples/agent-tools/src/mcp.rs`): its `create_charge`
+/// method itself, guarded in place with `server_dedup` and taking the request's `_meta`, on
+/// the simulated billing API; proven (wire duplicates included). The acceptance run only:
+/// every episode builds the five-tool server's router (its schemas), which makes this proof
+/// several times slower than the free function's, whose run (`billing_create_charge_is_proven`)
+/// also enumerates every schedule of up to four faults on the same body.
+#[test]
+fn the_example_servers_create_charge_is_proven_in_place() {
+    use agent_tools::billing::ChargeArgs;
+    use agent_tools::mcp::AgentToolsServer;
+    use rmcp::model::RequestMetaObject;
+
+    type Server = AgentToolsServer<crate::SimApis, crate::SimApis, crate::SimApis>;
+    let report = Proof {
+        contract: Server::CREATE_CHARGE_CONTRACT,
+        world: |net: &idemcheck::sim::Net| Arc::new(crate::SimApis::new(net)),
+        intent: |n, v| ChargeArgs {
+            customer: "acme".into(),
+            order_id: format!("o-{n}"),
+            amount_cents: if v == 0 { 4900 } else { 9900 },
+            currency: "usd".into(),
+        },
+        call: in_place(
+            |ctx, apis: &Arc<crate::SimApis>| {
+                AgentToolsServer::new(apis.clone(), apis.clone(), apis.clone(), ctx)
+            },
+            async |server: &Server, args| {
+                server
+                    .create_charge(Parameters(args), RequestMetaObject::default())
+                    .await
+            },
+        ),
+        effects: |apis: &Arc<crate::SimApis>, a: &ChargeArgs| apis.net.count(&a.order_id, a),
+    }
+    .check(&Config {
+        save_to: None,
+        exhaustive: 0,
+        ..Config::default()
+    });
+    println!("{report}");
+    assert!(report.wire_redelivery, "server_dedup: wire duplicates too");
+    assert!(report.reasons().is_empty(), "{report}");
+}
