@@ -48,6 +48,11 @@ impl Told {
 ///   shows its `data`) — or by the text of an [`Escalation`] (an error type wrapping it with
 ///   `#[error(transparent)]` shows that text); any other error, and an error result without
 ///   the guard's details, is the tool's own error: not completed.
+#[diagnostic::on_unimplemented(
+    message = "the fault simulator cannot read `{Self}` as a call's answer",
+    label = "the `call` hook of a `Proof` returns this",
+    note = "return an `Outcome` (a free function's `my_tool::call`) or a `Result<T, E>` with `T: serde::Serialize` and `E: Display` (a method guarded in place: `idemcheck::sim::in_place`)"
+)]
 pub trait CallAnswer {
     /// What the call told the agent; `contract` is the proof's.
     fn told(&self, contract: &Contract) -> Told;
@@ -154,10 +159,12 @@ fn told_by_details(details: &serde_json::Map<String, Value>, contract: &Contract
         );
     }
     let status = match text("status") {
+        // Details on a completed answer (a replay, say) change nothing.
+        Some("completed") => return Told::completed(),
         Some("not_completed") => "not_completed",
         Some("unknown") => "unknown",
         other => panic!(
-            "idemcheck::sim: the answer of `{}` carries the guard's details with status {other:?}, expected \"not_completed\" or \"unknown\": {}",
+            "idemcheck::sim: the answer of `{}` carries the guard's details with status {other:?}, expected \"completed\", \"not_completed\" or \"unknown\": {}",
             contract.name,
             Value::Object(details.clone())
         ),
@@ -422,6 +429,8 @@ mod tests {
             assert_eq!(told.is_divergent(), want.is_divergent());
         }
         // Completed, and the tool's own error result and error.
+        let replay = serde_json::json!({ "_meta": { "idemcheck": { "tool": "send_receipt", "status": "completed" } } });
+        assert_eq!(told_by_result(&replay, c), Told::completed());
         let ok: Result<Value, String> =
             Ok(serde_json::json!({ "content": [], "structuredContent": { "id": 7 } }));
         assert_eq!(ok.told(c), Told::completed());
@@ -471,6 +480,10 @@ mod tests {
             servers.get_or_build(&p, || build(0));
         }
         let kept = servers.kept.lock().unwrap().len();
-        assert_eq!(kept, Servers::<u32>::PER_THREAD, "the latest processes only");
+        assert_eq!(
+            kept,
+            Servers::<u32>::PER_THREAD,
+            "the latest processes only"
+        );
     }
 }
