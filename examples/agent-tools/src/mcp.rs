@@ -111,7 +111,7 @@ impl<B: BillingApi + 'static, M: MailApi + 'static, D: HelpDesk + 'static>
             open_world_hint = true
         )
     )]
-    async fn create_charge(
+    pub async fn create_charge(
         &self,
         Parameters(args): Parameters<ChargeArgs>,
         // The agent harness may name the run in the request's `_meta` (`dev.idemcheck/run`):

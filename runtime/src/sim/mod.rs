@@ -17,6 +17,10 @@
 //!   fails, and so does an invariant no class exercised), enumerates every small schedule,
 //!   and shrinks and saves any counterexample as JSON that [`Proof::replay_file`] replays
 //!   in one line.
+//! - [`in_place`]: the `call` hook of a method guarded in place (an rmcp `#[tool]` method,
+//!   rig's `Tool::call`): the harness builds the server from the world and the calling
+//!   process's context, calls the method, and reads its return value as the agent reads it
+//!   ([`CallAnswer`]).
 //! - [`mutants`]: the harness's own mutation test — broken variants of the billing tool that
 //!   a class must kill.
 //! - [`billing`]: the simulator's own billing tool and the control strategies that must
@@ -145,8 +149,9 @@ mod rng;
 pub use event::{Event, EventKind, to_jsonl};
 pub use fault::{Fault, FaultClass, FaultLevel, LedgerOp, Schedule, wall_time};
 pub use harness::{
-    CallReport, ClassStats, Config, Counterexample, CoverageRow, EffectCounts, Env, Episode,
-    Invariant, LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Violation, variant,
+    CallAnswer, CallReport, ClassStats, Config, Counterexample, CoverageRow, EffectCounts, Env,
+    Episode, Invariant, LOOKALIKE_EPISODE, Proof, Replayed, Report, SIBLING_EPISODE, Told,
+    Violation, in_place, variant,
 };
 pub use net::{Effect, KEY_REUSED, Net, NetConfig, Page, Process, ProcessHasher, SimError};
 pub use rng::SplitMix64;

@@ -14,6 +14,13 @@ use idemcheck::sim::{Config, Effect, Net, Proof, Report, SimError};
 
 #[path = "agent_tools/documented.rs"]
 mod documented;
+#[path = "agent_tools/in_place.rs"]
+mod in_place;
+/// The README's proof of an rmcp tool guarded in place, run here too: `documented` lists its
+/// contract, `in_place` breaks it.
+#[path = "../../../examples/agent-tools/tests/readme_prove_rmcp.rs"]
+#[allow(unreachable_pub)]
+mod readme_prove;
 
 /// The example services, on the simulated world.
 struct SimApis {

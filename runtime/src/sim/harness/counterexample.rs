@@ -122,15 +122,15 @@ pub(super) fn jsonl_values(events: &[Event]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, O, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
-    FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
+    FC: AsyncFn(&Context, &W, A) -> O,
+    O: CallAnswer,
     FE: Fn(&W, &A) -> C,
     C: EffectCounts,
     A: Clone,
-    E: Display,
 {
     /// Replay a saved counterexample.
     pub fn replay(&self, saved: &Counterexample) -> Replayed {

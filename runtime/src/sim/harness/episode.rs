@@ -85,31 +85,31 @@ impl Episode {
     }
 }
 
-type BoxFut<'a, T, E> = Pin<Box<dyn Future<Output = Outcome<T, E>> + 'a>>;
+type BoxFut<'a, O> = Pin<Box<dyn Future<Output = O> + 'a>>;
 
-enum SlotState<'a, T, E> {
+enum SlotState<'a, O> {
     Waiting(Option<Sleep>),
-    Running(BoxFut<'a, T, E>),
+    Running(BoxFut<'a, O>),
     Done,
 }
 
-struct Slot<'a, T, E> {
+struct Slot<'a, O> {
     at: u64,
     pid: u32,
     variant: u32,
     call: u32,
-    state: SlotState<'a, T, E>,
+    state: SlotState<'a, O>,
 }
 
-impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, O, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
-    FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
+    FC: AsyncFn(&Context, &W, A) -> O,
+    O: CallAnswer,
     FE: Fn(&W, &A) -> C,
     C: EffectCounts,
     A: Clone,
-    E: Display,
 {
     /// Run one episode: a pure function of (environment, episode number, schedule).
     pub fn episode(&self, env: &Env, episode: u64, schedule: &Schedule) -> Episode {
@@ -235,7 +235,7 @@ where
             let _ = clock.block_on(call(&process(0), world_ref, args[3].clone()));
             net.set_setup(false);
         }
-        let mut slots: Vec<Slot<'_, T, E>> = vec![Slot {
+        let mut slots: Vec<Slot<'_, O>> = vec![Slot {
             at: main_at,
             pid: 1,
             variant: variant::INTENDED,
@@ -325,7 +325,7 @@ where
                                 }
                             }
                             let (variant, call_no, pid) = (slot.variant, slot.call, slot.pid);
-                            let running = |s: &Slot<'_, T, E>| {
+                            let running = |s: &Slot<'_, O>| {
                                 s.call != call_no
                                     && s.variant == variant::INTENDED
                                     && matches!(s.state, SlotState::Running(_))
@@ -351,18 +351,9 @@ where
                         net.set_active(slot.pid);
                         match fut.as_mut().poll(cx) {
                             Poll::Ready(out) => {
-                                let divergent = matches!(
-                                    &out,
-                                    Outcome::NotCompleted(n)
-                                        if matches!(n.reason, crate::outcome::Failure::Divergent { .. })
-                                );
-                                let (status, detail) = match &out {
-                                    Outcome::Completed(_) => ("completed", String::new()),
-                                    other => {
-                                        let esc = Escalation::of(self.contract.name, other);
-                                        (other.status(), esc.detail)
-                                    }
-                                };
+                                let told = out.told(&self.contract);
+                                let divergent = told.is_divergent();
+                                let Told { status, detail, .. } = told;
                                 let effects_then =
                                     complete(&counter(world_ref, &args[slot.variant as usize]));
                                 net.log_event(EventKind::Report {

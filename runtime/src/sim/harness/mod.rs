@@ -5,6 +5,8 @@
 //!
 //! - [`proof`]: [`Proof`] and how much to run ([`Config`]); the run over seeds and classes,
 //!   and the exhaustive enumeration;
+//! - [`answer`]: what a call told the agent ([`CallAnswer`]), and the `call` hook of a
+//!   method guarded in place ([`in_place`]);
 //! - [`env`]: the simulated environment ([`Env`]) and the fault schedules drawn from it;
 //! - [`episode`]: one episode, a pure function of environment, episode number and schedule;
 //! - [`shrink`]: shrinking a failing schedule;
@@ -32,6 +34,7 @@ use crate::outcome::{Escalation, Outcome};
 use crate::sim::event::{Event, EventKind};
 use crate::sim::net::{Net, NetConfig};
 
+mod answer;
 mod counterexample;
 mod env;
 mod episode;
@@ -39,6 +42,7 @@ mod proof;
 mod report;
 mod shrink;
 
+pub use answer::{CallAnswer, Told, in_place};
 pub use counterexample::{Counterexample, Replayed};
 pub use env::Env;
 pub use episode::{CallReport, Episode, LOOKALIKE_EPISODE, SIBLING_EPISODE, variant};

@@ -110,15 +110,15 @@ fn stream(class: FaultClass, i: u64) -> u64 {
     ((class as u64) << 32) | i
 }
 
-impl<W, A, T, E, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
+impl<W, A, O, C, FW, FI, FC, FE> Proof<FW, FI, FC, FE>
 where
     FW: Fn(&Net) -> W,
     FI: Fn(u64, u32) -> A,
-    FC: AsyncFn(&Context, &W, A) -> Outcome<T, E>,
+    FC: AsyncFn(&Context, &W, A) -> O,
+    O: CallAnswer,
     FE: Fn(&W, &A) -> C,
     C: EffectCounts,
     A: Clone,
-    E: Display,
 {
     /// DESIGN's acceptance run ([`Config::default`]); panics with the table and shrunk
     /// counterexamples unless every invariant held and every class bit.

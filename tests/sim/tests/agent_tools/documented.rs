@@ -6,7 +6,8 @@
 //! A contract is proven on the tool that carries it when that tool can run on the simulated
 //! world: the example agent tools of `examples/agent-tools` (their free functions, generic over
 //! the service traits; the rmcp server's methods guarded in place carry the same contracts and
-//! call the same bodies and postconditions). A tool that cannot (the README's rmcp inventory
+//! call the same bodies and postconditions), and docs/rmcp.md's mail server, whose method
+//! guarded in place is proven itself (`sim::in_place`, `readme_prove_rmcp.rs`). A tool that cannot (the README's rmcp inventory
 //! keeps its reservations in a `Vec`; the rig example lives in its own workspace) is proven
 //! through a twin here: a free function whose attribute is the documented text, verbatim,
 //! over the simulated system of record, with the documented postcondition's lookup (and, for
@@ -642,6 +643,13 @@ fn proven() -> Vec<Proven> {
             },
         },
         Proven {
+            text: "key = [reference, to], verify = find_receipt, max_retries = 1, timeout_ms = 10_000, settle_ms = 10_000",
+            shown_in: &["docs/rmcp.md", "examples/agent-tools/tests/readme_prove_rmcp.rs"],
+            contract: crate::readme_prove::MailServer::<crate::readme_prove::SimMail>::SEND_RECEIPT_CONTRACT,
+            proven_on: "docs/rmcp.md's rmcp `MailServer::send_receipt` itself, guarded in place (its own proof, `sim::in_place`)",
+            prove: crate::readme_prove::prove_send_receipt,
+        },
+        Proven {
             text: "key = [order_id], verify = find_invoice, max_retries = 1, timeout_ms = 2_000, settle_ms = 2_000",
             shown_in: &["docs/rig.md", "examples/rig-tools/src/lib.rs"],
             contract: invoice::send_invoice::CONTRACT,
@@ -1232,7 +1240,7 @@ fn every_documented_contract_is_proven() {
             },
         ));
     }
-    assert_eq!(all.len(), 19);
+    assert_eq!(all.len(), 20);
     println!("documented contracts proven:");
     for l in lines {
         println!("  {l}");
