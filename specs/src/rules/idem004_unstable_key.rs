@@ -6,9 +6,9 @@ use super::RuleInfo;
 use crate::attr::KeyAttr;
 #[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity};
 #[cfg(feature = "grammar")]
 use crate::model::{ContextPart, ToolKind};
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {

@@ -3,9 +3,9 @@
 use super::RuleInfo;
 #[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity};
 #[cfg(feature = "grammar")]
 use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
