@@ -146,15 +146,7 @@ pub const KEYS: &[&str] = &[
     "allow",
 ];
 
-/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
+pub use crate::near::nearest;
 
 /// A short description of what an expression is, for "expects X, found Y" messages.
 fn describe(expr: &Expr) -> String {

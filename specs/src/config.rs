@@ -204,7 +204,7 @@ impl std::error::Error for ConfigError {}
 struct RawConfig {
     max_retries: Option<u32>,
     #[serde(default)]
-    rules: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    rules: BTreeMap<serde_spanned::Spanned<String>, serde_spanned::Spanned<String>>,
     #[serde(default)]
     exclude: Vec<String>,
     #[serde(default)]
@@ -212,21 +212,21 @@ struct RawConfig {
     #[serde(default)]
     tool_traits: Vec<String>,
     #[serde(default)]
-    effects: Vec<toml::Spanned<RawEffect>>,
+    effects: Vec<serde_spanned::Spanned<RawEffect>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEffect {
-    function: toml::Spanned<String>,
-    effect: toml::Spanned<String>,
-    argument: Option<toml::Spanned<i64>>,
-    words: Option<toml::Spanned<String>>,
+    function: serde_spanned::Spanned<String>,
+    effect: serde_spanned::Spanned<String>,
+    argument: Option<serde_spanned::Spanned<i64>>,
+    words: Option<serde_spanned::Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct Metadata {
-    idemcheck: Option<toml::Spanned<RawConfig>>,
+    idemcheck: Option<serde_spanned::Spanned<RawConfig>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -243,7 +243,7 @@ struct Manifest {
     workspace: Option<Section>,
 }
 
-fn de_error(path: &Path, text: &str, err: toml::de::Error) -> ConfigError {
+fn de_error(path: &Path, text: &str, err: toml_edit::de::Error) -> ConfigError {
     ConfigError {
         path: path.to_path_buf(),
         text: text.to_string(),
@@ -269,7 +269,7 @@ impl Config {
             let name = key.get_ref().clone();
             let Some(code) = RuleCode::parse(&name) else {
                 let names = crate::rules::CATALOGUE.iter().map(|r| r.name);
-                let hint = crate::attr::nearest(&name, names)
+                let hint = crate::near::nearest(&name, names)
                     .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
                 return Err(err(
@@ -314,7 +314,7 @@ impl Config {
     }
 
     fn layer_idemcheck_toml(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| de_error(path, text, e))?;
+        let raw: RawConfig = toml_edit::de::from_str(text).map_err(|e| de_error(path, text, e))?;
         self.apply(raw, path, text)
     }
 
@@ -331,7 +331,8 @@ impl Config {
         if !text.contains("idemcheck") {
             return Ok(false);
         }
-        let manifest: Manifest = toml::from_str(text).map_err(|e| de_error(path, text, e))?;
+        let manifest: Manifest =
+            toml_edit::de::from_str(text).map_err(|e| de_error(path, text, e))?;
         let section = if workspace {
             manifest.workspace
         } else {
@@ -439,7 +440,7 @@ fn effect_model(
         "bookkeeping" => ModelEffect::Bookkeeping,
         "by-argument" => by_argument(&e)?,
         other => {
-            let hint = crate::attr::nearest(other, ["read", "write", "bookkeeping", "by-argument"])
+            let hint = crate::near::nearest(other, ["read", "write", "bookkeeping", "by-argument"])
                 .map(|n| format!("; did you mean \"{n}\"?"))
                 .unwrap_or_default();
             return Err(err(

@@ -1,10 +1,9 @@
 //! The tool contract as data: what `#[side_effect(...)]` declares, what the lint
 //! infers, what `cargo idemcheck docs --format json` emits and what the runtime obeys.
 //!
-//! Everything here derives `serde` and `schemars`; `specs/tool-contract.schema.json`
-//! is generated from [`ToolContract`].
+//! Everything here derives `serde`, and `schemars::JsonSchema` with the `schema` feature;
+//! `specs/tool-contract.schema.json` is generated from [`ToolContract`].
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Default time, in hours, a ledger keeps the record of a logical operation (as Stripe).
@@ -15,9 +14,8 @@ pub const DEFAULT_TTL_HOURS: u32 = 24;
 pub const DEFAULT_MAX_RETRY_CAP: u32 = 1;
 
 /// Whether a tool only reads or also changes the world.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     /// Only reads; needs no contract and may be retried freely.
@@ -37,7 +35,8 @@ impl ToolKind {
 }
 
 /// How the stable key of a logical operation is derived.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeyDerivation {
     /// `key = [a, b.c]`: scope + tool name + canonical JSON of these input fields.
@@ -55,9 +54,8 @@ pub enum KeyDerivation {
 /// A part of the calling context a `key_fn` may read besides the arguments, declared with
 /// `key_context = [..]`. Only the run scope is the same for every retry, restart and worker
 /// of an operation: a key that reads the clock or the worker is unstable (`IDEM004`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ContextPart {
     /// The run scope (run and step ids, set by the agent harness): stable.
@@ -88,7 +86,8 @@ impl ContextPart {
 }
 
 /// A suppression written as `allow(rule, ..., reason = "...")`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Suppression {
     /// The rule codes it silences.
     pub rules: Vec<RuleCode>,
@@ -97,7 +96,8 @@ pub struct Suppression {
 }
 
 /// The contract of one tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolContract {
     /// Public tool name, the one the agent sees.
     pub name: String,
@@ -160,9 +160,8 @@ impl ToolContract {
 }
 
 /// A stable rule code. Codes are never renumbered; new rules get new codes.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RuleCode {
     /// `missing_key`
     #[serde(rename = "IDEM001")]
@@ -248,9 +247,8 @@ impl std::fmt::Display for RuleCode {
 }
 
 /// How loud a finding is.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Reported, never fails the run.
@@ -273,7 +271,8 @@ impl Severity {
 }
 
 /// One finding of `cargo idemcheck`, as it appears in `--message-format json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// Stable rule code, e.g. `IDEM001`.
     pub code: RuleCode,
@@ -305,7 +304,8 @@ pub struct Finding {
 }
 
 /// Totals of a report.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Summary {
     /// Files parsed.
     pub files: u32,
@@ -328,7 +328,8 @@ pub struct Summary {
 }
 
 /// The document printed by `cargo idemcheck --message-format json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// Format version; bumped only on incompatible change.
     pub version: u32,
@@ -342,9 +343,8 @@ pub struct Report {
 }
 
 /// How the lint judged what a tool does.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Judgement {
     /// It writes: declared so, or a path from its body reaches a write.
@@ -357,7 +357,8 @@ pub enum Judgement {
 }
 
 /// One tool in the report's inventory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolEntry {
     /// Public tool name the agent sees.
     pub name: String,

@@ -737,3 +737,59 @@ fn the_idem004_text_states_the_one_rule_for_caller_chosen_keys() {
     let md = info.markdown();
     assert!(md.contains("a `reference` (or `*_ref`"), "{md}");
 }
+
+/// The packages of `cargo tree -p idemcheck` (the runtime, default features) over `edges`,
+/// one name per package. Run offline on the workspace's manifest, so from any directory and
+/// whatever the target directory.
+fn runtime_dependencies(edges: &str) -> std::collections::BTreeSet<String> {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "--color", "never", "--prefix", "none"])
+        .args(["-p", "idemcheck", "-e", edges, "--manifest-path"])
+        .arg(&manifest)
+        .output()
+        .expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: std::collections::BTreeSet<String> = stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    assert!(names.contains("idemcheck"), "no runtime in:\n{stdout}");
+    names
+}
+
+/// Issue 25, "a light runtime": the runtime needs five model types and the rule catalogue of
+/// this crate, which come without its features, so an `idemcheck` user compiles no schema
+/// generator, TOML reader or suggestion crate at all, and the parser crates (syn, quote,
+/// proc-macro2, toml_edit) only for proc macros (`#[side_effect]`, serde's derives ...).
+#[test]
+fn runtime_default_build_pulls_no_parser_schema_or_config_crates() {
+    const NEVER: [&str; 3] = ["schemars", "toml", "strsim"];
+    const ONLY_IN_PROC_MACROS: [&str; 4] = ["syn", "quote", "proc-macro2", "toml_edit"];
+    let all = runtime_dependencies("normal");
+    for name in NEVER {
+        assert!(
+            !all.contains(name),
+            "`cargo tree -p idemcheck -e normal` holds {name}: {all:?}"
+        );
+    }
+    // The macro is part of the default build: it is in the full graph, not in the other.
+    assert!(
+        all.contains("idemcheck-macros") && all.contains("syn"),
+        "{all:?}"
+    );
+    let compiled_in = runtime_dependencies("normal,no-proc-macro");
+    assert!(compiled_in.contains("idemcheck-spec"), "{compiled_in:?}");
+    for name in NEVER.into_iter().chain(ONLY_IN_PROC_MACROS) {
+        assert!(
+            !compiled_in.contains(name),
+            "`cargo tree -p idemcheck -e normal,no-proc-macro` holds {name}: {compiled_in:?}"
+        );
+    }
+}

@@ -1,8 +1,11 @@
 //! `IDEM002 missing_verify`: a write tool has no postcondition read.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -31,6 +34,7 @@ async fn find_charge(billing: &Billing, args: &ChargeArgs) -> Result<Option<Char
     compile_time: true,
 };
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     if cx.kind == ToolKind::Write && !cx.attr.declares_verify() {
         out.push(cx.violation(

@@ -1,8 +1,11 @@
 //! `IDEM003 missing_retry_cap`: a write tool has no retry cap, or retries without bound.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -27,6 +30,7 @@ async fn create_charge(billing: &Billing, args: ChargeArgs) -> Result<Charge, Bi
     compile_time: true,
 };
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     if cx.kind == ToolKind::Write && cx.attr.max_retries.is_none() {
         out.push(cx.violation(

@@ -2,9 +2,13 @@
 //! field the model supplies.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::attr::KeyAttr;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{ContextPart, RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::{ContextPart, ToolKind};
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -51,6 +55,7 @@ pub fn is_model_key(name: &str) -> bool {
 
 /// [`is_model_key`] for an identifier of a syntax tree, without printing it (the lint asks
 /// this of every field access and binding).
+#[cfg(feature = "grammar")]
 pub fn is_model_key_ident(ident: &proc_macro2::Ident) -> bool {
     MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
 }
@@ -117,6 +122,7 @@ pub const KEY_SETTERS: &[&str] = &[
     "set_idempotency_key",
 ];
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     if cx.kind != ToolKind::Write {
         return;

@@ -1,8 +1,11 @@
 //! `IDEM005 retry_cap_too_high`: the cap is above the configured maximum.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -26,6 +29,7 @@ async fn open_ticket(desk: &Desk, args: TicketArgs) -> Result<Ticket, DeskError>
     compile_time: true,
 };
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let Some(cap) = &cx.attr.max_retries else {
         return;

@@ -1,8 +1,11 @@
 //! `IDEM007 annotation_mismatch`: MCP tool hints contradict the code or the contract.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -43,6 +46,7 @@ pub struct HintsSay {
 }
 
 /// Read a tool's hints.
+#[cfg(feature = "grammar")]
 pub fn hints_say(hints: &crate::hints::ToolHints) -> HintsSay {
     let destructive = hints.destructive.is_some_and(|d| d.value);
     let not_read_only = hints.read_only.is_some_and(|r| !r.value);
@@ -104,6 +108,7 @@ pub fn justified_idempotent(write: bool, facts: Idempotence) -> Option<bool> {
     write.then(|| facts.missing().is_empty())
 }
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let Some(hints) = cx.hints else { return };
     if cx.kind == ToolKind::Write

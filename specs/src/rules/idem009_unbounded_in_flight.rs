@@ -2,8 +2,11 @@
 //! nor `settle_ms`.
 
 use super::RuleInfo;
+#[cfg(feature = "grammar")]
 use crate::check::{Cx, Violation};
-use crate::model::{RuleCode, Severity, ToolKind};
+#[cfg(feature = "grammar")]
+use crate::model::ToolKind;
+use crate::model::{RuleCode, Severity};
 
 /// Catalogue entry.
 pub static INFO: RuleInfo = RuleInfo {
@@ -47,6 +50,7 @@ async fn send_welcome(mail: &Mailer, to: String) -> Result<MessageId, MailError>
 /// attempt timeout, and a common HTTP client default).
 pub const ASSUMED_ATTEMPT_MS: u64 = 30_000;
 
+#[cfg(feature = "grammar")]
 pub(crate) fn check(cx: &Cx<'_>, out: &mut Vec<Violation>) {
     let Some(cap) = &cx.attr.max_retries else {
         return;

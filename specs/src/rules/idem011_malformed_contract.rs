@@ -36,6 +36,7 @@ than a missing one because it looks reviewed.",
 /// future, which the guard cannot wrap. The lint sees that attribute in the source; the macro
 /// sees only what it left: a non-async function returning `Pin<Box<dyn Future ..>>`. Either
 /// way the finding says to swap them, at the framework's attribute.
+#[cfg(feature = "grammar")]
 pub fn check_signature(
     sig: &syn::Signature,
     framework_above: Option<&syn::Attribute>,
@@ -93,6 +94,7 @@ pub fn check_signature(
 }
 
 /// `-> impl Future<..>`.
+#[cfg(feature = "grammar")]
 fn returns_impl_future(output: &syn::ReturnType) -> bool {
     matches!(output, syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::ImplTrait(t) if t.bounds.iter().any(|b| matches!(
         b,
@@ -100,6 +102,7 @@ fn returns_impl_future(output: &syn::ReturnType) -> bool {
     ))))
 }
 
+#[cfg(feature = "grammar")]
 fn attribute_name(attr: &syn::Attribute) -> String {
     attr.path()
         .segments
@@ -108,6 +111,7 @@ fn attribute_name(attr: &syn::Attribute) -> String {
 }
 
 /// `-> Pin<Box<dyn Future<..> ..>>`: what rmcp's `#[tool]` makes of an `async fn`.
+#[cfg(feature = "grammar")]
 fn returns_boxed_future(output: &syn::ReturnType) -> bool {
     let syn::ReturnType::Type(_, ty) = output else {
         return false;

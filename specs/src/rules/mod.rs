@@ -4,7 +4,7 @@
 //!
 //! Rules that can be decided from a `#[side_effect]` attribute (and the function
 //! signature and stacked framework attributes it sits on) are checked here, by
-//! [`crate::check::check_contract`], which both the macro and the lint call. Rules that
+//! `check::check_contract` (feature `grammar`), which both the macro and the lint call. Rules that
 //! need the function bodies of the workspace (`IDEM006`, `IDEM008`, and the body-based
 //! parts of `IDEM004` and `IDEM007`) are checked by the lint against the same catalogue.
 
