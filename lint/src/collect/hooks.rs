@@ -37,6 +37,8 @@ pub(super) struct FwState {
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
     function_tools: bool,
+    /// The file may hold a static tool table (it says `description`).
+    tables: bool,
     tools_call: bool,
     swiftide: bool,
     /// Tool bodies to record when the walk reaches them, by expression address.
@@ -113,6 +115,7 @@ impl Collector<'_> {
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool") || has("register") || has("::tool()");
         self.fw.tools_call = has("tools/call");
+        self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
     }
 
@@ -422,6 +425,59 @@ impl Collector<'_> {
             .filter(|&i| self.fns[i].name == *name && self.fns[i].self_ty.is_none());
         let one = fns.next()?;
         fns.next().is_none().then_some(one)
+    }
+
+    /// The entries of a static tool table in a `const` or `static` item
+    /// ([`crate::frameworks::registry::table_entry`]): each a tool (style `tool-registry`)
+    /// whose body calls its handler.
+    pub(super) fn fw_tool_table(&mut self, item_ident: &syn::Ident, e: &syn::Expr) {
+        if !self.fw.tables {
+            return;
+        }
+        struct Entries<'a>(Vec<&'a syn::ExprStruct>);
+        impl<'a> syn::visit::Visit<'a> for Entries<'a> {
+            fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+                self.0.push(s);
+                syn::visit::visit_expr_struct(self, s);
+            }
+            fn visit_item(&mut self, _: &'a syn::Item) {}
+        }
+        let mut entries = Entries(Vec::new());
+        syn::visit::Visit::visit_expr(&mut entries, e);
+        let table = item_ident.to_string();
+        for s in entries.0 {
+            let Some((name, span, description, handler)) =
+                crate::frameworks::registry::table_entry(s)
+            else {
+                continue;
+            };
+            let ident = synthetic_ident(&table.to_lowercase(), &name, span);
+            let resolved = self.resolve(handler);
+            let function = handler.to_token_stream().to_string().replace(' ', "");
+            self.begin_fn(&ident, None);
+            if let Some(target) = self.call_target(resolved) {
+                self.call(target, crate::facts::Loc::default());
+            }
+            let idx = self.end_fn();
+            self.fns[idx].display = function.clone();
+            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+            sig.ident = ident;
+            let hints = ToolHints {
+                description,
+                ..ToolHints::default()
+            };
+            self.make_tool(
+                ToolStyle::Registry,
+                &sig,
+                None,
+                Some(hints),
+                Some(name),
+                function,
+                ToolBody::Local(idx),
+                span.start().line as u32,
+                (Vec::new(), Vec::new()),
+            );
+        }
     }
 
     /// The description of the rig tool just made, from its impl.

@@ -155,8 +155,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
     fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
     fn visit_return_type(&mut self, _: &'ast syn::ReturnType) {}
-    fn visit_item_const(&mut self, _: &'ast syn::ItemConst) {}
-    fn visit_item_static(&mut self, _: &'ast syn::ItemStatic) {}
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.fw_tool_table(&c.ident, &c.expr);
+    }
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        self.fw_tool_table(&s.ident, &s.expr);
+    }
 
     fn visit_expr(&mut self, e: &'ast Expr) {
         if self.fw_expr(e) {

@@ -117,6 +117,55 @@ pub fn of_type_and_handler(m: &syn::ExprMethodCall) -> Option<(String, String)> 
     Some((ty, handler))
 }
 
+/// Field names that hold a tool's handler in a table entry, preferred in this order.
+const HANDLER_FIELDS: &[&str] = &[
+    "handler", "execute", "executor", "exec", "run", "call", "func", "function", "callback",
+    "invoke", "action", "handle",
+];
+
+/// An entry of a static tool table: a struct literal that defines a tool (a literal
+/// tool-like `name` and a `description`, [`tool_definition`]) and names its handler function
+/// in a field (`execute: ToolExecutor::Sync(exec_read_file)`, `handler: run_query`,
+/// `func: Box::new(fetch)`): the tool's name, where it is written, its description and the
+/// handler's path.
+///
+/// ```text
+/// pub const TOOL_DEFS: &[ToolDef] = &[
+///     ToolDef { name: "write_file", description: "Write a file.", params: &[..],
+///               category: ToolCategory::Initial, execute: ToolExecutor::Sync(exec_write_file) },
+/// ];
+/// ```
+pub fn table_entry(
+    s: &syn::ExprStruct,
+) -> Option<(String, proc_macro2::Span, Option<String>, &syn::Path)> {
+    let e = Expr::Struct(s.clone());
+    let (name, span, description) = tool_definition(&e)?;
+    description.as_ref()?;
+    // A function path, directly or as the one argument of a wrapper (`Sync(f)`, `Box::new(f)`).
+    fn fn_path(e: &Expr) -> Option<&syn::Path> {
+        match super::function_tool::strip_handler(e) {
+            Expr::Path(p) => {
+                let last = p.path.segments.last()?.ident.to_string();
+                last.starts_with(|c: char| c.is_ascii_lowercase())
+                    .then_some(&p.path)
+            }
+            Expr::Call(c) if c.args.len() == 1 => fn_path(&c.args[0]),
+            _ => None,
+        }
+    }
+    let named = |f: &syn::FieldValue| match &f.member {
+        syn::Member::Named(id) => Some(id.to_string()),
+        syn::Member::Unnamed(_) => None,
+    };
+    let handler = HANDLER_FIELDS.iter().find_map(|h| {
+        s.fields
+            .iter()
+            .find(|f| named(f).as_deref() == Some(h))
+            .and_then(|f| fn_path(&f.expr))
+    })?;
+    Some((name, span, description, handler))
+}
+
 /// Whether a registered name reads as a tool's: one word of letters, digits, `_`, `-`, `.`
 /// or `/`.
 fn tool_like(name: &str) -> bool {
@@ -183,6 +232,47 @@ mod tests {
         ] {
             assert!(of_method_call(&call(not)).is_none(), "{not}");
         }
+    }
+
+    /// A static table of tool definitions, each naming its handler function: every entry is
+    /// a tool whose body is that function; a struct of parameters (no handler) is not.
+    #[test]
+    fn entries_of_a_static_tool_table_are_tools() {
+        let src = r#"
+pub struct ToolDef { pub name: &'static str, pub description: &'static str, pub params: &'static [ParamSpec], pub execute: ToolExecutor }
+pub enum ToolExecutor { Sync(fn(&Value) -> String) }
+fn exec_write_file(args: &Value) -> String { std::fs::write("f", "x").unwrap(); String::new() }
+fn exec_read_file(args: &Value) -> String { std::fs::read_to_string("f").unwrap() }
+pub const TOOL_DEFS: &[ToolDef] = &[
+    ToolDef {
+        name: "write_file",
+        description: "Write a file.",
+        params: &[ParamSpec { name: "file_path", description: "Path." }],
+        execute: ToolExecutor::Sync(exec_write_file),
+    },
+    ToolDef { name: "read_file", description: "Read a file.", params: &[], execute: ToolExecutor::Sync(exec_read_file) },
+];
+"#;
+        assert_eq!(
+            inventory(src)
+                .into_iter()
+                .map(|(n, f, style, kind)| (n, f, style, kind))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "read_file".into(),
+                    "exec_read_file".into(),
+                    "tool-registry".into(),
+                    "Read".into()
+                ),
+                (
+                    "write_file".into(),
+                    "exec_write_file".into(),
+                    "tool-registry".into(),
+                    "Write".into()
+                ),
+            ]
+        );
     }
 
     #[test]
