@@ -254,10 +254,7 @@ pub const TOOL_DEFS: &[ToolDef] = &[
 ];
 "#;
         assert_eq!(
-            inventory(src)
-                .into_iter()
-                .map(|(n, f, style, kind)| (n, f, style, kind))
-                .collect::<Vec<_>>(),
+            inventory(src),
             [
                 (
                     "read_file".into(),
