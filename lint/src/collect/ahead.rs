@@ -109,9 +109,11 @@ fn module(input: ParseStream, top: bool) -> syn::Result<syn::Item> {
     }))
 }
 
-/// An impl block at `input`, as an impl of nothing holding only its text constants;
-/// `None` when it has none.
+/// An impl block at `input`, as an impl of its self type's last path segment holding only
+/// its text constants (`impl ShellTool { pub const NAME: &str = "shell"; }`, which a trait
+/// impl's `const NAME: &str = Self::NAME;` names); `None` when it has none.
 fn impl_block(input: ParseStream) -> syn::Result<Option<syn::Item>> {
+    let self_ty = header_self_type(input.cursor());
     // The attributes and the header, up to the block.
     skip_to_block(input)?;
     if input.is_empty() {
@@ -143,8 +145,48 @@ fn impl_block(input: ParseStream) -> syn::Result<Option<syn::Item>> {
         return Ok(None);
     }
     let mut block: syn::ItemImpl = syn::parse_quote!(impl Skeleton {});
+    if let Some(ty) = self_ty {
+        block.self_ty = Box::new(syn::parse_quote!(#ty));
+    }
     block.items = consts;
     Ok(Some(syn::Item::Impl(block)))
+}
+
+/// The last path segment of an impl header's self type, read from its tokens: the last
+/// identifier outside `<..>` after `for` (or after `impl`), before `where` and the block.
+fn header_self_type(mut cursor: Cursor) -> Option<proc_macro2::Ident> {
+    let mut depth = 0u32;
+    let mut last = None;
+    let mut prev_dash = false;
+    while let Some((tt, next)) = cursor.token_tree() {
+        match &tt {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && depth == 0 => break,
+            TokenTree::Punct(p) => {
+                match p.as_char() {
+                    '<' => depth += 1,
+                    '>' if !prev_dash => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                prev_dash = p.as_char() == '-';
+                cursor = next;
+                continue;
+            }
+            TokenTree::Ident(id) if depth == 0 => {
+                if id == "where" {
+                    break;
+                }
+                if id == "for" {
+                    last = None;
+                } else if !matches!(id.to_string().as_str(), "impl" | "unsafe" | "dyn" | "pub") {
+                    last = Some(id.clone());
+                }
+            }
+            _ => {}
+        }
+        prev_dash = false;
+        cursor = next;
+    }
+    last
 }
 
 /// The keyword of the item at `cursor` (past its attributes and visibility) and a cursor
@@ -302,4 +344,39 @@ fn skip_rest(input: ParseStream) -> syn::Result<()> {
         }
         Ok(((), c))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The skeleton's impl blocks keep their self type, so that a trait impl's `Self::NAME`
+    /// finds the inherent constant.
+    #[test]
+    fn an_impl_block_keeps_its_self_type() {
+        let ty = |src: &str| {
+            let items = syn::parse::Parser::parse_str(|input: ParseStream| items(input, None), src)
+                .unwrap();
+            match &items[..] {
+                [syn::Item::Impl(i)] => i.self_ty.to_token_stream().to_string(),
+                other => panic!("{}", other.len()),
+            }
+        };
+        use quote::ToTokens;
+        assert_eq!(
+            ty("impl ShellTool { pub const NAME: &str = \"shell\"; }"),
+            "ShellTool"
+        );
+        assert_eq!(
+            ty(
+                "impl<T: Into<String>> crate::tools::Shell<T> where T: Clone { const A: &str = \"a\"; fn f() -> Vec<u8> { vec![] } }"
+            ),
+            "Shell"
+        );
+        assert_eq!(
+            ty("unsafe impl<'a> Named for Wrapper<'a> { const N: &str = \"n\"; }"),
+            "Wrapper"
+        );
+        assert_eq!(ty("impl Fn() -> u8 for X { const N: &str = \"n\"; }"), "X");
+    }
 }

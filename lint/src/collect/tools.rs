@@ -471,6 +471,7 @@ impl Collector<'_> {
                 }
                 syn::ImplItem::Const(c) if c.ident == "NAME" => {
                     const_name = lit_str(&c.expr)
+                        .or_else(|| self.fw.consts.get(&self_const(&c.expr, &self_ty)?).cloned())
                         .or_else(|| frameworks::rig::tool_name(&c.expr, &self.fw.consts));
                 }
                 _ => {}
@@ -645,4 +646,11 @@ pub(super) fn impl_fn_lead(f: &syn::ImplItemFn) -> Span {
     vis_span(&f.vis)
         .or(f.modifiers.defaultness.map(|d| d.span))
         .unwrap_or_else(|| sig_span(&f.sig))
+}
+
+/// `Self::NAME` in an impl of `ty`: the key of that inherent constant, `ty::NAME`.
+fn self_const(e: &syn::Expr, ty: &str) -> Option<String> {
+    let syn::Expr::Path(p) = e else { return None };
+    let segs = &p.path.segments;
+    (segs.len() == 2 && segs[0].ident == "Self").then(|| format!("{ty}::{}", segs[1].ident))
 }

@@ -94,6 +94,23 @@ pub fn string_consts(items: &[Item]) -> FxHashMap<String, String> {
                         out.insert(s.ident.to_string(), v);
                     }
                 }
+                // `impl ShellTool { pub const NAME: &'static str = "shell"; }`, keyed
+                // `ShellTool::NAME` (the trait impl's `const NAME: &str = Self::NAME;`).
+                Item::Impl(i) if i.trait_.is_none() => {
+                    let syn::Type::Path(tp) = &*i.self_ty else {
+                        continue;
+                    };
+                    let Some(ty) = tp.path.segments.last().map(|s| s.ident.to_string()) else {
+                        continue;
+                    };
+                    for item in &i.items {
+                        if let ImplItem::Const(c) = item
+                            && let Some((v, _)) = str_lit(&c.expr)
+                        {
+                            out.insert(format!("{ty}::{}", c.ident), v);
+                        }
+                    }
+                }
                 Item::Mod(m) => {
                     let test = m.attrs.iter().any(|a| {
                         a.path().is_ident("cfg")
@@ -121,6 +138,14 @@ pub fn tool_name(expr: &Expr, consts: &FxHashMap<String, String>) -> Option<Stri
     let Expr::Path(p) = expr else { return None };
     let last = p.path.segments.last()?.ident.to_string();
     if let Some(v) = consts.get(&last) {
+        return Some(v.clone());
+    }
+    // `Self::NAME` (the caller passes `Self` replaced) or `ShellTool::NAME`: an inherent
+    // impl's constant.
+    let n = p.path.segments.len();
+    if n >= 2
+        && let Some(v) = consts.get(&format!("{}::{last}", p.path.segments[n - 2].ident))
+    {
         return Some(v.clone());
     }
     let screaming = last
@@ -331,5 +356,23 @@ impl Iterator for NotATool {
                 .map(|t| format!("{:?}", t.kind))
         };
         assert_eq!(kind("write_note").as_deref(), Some("Write"));
+    }
+
+    /// `const NAME: &str = Self::NAME;` names the tool by the inherent impl's constant.
+    #[test]
+    fn a_name_from_the_inherent_impl() {
+        let src = r#"
+use rig::tool::Tool;
+pub struct ShellTool;
+impl ShellTool { pub const NAME: &'static str = "shell"; }
+impl Tool for ShellTool {
+    const NAME: &'static str = Self::NAME;
+    type Args = A; type Output = String; type Error = E;
+    async fn definition(&self, _p: String) -> ToolDefinition { todo!() }
+    async fn call(&self, a: A) -> Result<String, E> { std::fs::write("x", "y").unwrap(); Ok(String::new()) }
+}
+"#;
+        let rows = crate::frameworks::test_support::rows(src);
+        assert_eq!(rows[0].0, "shell", "{rows:?}");
     }
 }
