@@ -673,6 +673,17 @@ fn main() {
         );
         return;
     }
+    if let Some(i) = args.iter().position(|a| a == "--parse-files") {
+        // A whole process that only parses: the floor of a path-mode run (`--path`).
+        let files: Vec<PathBuf> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .map(PathBuf::from)
+            .collect();
+        let ok = parse_all(&files);
+        println!("parsed {ok} of {}", files.len());
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(&args[i + 1], Path::new(&args[i + 2]));
         return;

@@ -123,6 +123,33 @@ pub struct Plan {
     pub warnings: Vec<String>,
 }
 
+/// The paths a run reports on ([`Plan::only`]), for asking of many files whether they lie
+/// under one: each file's ancestors are looked up, instead of comparing it with every given
+/// path (pre-commit's `--all-files` gives every file of the repository).
+pub struct Scope<'p> {
+    only: Option<rustc_hash::FxHashSet<&'p Path>>,
+}
+
+impl<'p> Scope<'p> {
+    /// The scope of `plan`.
+    pub fn new(plan: &'p Plan) -> Scope<'p> {
+        Scope {
+            only: plan
+                .only
+                .as_ref()
+                .map(|only| only.iter().map(PathBuf::as_path).collect()),
+        }
+    }
+
+    /// Whether `path` is one of the given paths or lies under one (always, without paths).
+    pub fn contains(&self, path: &Path) -> bool {
+        match &self.only {
+            Some(only) => path.ancestors().any(|a| only.contains(a)),
+            None => true,
+        }
+    }
+}
+
 /// Why no plan could be made (exit code 2).
 #[derive(Debug)]
 pub enum DiscoverError {
@@ -312,11 +339,16 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         // linted loose.
         let mut out: Vec<&cargo_metadata::Package> = Vec::new();
         let mut loose = Vec::new();
+        // Each member's directory once (not once per path and member: pre-commit's
+        // `--all-files` passes every file).
+        let dirs: Vec<PathBuf> = members.iter().map(|m| manifest_dir(m)).collect();
         for p in &paths {
             let owner = members
                 .iter()
-                .filter(|m| p.starts_with(manifest_dir(m)))
-                .max_by_key(|m| manifest_dir(m).as_os_str().len());
+                .zip(&dirs)
+                .filter(|(_, dir)| p.starts_with(dir))
+                .max_by_key(|(_, dir)| dir.as_os_str().len())
+                .map(|(m, _)| m);
             match owner {
                 Some(m) => {
                     if !out.iter().any(|o| o.id == m.id) {

@@ -6,8 +6,11 @@ use std::fmt;
 
 use idemcheck_spec::model::Finding;
 use idemcheck_spec::rules;
+use std::sync::Arc;
+
 use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
 use crate::analysis::Analysis;
@@ -19,8 +22,63 @@ struct FindingDiagnostic {
     url: String,
     help: Option<String>,
     severity: miette::Severity,
-    source: NamedSource<String>,
+    source: Window,
     label: LabeledSpan,
+}
+
+/// The lines of a file around a finding, as miette reads them: miette finds a span's line
+/// by scanning its source from the start, so a whole file given for each of its findings
+/// costs their number times its size. The window holds [`WINDOW_MARGIN`] lines either side
+/// of the finding (more than the handler's context line), and answers in the file's
+/// offsets and line numbers: the rendering is the same as with the whole file.
+#[derive(Debug)]
+struct Window {
+    name: String,
+    text: Arc<str>,
+    /// The window's byte range in `text`.
+    start: usize,
+    end: usize,
+    /// The window's first line (0-based).
+    first_line: usize,
+}
+
+/// Lines of the file kept either side of a finding's (miette's handler shows one).
+const WINDOW_MARGIN: usize = 4;
+
+impl Window {
+    fn new(name: &str, text: Arc<str>, lines: &super::Lines, span: (usize, usize)) -> Window {
+        let first_line = lines.index_of(span.0).saturating_sub(WINDOW_MARGIN);
+        let last_line = lines.index_of(span.1) + WINDOW_MARGIN + 1;
+        Window {
+            name: name.to_string(),
+            start: lines.start(first_line, &text),
+            end: lines.start(last_line, &text),
+            first_line,
+            text,
+        }
+    }
+}
+
+impl SourceCode for Window {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text[self.start..self.end].as_bytes();
+        let local = SourceSpan::new(span.offset().saturating_sub(self.start).into(), span.len());
+        let c = inner.read_span(&local, context_lines_before, context_lines_after)?;
+        let (data, at) = (c.data(), c.span().offset() + self.start);
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            data,
+            SourceSpan::new(at.into(), c.span().len()),
+            c.line() + self.first_line,
+            c.column(),
+            c.line_count() + self.first_line,
+        )))
+    }
 }
 
 impl fmt::Display for FindingDiagnostic {
@@ -54,10 +112,10 @@ impl Diagnostic for FindingDiagnostic {
     }
 }
 
-fn diagnostic(analysis: &Analysis, f: &Finding) -> FindingDiagnostic {
+fn diagnostic(analysis: &Analysis, sources: &mut super::Sources, f: &Finding) -> FindingDiagnostic {
     let info = rules::info(f.code);
-    let text = analysis.source(&f.file);
-    let (start, end) = super::byte_range(&text, f.line, f.column, f.end_line, f.end_column);
+    let (text, lines) = sources.get(analysis, &f.file);
+    let (start, end) = lines.byte_range(&text, f.line, f.column, f.end_line, f.end_column);
     let label = if f.tool.is_empty() {
         info.name.to_string()
     } else {
@@ -73,7 +131,7 @@ fn diagnostic(analysis: &Analysis, f: &Finding) -> FindingDiagnostic {
             idemcheck_spec::Severity::Warning => miette::Severity::Warning,
             idemcheck_spec::Severity::Note => miette::Severity::Advice,
         },
-        source: NamedSource::new(&f.file, text),
+        source: Window::new(&f.file, text, &lines, (start, end)),
         label: LabeledSpan::new_primary_with_span(Some(label), (start, end - start)),
     }
 }
@@ -89,13 +147,14 @@ pub fn render(analysis: &Analysis, color: bool) -> String {
         .with_links(false)
         .with_width(100);
     let mut out = String::new();
+    let mut sources = super::Sources::default();
     for f in analysis
         .report
         .findings
         .iter()
         .filter(|f| f.suppressed.is_none())
     {
-        let d = diagnostic(analysis, f);
+        let d = diagnostic(analysis, &mut sources, f);
         let mut s = String::new();
         if handler.render_report(&mut s, &d).is_err() {
             s = format!("{}:{}:{}: {}\n", f.file, f.line, f.column, f.message);
