@@ -1974,3 +1974,47 @@ fn a_malformed_manifest_is_an_error_with_its_file_and_line() {
     assert!(stdout.contains("IDEM001"), "{stdout}");
     assert_eq!(fallback_warnings(&stderr).len(), 1, "{stderr}");
 }
+
+/// Issue 27: path mode reports exactly the findings of a whole-workspace run that lie in the
+/// given files, whether one file is given or every file (as pre-commit's `--all-files`), and
+/// with human output the same snippets.
+#[test]
+fn path_mode_findings_are_the_workspace_findings_in_those_files() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    let findings = |args: &[&str], format: &str| -> Vec<String> {
+        let out = bin()
+            .current_dir(root)
+            .args(["idemcheck", "--no-cache", "--message-format", format])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Without the summary line, which counts the files in scope.
+        text.lines()
+            .filter(|l| !l.starts_with("idemcheck: "))
+            .map(str::to_string)
+            .collect()
+    };
+    for format in ["short", "human"] {
+        let all = findings(&["--workspace"], format);
+        assert!(
+            all.iter().any(|l| l.contains("alpha/src/lib.rs")),
+            "{all:?}"
+        );
+        let given = findings(
+            &["alpha/src/lib.rs", "beta/src/lib.rs", "beta/src/extra.rs"],
+            format,
+        );
+        assert_eq!(given, all, "{format}");
+        if format == "short" {
+            let alpha = findings(&["alpha/src/lib.rs"], format);
+            let expected: Vec<String> = all
+                .iter()
+                .filter(|l| l.starts_with("alpha/"))
+                .cloned()
+                .collect();
+            assert_eq!(alpha, expected);
+        }
+    }
+}

@@ -190,3 +190,113 @@ fn root_causes(analysis: &Analysis) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A diagnostic over a span of `source` (as miette gets it, whole or windowed).
+    #[derive(Debug)]
+    struct Probe<S: SourceCode + fmt::Debug> {
+        source: S,
+        span: (usize, usize),
+    }
+
+    impl<S: SourceCode + fmt::Debug> fmt::Display for Probe<S> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("probe")
+        }
+    }
+
+    impl<S: SourceCode + fmt::Debug> std::error::Error for Probe<S> {}
+
+    impl<S: SourceCode + fmt::Debug> Diagnostic for Probe<S> {
+        fn source_code(&self) -> Option<&dyn SourceCode> {
+            Some(&self.source)
+        }
+        fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+            Some(Box::new(std::iter::once(
+                LabeledSpan::new_primary_with_span(
+                    Some("here".into()),
+                    (self.span.0, self.span.1 - self.span.0),
+                ),
+            )))
+        }
+    }
+
+    fn rendered(d: &dyn Diagnostic) -> String {
+        let mut s = String::new();
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut s, d)
+            .unwrap();
+        s
+    }
+
+    /// The window around a finding renders exactly as the whole file does: at the first
+    /// and last lines, beside empty lines, over several lines, with CRLF line ends, and for
+    /// empty spans.
+    #[test]
+    fn a_window_renders_as_the_whole_file() {
+        let mut text = String::new();
+        for i in 0..40 {
+            match i % 7 {
+                0 => text.push('\n'),
+                3 => text.push_str(&format!("    let x{i} = call({i});\r\n")),
+                _ => text.push_str(&format!("fn f{i}() {{ g(\"é{i}\"); }}\n")),
+            }
+        }
+        text.push_str("last line without a break");
+        let lines = crate::report::Lines::new(&text);
+        let shared: Arc<str> = text.clone().into();
+        let mut cases = Vec::new();
+        for line in 1..=41u32 {
+            for (col, end_line, end_col) in [(1, line, 1), (3, line, 9), (2, line + 2, 4)] {
+                cases.push(lines.byte_range(&text, line, col, end_line.min(41), end_col));
+            }
+        }
+        for (start, end) in cases {
+            let whole = Probe {
+                source: miette::NamedSource::new("src/x.rs", text.clone()),
+                span: (start, end),
+            };
+            let window = Probe {
+                source: Window::new("src/x.rs", shared.clone(), &lines, (start, end)),
+                span: (start, end),
+            };
+            assert_eq!(rendered(&window), rendered(&whole), "span {start}..{end}");
+        }
+    }
+
+    /// Line starts give the byte ranges the old scan from the start of the text gave.
+    #[test]
+    fn line_starts_give_the_byte_ranges_of_a_scan() {
+        let scan = |text: &str, line: u32, col: u32| -> usize {
+            let mut start = 0usize;
+            for (i, l) in text.split_inclusive('\n').enumerate() {
+                if i + 1 == line as usize {
+                    let body = l.trim_end_matches(['\n', '\r']);
+                    let idx = body
+                        .char_indices()
+                        .nth(col.saturating_sub(1) as usize)
+                        .map_or(body.len(), |(b, _)| b);
+                    return start + idx;
+                }
+                start += l.len();
+            }
+            text.len()
+        };
+        for text in ["", "a", "a\n", "\n\n", "ab\r\ncd\n\né\nxyz", "x\ny"] {
+            let lines = crate::report::Lines::new(text);
+            for line in 0..6 {
+                for col in 0..5 {
+                    assert_eq!(
+                        lines.byte_range(text, line, col, line, col).0,
+                        scan(text, line, col),
+                        "{text:?} {line}:{col}"
+                    );
+                }
+            }
+        }
+    }
+}
