@@ -19,6 +19,14 @@
 //! `lint/benches/speed.sh` fetches the pinned workspaces and runs this benchmark (synthetic
 //! and real) and the pre-commit one: all the speed figures from one command.
 //!
+//! Path mode, as pre-commit runs the lint (`cargo-idemcheck FILE...`, every file given):
+//! `cargo bench -p cargo-idemcheck --bench speed -- --path DIR [DIR ...]` (also printed after
+//! the `--real` table, and for the synthetic sizes) times whole processes from outside,
+//! interleaved: the lint given every file of the workspace's module trees (cold,
+//! `--no-cache`; human output, as a hook prints it; with the lexical prefilter and with
+//! `--all-files`) against a process that only parses the same files in parallel
+//! (`speed --parse-files FILE...`); medians of 11 rounds (`PATH_ROUNDS` to change).
+//!
 //! Two builds: `cargo bench -p cargo-idemcheck --bench speed -- --ab OTHER DIR...` (OTHER the
 //! `speed` bench binary of the other build) interleaves their cold `--all-files` lints and the
 //! bare parse, medians of 11 (`AB_ROUNDS` to change).
@@ -664,6 +672,102 @@ fn run_child(exe: &Path, mode: &str, dir: &Path) -> Sample {
     }
 }
 
+/// The wall time of one whole process, from outside (the lint's start-up, `cargo metadata`,
+/// output and exit included), in milliseconds.
+fn process_ms(cmd: &mut Command) -> f64 {
+    let start = Instant::now();
+    let out = cmd.output().expect("the process runs");
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ms
+}
+
+/// Path mode against a bare parse of the same files, whole processes: `files` given to
+/// `cargo-idemcheck` in `dir` (cold: `--no-cache`; human output, as pre-commit shows it), with
+/// the lexical prefilter and with `--all-files`, and to `speed --parse-files`; interleaved
+/// `rounds`, medians in milliseconds: `[path, path --all-files, parse]`.
+fn path_mode(dir: &Path, files: &[PathBuf], rounds: usize) -> [f64; 3] {
+    let lint = |all: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-idemcheck"));
+        c.current_dir(dir)
+            .env("NO_COLOR", "1")
+            .args(["idemcheck", "--no-cache"]);
+        if all {
+            c.arg("--all-files");
+        }
+        c.args(files);
+        c
+    };
+    let parse = || {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.current_dir(dir).arg("--parse-files").args(files);
+        c
+    };
+    // Warm-up: the page cache, cargo's own files.
+    process_ms(&mut lint(true));
+    process_ms(&mut parse());
+    let mut samples: [Vec<f64>; 3] = Default::default();
+    for _ in 0..rounds {
+        samples[0].push(process_ms(&mut lint(false)));
+        samples[1].push(process_ms(&mut lint(true)));
+        samples[2].push(process_ms(&mut parse()));
+    }
+    samples.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    })
+}
+
+/// The path-mode table (`--path DIR...`, and after `--real`): each workspace's module-tree
+/// files (as `--all-files` reads them) given as paths; the last row sums the workspaces.
+fn path_table(dirs: &[PathBuf]) {
+    let rounds = rounds_from_env("PATH_ROUNDS", 11);
+    println!(
+        "path mode, whole processes: {rounds} interleaved rounds, medians; {} threads",
+        rayon::current_num_threads()
+    );
+    println!(
+        "| workspace | files given | `cargo-idemcheck FILE...` | with `--all-files` | bare parse of the same files | path / parse | all / parse |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let (mut total, mut n) = ([0.0f64; 3], 0usize);
+    for dir in dirs {
+        // The file list: what the `--all-files` run reads.
+        measure_once("lint-real-all", dir);
+        let list = std::fs::read_to_string(real_list(dir)).expect("the file list");
+        let files: Vec<PathBuf> = list.lines().map(PathBuf::from).collect();
+        let ms = path_mode(dir, &files, rounds);
+        for (t, v) in total.iter_mut().zip(&ms) {
+            *t += v;
+        }
+        n += files.len();
+        println!(
+            "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× |",
+            dir.display(),
+            files.len(),
+            ms[0],
+            ms[1],
+            ms[2],
+            ms[0] / ms[2],
+            ms[1] / ms[2]
+        );
+    }
+    if dirs.len() > 1 {
+        println!(
+            "| **all** | {n} | {:.1} ms | {:.1} ms | {:.1} ms | {:.2}× | {:.2}× |",
+            total[0],
+            total[1],
+            total[2],
+            total[0] / total[2],
+            total[1] / total[2]
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--generate") {
@@ -671,6 +775,17 @@ fn main() {
             Path::new(&args[i + 1]),
             args[i + 2].parse().expect("a line count"),
         );
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--parse-files") {
+        // A whole process that only parses: the floor of a path-mode run (`--path`).
+        let files: Vec<PathBuf> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .map(PathBuf::from)
+            .collect();
+        let ok = parse_all(&files);
+        println!("parsed {ok} of {}", files.len());
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--child") {
@@ -696,6 +811,16 @@ fn main() {
             .map(PathBuf::from)
             .collect();
         real(&dirs);
+        path_table(&dirs);
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--path") {
+        let dirs: Vec<PathBuf> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .map(PathBuf::from)
+            .collect();
+        path_table(&dirs);
         return;
     }
     let sizes: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
@@ -768,5 +893,15 @@ fn main() {
             parse.kb / 1024
         );
         println!("          lint: {}; cli: {}", lint.detail, cli.detail);
+        // Path mode, whole processes: every file given, against a process that parses them.
+        let path = path_mode(tmp.path(), &files, ROUNDS);
+        println!(
+            "          path mode (processes, median of {ROUNDS}): `cargo-idemcheck FILE...` {:.1} ms, `--all-files` {:.1} ms, bare parse {:.1} ms: {:.2}×, {:.2}×",
+            path[0],
+            path[1],
+            path[2],
+            path[0] / path[2],
+            path[1] / path[2]
+        );
     }
 }

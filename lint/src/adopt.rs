@@ -3,7 +3,7 @@
 //! `--new-from-rev` — and the handling of the file list a pre-commit hook passes.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use idemcheck_spec::Severity;
 
@@ -146,13 +146,14 @@ pub fn apply(
     let root = plan.root.clone();
     if let Some(path) = &args.baseline {
         let b = Baseline::read(path)?;
+        let scope = crate::discover::Scope::new(plan);
         let analyzed: std::collections::BTreeSet<&str> = files
             .iter()
-            .filter(|f| in_only(plan, &f.path))
+            .filter(|f| scope.contains(&f.path))
             .map(|f| f.rel.as_str())
             .collect();
         let in_scope = |rel: &str| match &plan.only {
-            Some(_) => in_only(plan, &root.join(rel)),
+            Some(_) => scope.contains(&root.join(rel)),
             // A whole run: every analyzed file, and files that are gone.
             None => analyzed.contains(rel) || !root.join(rel).exists(),
         };
@@ -219,13 +220,6 @@ pub fn apply(
         analysis.paths.retain(|rel, _| kept.contains(rel.as_str()));
     }
     Ok(out)
-}
-
-fn in_only(plan: &Plan, path: &Path) -> bool {
-    match &plan.only {
-        Some(only) => only.iter().any(|o| path.starts_with(o)),
-        None => true,
-    }
 }
 
 /// Print the notes of [`apply`] where the format allows.

@@ -310,19 +310,19 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
     let files = query.files();
     let outcome = rules::run(query);
     let mut hits = outcome.hits;
-    let in_scope = |p: &Path| match &plan.only {
-        Some(only) => only.iter().any(|o| p.starts_with(o)),
-        None => true,
-    };
-    hits.retain(|h| in_scope(&files[h.file].path));
+    // Whether each file is in the run's scope, asked once per file.
+    let scope = crate::discover::Scope::new(plan);
+    let scoped: Vec<bool> = files.iter().map(|f| scope.contains(&f.path)).collect();
+    let in_scope = |fi: usize| scoped[fi];
+    hits.retain(|h| in_scope(h.file));
     rules::sort_hits(index, &mut hits);
     let (errors, warnings, notes, suppressed) = rules::counts(&hits);
     let (mut tools, mut write_tools) = (outcome.tools, outcome.write_tools);
     let mut nfiles = files.len() as u32;
     if plan.only.is_some() {
         // Count only what is in scope.
-        nfiles = files.iter().filter(|f| in_scope(&f.path)).count() as u32;
-        let scoped = rules::run_counts(query, |fi| in_scope(&files[fi].path));
+        nfiles = scoped.iter().filter(|s| **s).count() as u32;
+        let scoped = rules::run_counts(query, in_scope);
         tools = scoped.0;
         write_tools = scoped.1;
     }
@@ -334,13 +334,13 @@ pub fn analyze_query(plan: &Plan, query: &Query<'_>) -> Analysis {
     let mut inventory: Vec<idemcheck_spec::ToolEntry> = outcome
         .inventory
         .into_iter()
-        .filter(|(fi, _)| in_scope(&files[*fi].path))
+        .filter(|(fi, _)| in_scope(*fi))
         .map(|(_, t)| t)
         .collect();
     inventory.sort_by(|a, b| {
         (&a.file, a.line, &a.name, &a.function).cmp(&(&b.file, b.line, &b.name, &b.function))
     });
-    let root_causes = root_causes(query, |fi| in_scope(&files[fi].path));
+    let root_causes = root_causes(query, in_scope);
     Analysis {
         report: Report {
             version: 1,

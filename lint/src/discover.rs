@@ -9,6 +9,7 @@ use idemcheck_spec::config::{Config, ConfigError, Discovery};
 
 use crate::cache::Cache;
 use crate::collect::FileJob;
+use crate::manifests::{Member, Target, Workspace};
 
 /// What the user selected.
 #[derive(Debug, Clone, Default)]
@@ -121,6 +122,33 @@ pub struct Plan {
     /// warnings): e.g. the workspace pins a toolchain that is not installed, so its manifests
     /// were read with another.
     pub warnings: Vec<String>,
+}
+
+/// The paths a run reports on ([`Plan::only`]), for asking of many files whether they lie
+/// under one: each file's ancestors are looked up, instead of comparing it with every given
+/// path (pre-commit's `--all-files` gives every file of the repository).
+pub struct Scope<'p> {
+    only: Option<rustc_hash::FxHashSet<&'p Path>>,
+}
+
+impl<'p> Scope<'p> {
+    /// The scope of `plan`.
+    pub fn new(plan: &'p Plan) -> Scope<'p> {
+        Scope {
+            only: plan
+                .only
+                .as_ref()
+                .map(|only| only.iter().map(PathBuf::as_path).collect()),
+        }
+    }
+
+    /// Whether `path` is one of the given paths or lies under one (always, without paths).
+    pub fn contains(&self, path: &Path) -> bool {
+        match &self.only {
+            Some(only) => path.ancestors().any(|a| only.contains(a)),
+            None => true,
+        }
+    }
 }
 
 /// Why no plan could be made (exit code 2).
@@ -263,12 +291,8 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             )));
         }
     }
-    let metadata = match metadata {
-        Ok(m) => m,
-        Err(e) if !paths.is_empty() && sel.manifest_path.is_none() => {
-            let _ = e;
-            return loose_plan(sel, &paths, &absolute(Path::new(".")));
-        }
+    let workspace = match metadata {
+        Ok(m) => Workspace::from_metadata(&m),
         Err(e) => {
             let msg = match e {
                 cargo_metadata::Error::CargoMetadata { stderr } => stderr.trim().to_string(),
@@ -278,24 +302,46 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
             let msg = msg.split("\n\nStack backtrace:").next().unwrap_or(msg);
             let msg = msg.trim_end().to_string();
-            return Err(DiscoverError::Metadata(msg));
+            // The lint needs only the manifests: read them where cargo could not (a feature
+            // or an edition this cargo does not know, a member glob matching a directory
+            // without a manifest, no cargo at all), and say so.
+            match start_manifest(sel).map(|m| Workspace::read(&m)) {
+                Some(Ok(ws)) => {
+                    // Cargo's first line, and the first line of its innermost cause when it
+                    // gives one (`Caused by:` blocks).
+                    let first = msg.lines().next().unwrap_or("").trim();
+                    let cause = msg
+                        .rsplit_once("Caused by:")
+                        .and_then(|(_, c)| c.lines().map(str::trim).find(|l| !l.is_empty()));
+                    let said = match cause {
+                        Some(cause) => format!("{first}: {cause}"),
+                        None => first.to_string(),
+                    };
+                    warnings.push(format!(
+                        "cargo metadata failed ({said}): the workspace's manifests were read instead"
+                    ));
+                    ws
+                }
+                _ if !paths.is_empty() && sel.manifest_path.is_none() => {
+                    return loose_plan(sel, &paths, &absolute(Path::new(".")));
+                }
+                // Cargo's own message names the manifest and the line when one is malformed;
+                // where cargo could not run at all, the reading's error does.
+                Some(Err(read)) if msg.is_empty() || !msg.contains("Cargo.toml") => {
+                    return Err(DiscoverError::Metadata(format!("{msg}\n{read}")));
+                }
+                _ => return Err(DiscoverError::Metadata(msg)),
+            }
         }
     };
-    let root = absolute(metadata.workspace_root.as_std_path());
-    let members: Vec<&cargo_metadata::Package> = metadata.workspace_packages();
-    let manifest_dir = |p: &cargo_metadata::Package| {
-        absolute(
-            p.manifest_path
-                .parent()
-                .map(|d| d.as_std_path())
-                .unwrap_or(Path::new(".")),
-        )
-    };
+    let root = absolute(&workspace.root);
+    let members: Vec<&Member> = workspace.members.iter().collect();
+    let manifest_dir = |p: &Member| absolute(p.manifest_path.parent().unwrap_or(Path::new(".")));
     // Package selection.
-    let selected: Vec<&cargo_metadata::Package> = if !sel.packages.is_empty() {
+    let selected: Vec<&Member> = if !sel.packages.is_empty() {
         let mut out = Vec::new();
         for name in &sel.packages {
-            match members.iter().find(|p| p.name.as_str() == name) {
+            match members.iter().find(|p| p.name == *name) {
                 Some(p) => out.push(*p),
                 None => {
                     let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
@@ -310,23 +356,19 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
     } else if !paths.is_empty() {
         // Paths inside packages select the whole workspace; paths outside any package are
         // linted loose.
-        let mut out: Vec<&cargo_metadata::Package> = Vec::new();
+        let mut inside = false;
         let mut loose = Vec::new();
+        // Each member's directory once (not once per path and member: pre-commit's
+        // `--all-files` passes every file).
+        let dirs: Vec<PathBuf> = members.iter().map(|m| manifest_dir(m)).collect();
         for p in &paths {
-            let owner = members
-                .iter()
-                .filter(|m| p.starts_with(manifest_dir(m)))
-                .max_by_key(|m| manifest_dir(m).as_os_str().len());
-            match owner {
-                Some(m) => {
-                    if !out.iter().any(|o| o.id == m.id) {
-                        out.push(m)
-                    }
-                }
-                None => loose.push(p.clone()),
+            if dirs.iter().any(|dir| p.starts_with(dir)) {
+                inside = true;
+            } else {
+                loose.push(p.clone());
             }
         }
-        if !loose.is_empty() && out.is_empty() {
+        if !loose.is_empty() && !inside {
             return loose_plan(sel, &loose, &root);
         }
         // Report only the given paths, but read every member, so that helpers and types in
@@ -342,20 +384,16 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             .unwrap_or_else(|| absolute(Path::new("Cargo.toml")));
         match members
             .iter()
-            .find(|p| absolute(p.manifest_path.as_std_path()) == manifest)
+            .find(|p| absolute(&p.manifest_path) == manifest)
         {
             Some(p) => vec![*p],
             None => {
-                let defaults: Vec<&cargo_metadata::Package> =
-                    if metadata.workspace_default_members.is_available() {
-                        members
-                            .iter()
-                            .filter(|p| metadata.workspace_default_members.contains(&p.id))
-                            .copied()
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
+                let defaults: Vec<&Member> = workspace
+                    .default_members
+                    .iter()
+                    .flatten()
+                    .map(|i| &workspace.members[*i])
+                    .collect();
                 if defaults.is_empty() {
                     members.clone()
                 } else {
@@ -379,27 +417,18 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
         // By name, whatever the source: the lint resolves calls across members by name, and
         // a member may be depended on by its published version (solagent's plugins).
         packages[i].deps = pkg
-            .dependencies
+            .deps
             .iter()
-            .filter_map(|d| selected.iter().position(|q| q.name.as_str() == d.name))
+            .filter_map(|d| selected.iter().position(|q| q.name == *d))
             .collect();
     }
     for (package, pkg) in selected.into_iter().enumerate() {
         let config = load_config(sel, &mut discovery, &manifest_dir(pkg))?;
-        let mut targets: Vec<&cargo_metadata::Target> = pkg
-            .targets
-            .iter()
-            .filter(|t| {
-                t.kind.iter().any(|k| {
-                    use cargo_metadata::TargetKind::*;
-                    matches!(k, Lib | RLib | DyLib | CDyLib | StaticLib | ProcMacro | Bin)
-                })
-            })
-            .collect();
+        let mut targets: Vec<&Target> = pkg.targets.iter().collect();
         // Libraries first, so a file shared with a binary belongs to the library.
-        targets.sort_by_key(|t| (!t.is_lib() && !t.is_proc_macro(), t.name.clone()));
+        targets.sort_by_key(|t| (!t.lib, t.name.clone()));
         for t in targets {
-            let path = absolute(t.src_path.as_std_path());
+            let path = absolute(&t.src_path);
             crates.push(CratePlan {
                 name: t.name.replace('-', "_"),
                 config: config.clone(),

@@ -45,6 +45,7 @@ pub mod frameworks;
 pub mod glob;
 pub mod index;
 pub mod judge;
+pub mod manifests;
 pub mod prefilter;
 pub mod query;
 pub mod report;

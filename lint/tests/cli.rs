@@ -1751,7 +1751,8 @@ fn a_config_error_points_at_the_key() {
 
 /// Issue 27: a user error prints no stack backtrace, even with `RUST_BACKTRACE=1` (rustup
 /// and cargo print anyhow's backtrace with their errors then): here a pinned toolchain that
-/// is not installed and a fallback toolchain that is not installed either.
+/// is not installed, a fallback toolchain that is not installed either, and a manifest the
+/// lint cannot read itself (a readable one is read without cargo).
 #[test]
 fn a_user_error_prints_no_backtrace() {
     let rustup = std::process::Command::new("rustup")
@@ -1765,7 +1766,7 @@ fn a_user_error_prints_no_backtrace() {
     let root = tmp.path();
     write(
         &root.join("Cargo.toml"),
-        "[package]\nname = \"pinned\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        "[package]\nname = \"pinned\"\nversion = \"0.1.0\"\nedition = \"2021\n",
     );
     write(&root.join("src/lib.rs"), &write_tool("Pinned"));
     write(
@@ -1786,5 +1787,234 @@ fn a_user_error_prints_no_backtrace() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is not installed"), "{stderr}");
+    assert!(
+        stderr.contains("Cargo.toml") && stderr.contains("line 4"),
+        "{stderr}"
+    );
     assert!(!stderr.to_lowercase().contains("backtrace"), "{stderr}");
+}
+
+/// A workspace of members matched by a glob (one excluded), each with a tool; `agent`
+/// depends on `helpers` through a `package = ` rename and on a git repository that cannot
+/// be fetched here.
+fn glob_workspace() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"crates/old\"]\nresolver = \"2\"\n",
+    );
+    write(
+        &root.join("crates/agent/Cargo.toml"),
+        "[package]\nname = \"agent\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhelp = { path = \"../helpers\", package = \"helpers\" }\nremote = { git = \"https://example.invalid/remote.git\" }\n",
+    );
+    write(
+        &root.join("crates/agent/src/lib.rs"),
+        "pub struct S { http: reqwest::Client }\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool(description = \"charge\")]\n    async fn charge(&self) { help::post(&self.http).await; }\n}\n",
+    );
+    write(
+        &root.join("crates/helpers/Cargo.toml"),
+        "[package]\nname = \"helpers\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &root.join("crates/helpers/src/lib.rs"),
+        "pub async fn post(http: &reqwest::Client) { http.post(\"u\").send().await; }\n",
+    );
+    write(
+        &root.join("crates/tools/Cargo.toml"),
+        "[package]\nname = \"tools\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("crates/tools/src/main.rs"), &write_tool("Bin"));
+    write(
+        &root.join("crates/old/Cargo.toml"),
+        "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&root.join("crates/old/src/lib.rs"), &write_tool("Old"));
+    tmp
+}
+
+/// The lint in `root` with `args`, offline (a git dependency cannot be fetched):
+/// (exit code, stdout, stderr).
+fn offline(root: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = bin()
+        .current_dir(root)
+        .env("CARGO_NET_OFFLINE", "true")
+        .args(["idemcheck", "--no-cache", "--message-format", "short"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The warning lines of a run that read the manifests itself.
+fn fallback_warnings(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: cargo metadata failed ("))
+        .collect()
+}
+
+/// Issue 27: where `cargo metadata` cannot list the workspace (here a manifest asks for a
+/// cargo feature this cargo does not know, as nightly-only workspaces do; the workspace also
+/// has a git dependency and runs offline), the lint reads the manifests itself, says so in
+/// one warning line naming cargo's first error line, and finds what it finds when cargo can
+/// list it: the same findings, in package mode, `--workspace` and path mode.
+#[test]
+fn a_workspace_cargo_metadata_cannot_list_is_read_from_its_manifests() {
+    let ws = glob_workspace();
+    let root = ws.path();
+    let runs: [&[&str]; 3] = [
+        &["--workspace"],
+        &[],
+        &["crates/agent/src/lib.rs", "crates/tools/src/main.rs"],
+    ];
+    let normal: Vec<(i32, String, String)> = runs.iter().map(|a| offline(root, a)).collect();
+    for (code, stdout, stderr) in &normal {
+        assert_eq!(*code, 1, "{stdout}{stderr}");
+        assert!(fallback_warnings(stderr).is_empty(), "{stderr}");
+    }
+    assert!(
+        normal[0].1.contains("crates/agent/src/lib.rs"),
+        "{}",
+        normal[0].1
+    );
+    assert!(
+        normal[0].1.contains("crates/tools/src/main.rs"),
+        "{}",
+        normal[0].1
+    );
+    assert!(!normal[0].1.contains("crates/old"), "{}", normal[0].1);
+    prepend(
+        &root.join("crates/tools/Cargo.toml"),
+        "cargo-features = [\"idemcheck-test-unknown-feature\"]\n\n",
+    );
+    for (args, (code, stdout, _)) in runs.iter().zip(&normal) {
+        let (c, out, err) = offline(root, args);
+        assert_eq!((c, &out), (*code, stdout), "{args:?}: {err}");
+        let warnings = fallback_warnings(&err);
+        assert_eq!(warnings.len(), 1, "{args:?}: {err}");
+        assert!(
+            warnings[0].contains("crates/tools")
+                && warnings[0]
+                    .contains("unknown Cargo.toml feature `idemcheck-test-unknown-feature`")
+                && warnings[0].ends_with("the workspace's manifests were read instead"),
+            "{}",
+            warnings[0]
+        );
+        assert!(!err.contains("error:"), "{err}");
+    }
+}
+
+/// Issue 27: a member glob that matches a directory without a manifest stops `cargo
+/// metadata` ("failed to load manifest for workspace member"); the lint reads the members
+/// the glob does match, leaves out `exclude`d ones, and says so once.
+#[test]
+fn member_globs_are_expanded_when_the_manifests_are_read() {
+    let ws = glob_workspace();
+    let root = ws.path();
+    write(&root.join("crates/notes/README.md"), "not a package\n");
+    let (code, stdout, stderr) = offline(root, &["--workspace"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let warnings = fallback_warnings(&stderr);
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("crates/notes"), "{}", warnings[0]);
+    assert!(stdout.contains("crates/agent/src/lib.rs"), "{stdout}");
+    assert!(stdout.contains("crates/tools/src/main.rs"), "{stdout}");
+    assert!(!stdout.contains("crates/old"), "{stdout}");
+    assert!(stdout.contains("2 tools"), "{stdout}");
+}
+
+/// Issue 27: a malformed manifest is still an error (exit 2) that names the file and the
+/// line, whether cargo reports it or, where cargo cannot run at all, the lint's own reading
+/// of the manifests; a well-formed one is read without cargo, with the warning.
+#[test]
+fn a_malformed_manifest_is_an_error_with_its_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"broken\"\nversion = \"0.1.0\nedition = \"2021\"\n",
+    );
+    write(&root.join("src/lib.rs"), &write_tool("Broken"));
+    for cargo in [None, Some("/nonexistent/cargo")] {
+        let mut cmd = bin();
+        if let Some(c) = cargo {
+            cmd.env("CARGO", c);
+        }
+        let out = cmd.current_dir(root).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cargo:?}: {err}");
+        assert!(err.starts_with("error: "), "{cargo:?}: {err}");
+        assert!(err.contains("Cargo.toml"), "{cargo:?}: {err}");
+        assert!(
+            err.contains("Cargo.toml:3:") || err.contains("line 3"),
+            "{cargo:?}: {err}"
+        );
+        assert!(fallback_warnings(&err).is_empty(), "{cargo:?}: {err}");
+    }
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"fixed\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    let out = bin()
+        .env("CARGO", "/nonexistent/cargo")
+        .current_dir(root)
+        .args(["--message-format", "short"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("IDEM001"), "{stdout}");
+    assert_eq!(fallback_warnings(&stderr).len(), 1, "{stderr}");
+}
+
+/// Issue 27: path mode reports exactly the findings of a whole-workspace run that lie in the
+/// given files, whether one file is given or every file (as pre-commit's `--all-files`), and
+/// with human output the same snippets.
+#[test]
+fn path_mode_findings_are_the_workspace_findings_in_those_files() {
+    let ws = two_member_workspace();
+    let root = ws.path();
+    let findings = |args: &[&str], format: &str| -> Vec<String> {
+        let out = bin()
+            .current_dir(root)
+            .args(["idemcheck", "--no-cache", "--message-format", format])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Without the summary line, which counts the files in scope.
+        text.lines()
+            .filter(|l| !l.starts_with("idemcheck: "))
+            .map(str::to_string)
+            .collect()
+    };
+    for format in ["short", "human"] {
+        let all = findings(&["--workspace"], format);
+        assert!(
+            all.iter().any(|l| l.contains("alpha/src/lib.rs")),
+            "{all:?}"
+        );
+        let given = findings(
+            &["alpha/src/lib.rs", "beta/src/lib.rs", "beta/src/extra.rs"],
+            format,
+        );
+        assert_eq!(given, all, "{format}");
+        if format == "short" {
+            let alpha = findings(&["alpha/src/lib.rs"], format);
+            let expected: Vec<String> = all
+                .iter()
+                .filter(|l| l.starts_with("alpha/"))
+                .cloned()
+                .collect();
+            assert_eq!(alpha, expected);
+        }
+    }
 }

@@ -92,6 +92,7 @@ fn level(s: Severity) -> &'static str {
 pub fn render(analysis: &Analysis) -> String {
     let owners = owners(&analysis.root);
     let mut out = String::new();
+    let mut sources = super::Sources::default();
     for f in analysis
         .report
         .findings
@@ -99,13 +100,17 @@ pub fn render(analysis: &Analysis) -> String {
         .filter(|f| f.suppressed.is_none())
     {
         let info = rules::info(f.code);
-        let text = analysis.source(&f.file);
+        let (text, at) = sources.get(analysis, &f.file);
         let (byte_start, byte_end) =
-            super::byte_range(&text, f.line, f.column, f.end_line, f.end_column);
-        let lines: Vec<&str> = text.lines().collect();
+            at.byte_range(&text, f.line, f.column, f.end_line, f.end_column);
         let span_lines: Vec<Value> = (f.line..=f.end_line.max(f.line))
             .filter_map(|n| {
-                let l = lines.get(n as usize - 1)?;
+                let (start, end) = at.line(&text, n)?;
+                // As `str::lines` gives it: without its `\n` or `\r\n`.
+                let l = &text[start..end];
+                let l = l
+                    .strip_suffix('\n')
+                    .map_or(l, |l| l.strip_suffix('\r').unwrap_or(l));
                 let len = l.chars().count() as u32 + 1;
                 Some(json!({
                     "text": l,

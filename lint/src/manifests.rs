@@ -1,0 +1,629 @@
+//! The workspace as the plan needs it ([`Workspace`]: its root, its members' names,
+//! manifests, dependencies and library and binary targets), from `cargo metadata`, or, when
+//! cargo cannot list the workspace (a manifest feature or edition the installed cargo does
+//! not know, a member glob matching a directory without a manifest, no cargo at all), read
+//! from the manifests themselves ([`Workspace::read`]).
+//!
+//! The reading follows cargo's rules for what the lint uses: the workspace root (the
+//! manifest itself when it has `[workspace]`, `package.workspace`, or the nearest ancestor
+//! whose `[workspace]` lists the package), `members` (with glob patterns, each path
+//! component matched on its own), `exclude`, `default-members`, path dependencies inside the
+//! root of a `[workspace]` (members too, as cargo makes them), the package name, and the targets: `[lib]` (its
+//! `path`, else `src/lib.rs`), `src/main.rs`, `src/bin/*.rs`, `src/bin/*/main.rs` (unless
+//! `autobins = false`), and `[[bin]]` entries (their `path`, else the place cargo infers).
+//! Dependencies are named by their package: a `[dependencies]` key, or its `package = `
+//! rename (also through `workspace = true`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+/// A workspace: what [`crate::discover::plan`] selects packages and targets from.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The workspace root (the directory of its root manifest).
+    pub root: PathBuf,
+    /// The member packages.
+    pub members: Vec<Member>,
+    /// `default-members`, as indices into `members`, when the workspace says (or cargo
+    /// reports) which they are.
+    pub default_members: Option<Vec<usize>>,
+}
+
+/// A member package.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Package name.
+    pub name: String,
+    /// Its `Cargo.toml`.
+    pub manifest_path: PathBuf,
+    /// The package names of its dependencies (all kinds, all targets).
+    pub deps: Vec<String>,
+    /// Its library and binary targets.
+    pub targets: Vec<Target>,
+}
+
+/// A library (or proc-macro) or binary target.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Target name (`my-lib`, `my_tool`).
+    pub name: String,
+    /// A library or proc-macro (not a binary).
+    pub lib: bool,
+    /// Its root file.
+    pub src_path: PathBuf,
+}
+
+impl Workspace {
+    /// The workspace `cargo metadata --no-deps` reported.
+    pub fn from_metadata(metadata: &cargo_metadata::Metadata) -> Workspace {
+        let packages = metadata.workspace_packages();
+        let members: Vec<Member> = packages
+            .iter()
+            .map(|p| Member {
+                name: p.name.to_string(),
+                manifest_path: p.manifest_path.clone().into_std_path_buf(),
+                deps: p.dependencies.iter().map(|d| d.name.clone()).collect(),
+                targets: p
+                    .targets
+                    .iter()
+                    .filter(|t| {
+                        t.kind.iter().any(|k| {
+                            use cargo_metadata::TargetKind::*;
+                            matches!(k, Lib | RLib | DyLib | CDyLib | StaticLib | ProcMacro | Bin)
+                        })
+                    })
+                    .map(|t| Target {
+                        name: t.name.clone(),
+                        lib: t.is_lib() || t.is_proc_macro(),
+                        src_path: t.src_path.clone().into_std_path_buf(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let default_members = metadata.workspace_default_members.is_available().then(|| {
+            packages
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| metadata.workspace_default_members.contains(&p.id))
+                .map(|(i, _)| i)
+                .collect()
+        });
+        Workspace {
+            root: metadata.workspace_root.clone().into_std_path_buf(),
+            members,
+            default_members,
+        }
+    }
+
+    /// The workspace of `manifest` (a `Cargo.toml`), read from the manifests. An `Err` names
+    /// the manifest that cannot be read or parsed (with the line, for TOML errors).
+    pub fn read(manifest: &Path) -> Result<Workspace, String> {
+        let manifest = canonical(manifest);
+        let start = read_manifest(&manifest)?;
+        let root_manifest = find_root(&manifest, &start)?;
+        let root = parent(&root_manifest);
+        let root_table = if root_manifest == manifest {
+            start
+        } else {
+            read_manifest(&root_manifest)?
+        };
+        let workspace = root_table.get("workspace").and_then(Value::as_table);
+        let excluded: Vec<PathBuf> = strings(workspace, "exclude")
+            .iter()
+            .map(|e| canonical(&root.join(e)))
+            .collect();
+        let is_excluded = |dir: &Path| excluded.iter().any(|e| dir.starts_with(e));
+        // The members' directories, in the order they are found; path dependencies inside
+        // the root join them.
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if root_table.contains_key("package") {
+            dirs.push(root.clone());
+        }
+        for pattern in strings(workspace, "members") {
+            for dir in expand(&root, &pattern) {
+                if dir.join("Cargo.toml").is_file()
+                    && (!has_glob(&pattern) || !is_excluded(&dir))
+                    && !dirs.contains(&dir)
+                {
+                    dirs.push(dir);
+                }
+            }
+        }
+        if workspace.is_none() && dirs.is_empty() {
+            dirs.push(root.clone());
+        }
+        let workspace_deps = workspace
+            .and_then(|w| w.get("dependencies"))
+            .and_then(Value::as_table);
+        let mut members = Vec::new();
+        let mut i = 0;
+        while i < dirs.len() {
+            let dir = dirs[i].clone();
+            i += 1;
+            let path = dir.join("Cargo.toml");
+            let table = if path == root_manifest {
+                root_table.clone()
+            } else {
+                read_manifest(&path)?
+            };
+            let Some(package) = table.get("package").and_then(Value::as_table) else {
+                // A virtual manifest listed as a member: cargo refuses it; nothing to lint.
+                continue;
+            };
+            let name = package
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("`{}`: `[package]` has no `name`", path.display()))?
+                .to_string();
+            let mut deps = Vec::new();
+            for (dep, path_dep) in dependencies(&table, workspace_deps, &dir, &root) {
+                deps.push(dep);
+                // Only an explicit `[workspace]` takes in its path dependencies: a package
+                // without one is a workspace of itself (rust-clippy's root).
+                if let Some(p) = path_dep
+                    && workspace.is_some()
+                    && p.starts_with(&root)
+                    && !is_excluded(&p)
+                    && p.join("Cargo.toml").is_file()
+                    && !dirs.contains(&p)
+                {
+                    dirs.push(p);
+                }
+            }
+            let targets = targets(&table, package, &name, &dir);
+            members.push(Member {
+                name,
+                manifest_path: path,
+                deps,
+                targets,
+            });
+        }
+        let default_members = workspace
+            .and_then(|w| w.get("default-members"))
+            .and_then(Value::as_array)
+            .map(|list| {
+                let wanted: BTreeSet<PathBuf> = list
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .flat_map(|p| expand(&root, p))
+                    .collect();
+                members
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| wanted.contains(&parent(&m.manifest_path)))
+                    .map(|(i, _)| i)
+                    .collect::<Vec<usize>>()
+            })
+            .or_else(|| {
+                // Without `default-members`: the root package, else every member.
+                let root_package = members
+                    .iter()
+                    .position(|m| m.manifest_path == root_manifest);
+                Some(root_package.map_or_else(|| (0..members.len()).collect(), |i| vec![i]))
+            });
+        Ok(Workspace {
+            root,
+            members,
+            default_members,
+        })
+    }
+}
+
+/// A path made absolute and canonical where it exists.
+fn canonical(p: &Path) -> PathBuf {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+/// The directory of a manifest.
+fn parent(manifest: &Path) -> PathBuf {
+    manifest.parent().unwrap_or(Path::new(".")).to_path_buf()
+}
+
+/// A manifest's table; an unreadable or malformed manifest is an error naming it (TOML
+/// errors say the line and column, and show it).
+fn read_manifest(path: &Path) -> Result<Table, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    text.parse::<Table>().map_err(|e| {
+        format!(
+            "cannot parse `{}`: {}",
+            path.display(),
+            e.to_string().trim_end()
+        )
+    })
+}
+
+/// The root manifest of the workspace `manifest` (whose table is `table`) belongs to.
+fn find_root(manifest: &Path, table: &Table) -> Result<PathBuf, String> {
+    if table.contains_key("workspace") {
+        return Ok(manifest.to_path_buf());
+    }
+    let dir = parent(manifest);
+    if let Some(root) = table
+        .get("package")
+        .and_then(|p| p.get("workspace"))
+        .and_then(Value::as_str)
+    {
+        return Ok(canonical(&dir.join(root).join("Cargo.toml")));
+    }
+    for ancestor in dir.ancestors().skip(1) {
+        let candidate = ancestor.join("Cargo.toml");
+        if !candidate.is_file() {
+            continue;
+        }
+        let Ok(t) = read_manifest(&candidate) else {
+            continue;
+        };
+        let Some(ws) = t.get("workspace").and_then(Value::as_table) else {
+            continue;
+        };
+        let root = ancestor.to_path_buf();
+        let listed = strings(Some(ws), "members")
+            .iter()
+            .any(|m| expand(&root, m).contains(&dir));
+        let excluded = strings(Some(ws), "exclude")
+            .iter()
+            .any(|e| dir.starts_with(canonical(&root.join(e))));
+        // The nearest `[workspace]` decides: a package it does not list stands alone.
+        return Ok(if listed && !excluded {
+            candidate
+        } else {
+            manifest.to_path_buf()
+        });
+    }
+    Ok(manifest.to_path_buf())
+}
+
+/// The strings of an array `key` of a table.
+fn strings(table: Option<&Table>, key: &str) -> Vec<String> {
+    table
+        .and_then(|t| t.get(key))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn has_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '['])
+}
+
+/// The directories a member pattern names under `root` (sorted; a pattern without glob
+/// characters names one directory, whether or not it exists).
+fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    if !has_glob(pattern) {
+        return vec![canonical(&root.join(pattern))];
+    }
+    let mut current = vec![root.to_path_buf()];
+    for part in pattern.split(['/', '\\']).filter(|p| !p.is_empty()) {
+        let mut next = Vec::new();
+        if part == "**" {
+            // Any depth, this one included.
+            let mut stack = current.clone();
+            while let Some(d) = stack.pop() {
+                next.push(d.clone());
+                stack.extend(subdirs(&d));
+            }
+        } else if has_glob(part) {
+            let Ok(glob) = globset::Glob::new(part) else {
+                return Vec::new();
+            };
+            let matcher = glob.compile_matcher();
+            for d in &current {
+                next.extend(
+                    subdirs(d)
+                        .into_iter()
+                        .filter(|s| s.file_name().is_some_and(|n| matcher.is_match(n))),
+                );
+            }
+        } else {
+            next = current.iter().map(|d| d.join(part)).collect();
+        }
+        current = next;
+    }
+    let mut out: Vec<PathBuf> = current
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .map(|d| canonical(&d))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The subdirectories of `dir` (none when it cannot be read).
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The dependencies of a manifest: each one's package name, and its directory when it is a
+/// path dependency. All kinds (normal, dev, build) and every `[target.*]` section, as
+/// `cargo metadata` lists them.
+fn dependencies(
+    table: &Table,
+    workspace_deps: Option<&Table>,
+    dir: &Path,
+    root: &Path,
+) -> Vec<(String, Option<PathBuf>)> {
+    const KINDS: [&str; 5] = [
+        "dependencies",
+        "dev-dependencies",
+        "build-dependencies",
+        "dev_dependencies",
+        "build_dependencies",
+    ];
+    let mut sections: Vec<&Table> = KINDS
+        .iter()
+        .filter_map(|k| table.get(*k).and_then(Value::as_table))
+        .collect();
+    if let Some(targets) = table.get("target").and_then(Value::as_table) {
+        for t in targets.values().filter_map(Value::as_table) {
+            sections.extend(
+                KINDS
+                    .iter()
+                    .filter_map(|k| t.get(*k).and_then(Value::as_table)),
+            );
+        }
+    }
+    let mut out = Vec::new();
+    for section in sections {
+        for (key, value) in section {
+            let inherited = value
+                .get("workspace")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            // The entry that says where it comes from: the workspace's when inherited.
+            let (source, base) = match (inherited, workspace_deps.and_then(|w| w.get(key))) {
+                (true, Some(w)) => (w, root),
+                _ => (value, dir),
+            };
+            let name = value
+                .get("package")
+                .or_else(|| source.get("package"))
+                .and_then(Value::as_str)
+                .unwrap_or(key)
+                .to_string();
+            let path = source
+                .get("path")
+                .and_then(Value::as_str)
+                .map(|p| canonical(&base.join(p)));
+            out.push((name, path));
+        }
+    }
+    out
+}
+
+/// The library and binary targets of a package in `dir`, as cargo finds them.
+fn targets(table: &Table, package: &Table, name: &str, dir: &Path) -> Vec<Target> {
+    let flag = |key: &str| package.get(key).and_then(Value::as_bool).unwrap_or(true);
+    let mut out = Vec::new();
+    let lib = table.get("lib").and_then(Value::as_table);
+    let lib_path = lib
+        .and_then(|l| l.get("path"))
+        .and_then(Value::as_str)
+        .map(|p| dir.join(p))
+        .or_else(|| Some(dir.join("src/lib.rs")).filter(|p| flag("autolib") && p.is_file()));
+    if let Some(path) = lib_path {
+        let lib_name = lib
+            .and_then(|l| l.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or(name);
+        out.push(Target {
+            name: lib_name.replace('-', "_"),
+            lib: true,
+            src_path: canonical(&path),
+        });
+    }
+    let explicit: Vec<(String, Option<PathBuf>)> = table
+        .get("bin")
+        .and_then(Value::as_array)
+        .map(|bins| {
+            bins.iter()
+                .filter_map(Value::as_table)
+                .filter_map(|b| {
+                    let n = b.get("name").and_then(Value::as_str)?;
+                    let p = b.get("path").and_then(Value::as_str).map(|p| dir.join(p));
+                    Some((n.to_string(), p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut bins: Vec<(String, PathBuf)> = Vec::new();
+    for (bin, path) in &explicit {
+        let path = path.clone().or_else(|| {
+            [
+                dir.join("src/bin").join(format!("{bin}.rs")),
+                dir.join("src/bin").join(bin).join("main.rs"),
+            ]
+            .into_iter()
+            .chain((bin == name).then(|| dir.join("src/main.rs")))
+            .find(|p| p.is_file())
+        });
+        if let Some(path) = path {
+            bins.push((bin.clone(), canonical(&path)));
+        }
+    }
+    if flag("autobins") {
+        let mut found = Vec::new();
+        let main = dir.join("src/main.rs");
+        if main.is_file() {
+            found.push((name.to_string(), canonical(&main)));
+        }
+        if let Ok(entries) = std::fs::read_dir(dir.join("src/bin")) {
+            let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for p in entries {
+                let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                if p.is_file() && p.extension().is_some_and(|e| e == "rs") {
+                    found.push((stem.to_string(), canonical(&p)));
+                } else if p.join("main.rs").is_file() {
+                    found.push((stem.to_string(), canonical(&p.join("main.rs"))));
+                }
+            }
+        }
+        // An explicit `[[bin]]` of the same name or file replaces the one found.
+        for (bin, path) in found {
+            if !bins.iter().any(|(n, p)| *n == bin || *p == path) {
+                bins.push((bin, path));
+            }
+        }
+    }
+    out.extend(bins.into_iter().map(|(name, src_path)| Target {
+        name,
+        lib: false,
+        src_path,
+    }));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn summary(ws: &Workspace) -> Vec<String> {
+        let root = canonical(&ws.root);
+        let rel = |p: &Path| {
+            p.strip_prefix(&root)
+                .unwrap_or(p)
+                .display()
+                .to_string()
+                .replace('\\', "/")
+        };
+        let mut out: Vec<String> = ws
+            .members
+            .iter()
+            .map(|m| {
+                let mut targets: Vec<String> = m
+                    .targets
+                    .iter()
+                    .map(|t| {
+                        format!(
+                            "{}{}={}",
+                            if t.lib { "lib:" } else { "bin:" },
+                            t.name,
+                            rel(&t.src_path)
+                        )
+                    })
+                    .collect();
+                targets.sort();
+                let mut deps = m.deps.clone();
+                deps.sort();
+                format!(
+                    "{} [{}] deps({})",
+                    m.name,
+                    targets.join(" "),
+                    deps.join(",")
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The manifests' reading agrees with `cargo metadata` on a workspace with globs,
+    /// `exclude`, renames, inherited dependencies, path members and every target form.
+    #[test]
+    fn reading_the_manifests_agrees_with_cargo_metadata() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"crates/*\", \"tools/cli\"]\nexclude = [\"crates/old\"]\ndefault-members = [\"tools/cli\"]\n\n[workspace.dependencies]\nagent = { path = \"crates/agent\", package = \"agent-core\" }\nextra = { path = \"extra\" }\n",
+        );
+        write(
+            root,
+            "crates/agent/Cargo.toml",
+            "[package]\nname = \"agent-core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nmcp = { package = \"rmcp\", version = \"0.8\", optional = true }\nserde = \"1\"\n[target.'cfg(unix)'.dev-dependencies]\nlibc = \"0.2\"\n",
+        );
+        write(root, "crates/agent/src/lib.rs", "");
+        write(root, "crates/agent/src/bin/one.rs", "fn main() {}");
+        write(root, "crates/agent/src/bin/two/main.rs", "fn main() {}");
+        write(
+            root,
+            "crates/old/Cargo.toml",
+            "[package]\nname = \"old\"\nversion = \"0.1.0\"\n",
+        );
+        write(root, "crates/old/src/lib.rs", "");
+        write(
+            root,
+            "crates/macros/Cargo.toml",
+            "[package]\nname = \"macros\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nproc-macro = true\npath = \"lib.rs\"\n",
+        );
+        write(root, "crates/macros/lib.rs", "");
+        write(
+            root,
+            "tools/cli/Cargo.toml",
+            "[package]\nname = \"cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautobins = false\n\n[[bin]]\nname = \"cli-main\"\npath = \"src/main.rs\"\n\n[[bin]]\nname = \"helper\"\n\n[dependencies]\nagent.workspace = true\nextra.workspace = true\n",
+        );
+        write(root, "tools/cli/src/main.rs", "fn main() {}");
+        write(root, "tools/cli/src/bin/helper.rs", "fn main() {}");
+        write(root, "tools/cli/src/bin/ignored.rs", "fn main() {}");
+        write(
+            root,
+            "extra/Cargo.toml",
+            "[package]\nname = \"extra\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        write(root, "extra/src/main.rs", "fn main() {}");
+        let read = Workspace::read(&root.join("tools/cli/Cargo.toml")).unwrap();
+        let Ok(metadata) = cargo_metadata::MetadataCommand::new()
+            .no_deps()
+            .manifest_path(root.join("Cargo.toml"))
+            .exec()
+        else {
+            eprintln!("SKIPPED: cargo metadata cannot run here");
+            return;
+        };
+        let cargo = Workspace::from_metadata(&metadata);
+        assert_eq!(summary(&read), summary(&cargo));
+        assert_eq!(canonical(&read.root), canonical(&cargo.root));
+        let defaults = |ws: &Workspace| -> Vec<String> {
+            ws.default_members
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|i| ws.members[*i].name.clone())
+                .collect()
+        };
+        assert_eq!(defaults(&read), vec!["cli".to_string()]);
+        assert_eq!(defaults(&read), defaults(&cargo));
+    }
+
+    #[test]
+    fn a_malformed_manifest_is_named_with_its_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            tmp.path(),
+            "Cargo.toml",
+            "[package]\nname = \"x\"\nversion = \"0.1.0\n",
+        );
+        let e = Workspace::read(&tmp.path().join("Cargo.toml")).unwrap_err();
+        assert!(e.contains("Cargo.toml") && e.contains("line 3"), "{e}");
+    }
+}
