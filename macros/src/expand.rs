@@ -298,7 +298,7 @@ fn is_tool_attr(attr: &syn::Attribute) -> bool {
         .is_some_and(|s| s.ident == "tool")
 }
 
-/// A method guarded in a crate that depends on rmcp.
+/// A tool guarded in a crate that depends on rmcp.
 struct Rmcp {
     /// The crate's own rmcp.
     path: TokenStream,
@@ -347,14 +347,14 @@ impl<'a> Expander<'a> {
                 Some(_) => Some(format_ident!("__idemcheck_arg{}", p.index)),
             })
             .collect();
-        let rmcp = if verdict.signature.has_receiver() {
-            rmcp_crate().map(|path| Rmcp {
-                path,
-                json: json_result(&func.sig.output).filter(|_| func.attrs.iter().any(is_tool_attr)),
-            })
-        } else {
-            None
-        };
+        // A free function is classified the same way (it may return rmcp's `ErrorData`);
+        // only a method is an rmcp tool whose answer the guard shapes.
+        let rmcp = rmcp_crate().map(|path| Rmcp {
+            path,
+            json: json_result(&func.sig.output).filter(|_| {
+                verdict.signature.has_receiver() && func.attrs.iter().any(is_tool_attr)
+            }),
+        });
         Expander {
             func,
             attr,
