@@ -234,15 +234,68 @@ fn rig_crate() -> Option<TokenStream> {
 /// The path of `rmcp` as the crate being compiled names it (`::rmcp`, or its rename), when it
 /// depends on it directly: then a guarded method's expansion carries the rmcp pieces itself,
 /// naming that crate's own rmcp (any version from 0.12 on), and the runtime needs no rmcp.
+///
+/// A dev-dependency counts only where dev-dependencies are linked: not in the package's
+/// library or binaries (where `::rmcp` would not resolve), but in its integration tests,
+/// benches and examples. (A library's own unit tests are not told apart from the library:
+/// there an rmcp that is only a dev-dependency is not used.)
 fn rmcp_crate() -> Option<TokenStream> {
     use proc_macro_crate::{FoundCrate, crate_name};
-    match crate_name("rmcp").ok()? {
-        FoundCrate::Itself => Some(quote!(crate)),
+    let path = match crate_name("rmcp").ok()? {
+        FoundCrate::Itself => return Some(quote!(crate)),
         FoundCrate::Name(name) => {
             let ident = Ident::new(&name, Span::call_site());
-            Some(quote!(::#ident))
+            quote!(::#ident)
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let manifest = env("CARGO_MANIFEST_DIR")
+        .and_then(|dir| std::fs::read_to_string(PathBuf::from(dir).join("Cargo.toml")).ok());
+    let normal = manifest.is_none_or(|m| declares_normal_dependency(&m, "rmcp"));
+    let dev_linked = env("CARGO_TARGET_TMPDIR").is_some()
+        || (env("CARGO_BIN_NAME").is_none()
+            && env("CARGO_CRATE_NAME")
+                .is_some_and(|c| env("CARGO_PKG_NAME").is_some_and(|p| c != p.replace('-', "_"))));
+    (normal || dev_linked).then_some(path)
+}
+
+/// Whether a manifest declares the package `package` (under its own name or renamed with
+/// `package = ".."`) in `[dependencies]` or a `[target.'..'.dependencies]` table, not only
+/// in dev- or build-dependencies. A line scan: keys and table headers start their lines.
+fn declares_normal_dependency(manifest: &str, package: &str) -> bool {
+    let mut normal = false;
+    for line in manifest.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']').trim();
+            normal = header == "dependencies"
+                || (header.starts_with("target.") && header.ends_with(".dependencies"));
+            // `[dependencies.rmcp]` (a rename's `package` key in that table is not followed).
+            if header
+                .strip_prefix("dependencies.")
+                .is_some_and(|name| name.trim_matches('"') == package)
+            {
+                return true;
+            }
+            continue;
+        }
+        if !normal {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"');
+        let key = key.split('.').next().unwrap_or(key);
+        let renamed = value.split([',', '{', '}']).any(|part| {
+            part.split_once('=').is_some_and(|(k, v)| {
+                k.trim() == "package" && v.trim().trim_matches('"') == package
+            })
+        });
+        if key == package || renamed {
+            return true;
         }
     }
+    false
 }
 
 /// `Result<Json<T>, E>` as rmcp's `#[tool]` recognises it (last segments `Result` and
@@ -1279,5 +1332,30 @@ impl<'a> Expander<'a> {
             #[allow(dead_code)]
             #raw
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declares_normal_dependency;
+
+    #[test]
+    fn a_normal_dependency_is_told_from_a_dev_dependency() {
+        let normal = |m: &str| declares_normal_dependency(m, "rmcp");
+        assert!(normal("[dependencies]\nrmcp = \"1\"\n"));
+        assert!(normal("[dependencies]\nrmcp.workspace = true\n"));
+        assert!(normal(
+            "[dependencies]\nmcp = { package = \"rmcp\", version = \"2\" }\n"
+        ));
+        assert!(normal("[dependencies.rmcp]\nversion = \"3\"\n"));
+        assert!(normal("[target.'cfg(unix)'.dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal("[dev-dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal("[build-dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal(
+            "[target.'cfg(unix)'.dev-dependencies]\nrmcp = \"1\"\n"
+        ));
+        assert!(!normal(
+            "[dependencies]\nidemcheck = { path = \"..\", features = [\"rmcp\"] }\nx = { package = \"x\", features = [\"rmcp\"] }\n# rmcp = \"1\"\n[dev-dependencies]\nrmcp = \"1\"\n"
+        ));
     }
 }
