@@ -233,7 +233,7 @@ fn rig_crate() -> Option<TokenStream> {
 
 /// The path of `rmcp` as the crate being compiled names it (`::rmcp`, or its rename), when it
 /// depends on it directly: then a guarded method's expansion carries the rmcp pieces itself,
-/// naming that crate's own rmcp (any version from 0.12 on), and the runtime needs no rmcp.
+/// naming that crate's own rmcp (any version from 0.11 on), and the runtime needs no rmcp.
 ///
 /// A dev-dependency counts only where dev-dependencies are linked: not in the package's
 /// library or binaries (where `::rmcp` would not resolve), but in its integration tests,

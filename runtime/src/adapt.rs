@@ -1,5 +1,5 @@
 //! What the code `#[side_effect]` generates in a crate that depends on rmcp uses, with no rmcp
-//! in this crate: the expansion names the user's own `::rmcp` (any version from 0.12 on) and
+//! in this crate: the expansion names the user's own `::rmcp` (any version from 0.11 on) and
 //! keeps every rmcp type in the user's crate; this module holds the version-free part.
 //!
 //! - A tool's error type need not implement [`Classify`]: the expansion picks a classifier

@@ -1,4 +1,4 @@
-//! The guarded-tool test (`../guard.rs`) on rmcp 0.12.
+//! The guarded-tool test (`../guard.rs`) on rmcp 0.11, the oldest rmcp supported.
 
 /// A `tools/call` whose `_meta` is `meta`: before rmcp 1, an extension of the request
 /// (`Meta`), which the client writes as the parameters' `_meta`.
