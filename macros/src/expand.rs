@@ -194,13 +194,28 @@ fn is_rig_call(sig: &syn::Signature) -> bool {
     sig.receiver().is_some() && sig.ident == "call" && in_trait_impl(sig)
 }
 
-/// rmcp's request extractors, which may carry the run scope in `_meta`.
-fn is_request_type(ty: &Type) -> bool {
+/// rmcp's request extractors, which may carry the run scope in `_meta`: `RequestContext`,
+/// `RequestMetaObject` (rmcp 3), and in a crate that depends on rmcp, `Meta` (before 3).
+fn is_request_type(ty: &Type, rmcp: bool) -> bool {
+    last_ident(ty)
+        .is_some_and(|s| s == "RequestContext" || s == "RequestMetaObject" || (rmcp && s == "Meta"))
+}
+
+/// rmcp's `RequestContext`, whose `meta` field holds the request's `_meta`.
+fn is_request_context(ty: &Type) -> bool {
+    last_ident(ty).is_some_and(|s| s == "RequestContext")
+}
+
+/// The last segment of a (referenced) path type.
+fn last_ident(ty: &Type) -> Option<&Ident> {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
         other => other,
     };
-    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext" || s.ident == "RequestMetaObject"))
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    }
 }
 
 /// The path of `rig-core` as the crate being compiled names it (`::rig_core`, or its rename),
@@ -214,6 +229,136 @@ fn rig_crate() -> Option<TokenStream> {
             Some(quote!(::#ident))
         }
     }
+}
+
+/// The path of `rmcp` as the crate being compiled names it (`::rmcp`, or its rename), when it
+/// depends on it directly: then a guarded method's expansion carries the rmcp pieces itself,
+/// naming that crate's own rmcp (any version from 0.11 on), and the runtime needs no rmcp.
+///
+/// A dev-dependency counts only where dev-dependencies are linked: not in the package's
+/// library or binaries (where `::rmcp` would not resolve), but in its integration tests,
+/// benches and examples. (A library's own unit tests are not told apart from the library:
+/// there an rmcp that is only a dev-dependency is not used.)
+fn rmcp_crate() -> Option<TokenStream> {
+    use proc_macro_crate::{FoundCrate, crate_name};
+    let path = match crate_name("rmcp").ok()? {
+        FoundCrate::Itself => return Some(quote!(crate)),
+        FoundCrate::Name(name) => {
+            let ident = Ident::new(&name, Span::call_site());
+            quote!(::#ident)
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let manifest = env("CARGO_MANIFEST_DIR")
+        .and_then(|dir| std::fs::read_to_string(PathBuf::from(dir).join("Cargo.toml")).ok());
+    let normal = manifest.is_none_or(|m| declares_normal_dependency(&m, "rmcp"));
+    let dev_linked = env("CARGO_TARGET_TMPDIR").is_some()
+        || (env("CARGO_BIN_NAME").is_none()
+            && env("CARGO_CRATE_NAME")
+                .is_some_and(|c| env("CARGO_PKG_NAME").is_some_and(|p| c != p.replace('-', "_"))));
+    (normal || dev_linked).then_some(path)
+}
+
+/// Whether a manifest declares the package `package` (under its own name or renamed with
+/// `package = ".."`) in `[dependencies]` or a `[target.'..'.dependencies]` table, not only
+/// in dev- or build-dependencies. A line scan: keys and table headers start their lines.
+fn declares_normal_dependency(manifest: &str, package: &str) -> bool {
+    let mut normal = false;
+    for line in manifest.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']').trim();
+            normal = header == "dependencies"
+                || (header.starts_with("target.") && header.ends_with(".dependencies"));
+            // `[dependencies.rmcp]` (a rename's `package` key in that table is not followed).
+            if header
+                .strip_prefix("dependencies.")
+                .is_some_and(|name| name.trim_matches('"') == package)
+            {
+                return true;
+            }
+            continue;
+        }
+        if !normal {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"');
+        let key = key.split('.').next().unwrap_or(key);
+        let renamed = value.split([',', '{', '}']).any(|part| {
+            part.split_once('=').is_some_and(|(k, v)| {
+                k.trim() == "package" && v.trim().trim_matches('"') == package
+            })
+        });
+        if key == package || renamed {
+            return true;
+        }
+    }
+    false
+}
+
+/// `Result<Json<T>, E>` as rmcp's `#[tool]` recognises it (last segments `Result` and
+/// `Json`): the `Json<T>` type and `E`.
+fn json_result(ret: &ReturnType) -> Option<(Type, Type)> {
+    let ReturnType::Type(_, ty) = ret else {
+        return None;
+    };
+    let Type::Path(tp) = &**ty else { return None };
+    let last = tp.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    });
+    let (ok, err) = (types.next()?, types.next()?);
+    let Type::Path(ok_path) = &ok else {
+        return None;
+    };
+    let ok_last = ok_path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(inner) = &ok_last.arguments else {
+        return None;
+    };
+    let json_inner = inner
+        .args
+        .iter()
+        .any(|a| matches!(a, syn::GenericArgument::Type(_)));
+    (ok_last.ident == "Json" && json_inner).then_some((ok, err))
+}
+
+/// The inner `T` of a `Json<T>` type.
+fn json_inner(json: &Type) -> Option<&Type> {
+    let Type::Path(tp) = json else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// Whether an attribute is rmcp's `#[tool]` (`#[tool]`, `#[tool(..)]`, `#[rmcp::tool(..)]`).
+fn is_tool_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "tool")
+}
+
+/// A tool guarded in a crate that depends on rmcp.
+struct Rmcp {
+    /// The crate's own rmcp.
+    path: TokenStream,
+    /// For a `#[tool]` returning `Result<Json<T>, E>`: `Json<T>` and `E`. The guarded method
+    /// then returns `Result<CallToolResult, E>` (a refusal must be an `isError` result, which
+    /// `Json<T>` cannot be), with the output schema of `T` given to `#[tool]` explicitly.
+    json: Option<(Type, Type)>,
 }
 
 /// What one attempt runs.
@@ -233,6 +378,8 @@ struct Expander<'a> {
     names: Vec<Option<Ident>>,
     /// Warning statements for a method's body.
     warnings: TokenStream,
+    /// Set for a method in a crate that depends on rmcp.
+    rmcp: Option<Rmcp>,
 }
 
 impl<'a> Expander<'a> {
@@ -253,6 +400,14 @@ impl<'a> Expander<'a> {
                 Some(_) => Some(format_ident!("__idemcheck_arg{}", p.index)),
             })
             .collect();
+        // A free function is classified the same way (it may return rmcp's `ErrorData`);
+        // only a method is an rmcp tool whose answer the guard shapes.
+        let rmcp = rmcp_crate().map(|path| Rmcp {
+            path,
+            json: json_result(&func.sig.output).filter(|_| {
+                verdict.signature.has_receiver() && func.attrs.iter().any(is_tool_attr)
+            }),
+        });
         Expander {
             func,
             attr,
@@ -260,6 +415,7 @@ impl<'a> Expander<'a> {
             hints,
             names,
             warnings,
+            rmcp,
         }
     }
 
@@ -690,11 +846,17 @@ impl<'a> Expander<'a> {
                 let args = self.verify_args();
                 let call = self.ready(quote_spanned!(span=> #path(#(#args),*)));
                 let checked = quote_spanned!(span=> ::idemcheck::__private::postcondition::<::idemcheck::__private::OkOf<#ret>, _>({ #call }));
-                if lends {
+                let checked = if lends {
                     let takes = self.lend_takes();
                     quote!(async { #takes #checked.await })
                 } else {
                     checked
+                };
+                // A `Json<T>` tool's postcondition answers `Json<T>`, as the tool does; the
+                // ledger keeps the `T`.
+                match self.rmcp.as_ref().and_then(|r| r.json.as_ref()) {
+                    Some((json, _)) => quote!(#p::map_done(#checked, |__v: #json| __v.0)),
+                    None => checked,
                 }
             }
             // No postcondition (`verify = none`, a suppressed IDEM002, or a read): never
@@ -708,16 +870,41 @@ impl<'a> Expander<'a> {
         };
         let lend_setup = self.lend_setup();
         let ret = self.ret();
+        // In a crate that depends on rmcp the error type is classified here (rmcp's
+        // `ErrorData` cannot implement `Classify` outside rmcp or idemcheck), and a `Json<T>`
+        // attempt's value is its `T`.
+        let (attempt, err_ty, classify, unclassed) = match &self.rmcp {
+            Some(r) => {
+                let attempt = match &r.json {
+                    Some((json, _)) => quote!(#p::map_ok(#attempt, |__v: #json| __v.0)),
+                    None => attempt,
+                };
+                let classify = self.rmcp_classify(&r.path);
+                (
+                    quote!(#p::classed(#attempt, __idemcheck_class)),
+                    quote!(#p::Classed<#p::ErrOf<#ret>>),
+                    quote!(let __idemcheck_class = #classify;),
+                    quote!(let __idemcheck_outcome = #p::unclassed(__idemcheck_outcome);),
+                )
+            }
+            None => (
+                attempt,
+                quote!(#p::ErrOf<#ret>),
+                TokenStream::new(),
+                TokenStream::new(),
+            ),
+        };
         quote! {
             #rebind
             #lend_setup
+            #classify
             // The postcondition is a block spanned at `verify = path` (see above).
             // A definite failure is stored with its value when the error type can be
             // (`Serialize + Deserialize`), so a replay keeps the tool's own error type.
             let __idemcheck_codec = {
                 #[allow(unused_imports)]
                 use #p::{CodecViaSerde as _, CodecViaText as _};
-                (&#p::CodecFor::<#p::ErrOf<#ret>>::new()).idemcheck_codec()
+                (&#p::CodecFor::<#err_ty>::new()).idemcheck_codec()
             };
             #[allow(unused_braces)]
             let __idemcheck_outcome = #p::run_with(
@@ -730,8 +917,123 @@ impl<'a> Expander<'a> {
                 &__idemcheck_codec,
             )
             .await;
+            #unclassed
             __idemcheck_outcome
         }
+    }
+
+    /// The classifier of the tool's error type, chosen by type: rmcp's `ErrorData` by its
+    /// JSON-RPC code, any other type by its `Classify` impl.
+    fn rmcp_classify(&self, rmcp: &TokenStream) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let ret = self.ret();
+        quote! {{
+            #[allow(unused_imports)]
+            use #p::ClassViaClassify as _;
+            trait __IdemcheckClassRmcp {
+                fn idemcheck_class(&self) -> fn(&#rmcp::ErrorData) -> #p::ErrorClass;
+            }
+            impl __IdemcheckClassRmcp for #p::ClassOf<#rmcp::ErrorData> {
+                fn idemcheck_class(&self) -> fn(&#rmcp::ErrorData) -> #p::ErrorClass {
+                    |e| #p::jsonrpc_error_class(e.code.0)
+                }
+            }
+            (&#p::ClassOf::<#p::ErrOf<#ret>>::new()).idemcheck_class()
+        }}
+    }
+
+    /// How a method in a crate that depends on rmcp answers its outcome ([`Rmcp`]): a
+    /// refusal or an Unknown is an `isError` `CallToolResult` (details in `_meta`) when the
+    /// method answers one, else `Err` (rmcp's `ErrorData`: an internal error whose `data`
+    /// holds the details; any other type: `From<Escalation>`).
+    fn rmcp_answer(&self, r: &Rmcp, contract_ref: &TokenStream) -> TokenStream {
+        let p = quote!(::idemcheck::__private);
+        let rmcp = &r.path;
+        let ret = self.ret();
+        let ctr = quote!(#rmcp::model::CallToolResult);
+        // A tool result from the wire JSON `answer` gives: `content`, `isError`, `_meta`, set
+        // on rmcp's own constructor (the fields and `error` exist in every version; the
+        // content and meta types differ, and are read by type).
+        let build = quote! {{
+            fn __idemcheck_tool_result(json: #p::serde_json::Value) -> #ctr {
+                let mut result = #ctr::error(::std::vec::Vec::new());
+                result.content =
+                    #p::serde_json::from_value(json["content"].clone()).unwrap_or_default();
+                result.meta = #p::serde_json::from_value(json["_meta"].clone()).ok();
+                result
+            }
+            __idemcheck_tool_result as fn(#p::serde_json::Value) -> #ctr
+        }};
+        let (ok, tool_result) = match &r.json {
+            Some((json, _)) => {
+                let inner = json_inner(json);
+                (
+                    quote! {{
+                        fn __idemcheck_structured(value: #inner) -> #ctr {
+                            match #p::serde_json::to_value(&value) {
+                                ::core::result::Result::Ok(value) => #ctr::structured(value),
+                                ::core::result::Result::Err(e) => {
+                                    let mut result = #ctr::error(::std::vec::Vec::new());
+                                    result.content = #p::serde_json::from_value(#p::serde_json::json!([
+                                        { "type": "text", "text": ::std::format!("the result cannot be serialised: {e}") }
+                                    ])).unwrap_or_default();
+                                    result
+                                }
+                            }
+                        }
+                        __idemcheck_structured as fn(#inner) -> #ctr
+                    }},
+                    quote!(::core::option::Option::Some(#build)),
+                )
+            }
+            None => (
+                quote!(::core::convert::identity),
+                quote! {{
+                    #[allow(unused_imports)]
+                    use #p::NotAToolResult as _;
+                    trait __IdemcheckToolResultRmcp {
+                        fn idemcheck_tool_result(&self) -> ::core::option::Option<fn(#p::serde_json::Value) -> #ctr>;
+                    }
+                    impl __IdemcheckToolResultRmcp for #p::ToolResultOf<#ctr> {
+                        fn idemcheck_tool_result(&self) -> ::core::option::Option<fn(#p::serde_json::Value) -> #ctr> {
+                            ::core::option::Option::Some(#build)
+                        }
+                    }
+                    (&#p::ToolResultOf::<#p::OkOf<#ret>>::new()).idemcheck_tool_result()
+                }},
+            ),
+        };
+        quote! {{
+            let __idemcheck_escalate = {
+                #[allow(unused_imports)]
+                use #p::EscalateViaFrom as _;
+                trait __IdemcheckEscalateRmcp {
+                    fn idemcheck_escalate(&self) -> fn(#p::Escalation) -> #rmcp::ErrorData;
+                }
+                impl __IdemcheckEscalateRmcp for #p::EscalateTo<#rmcp::ErrorData> {
+                    fn idemcheck_escalate(&self) -> fn(#p::Escalation) -> #rmcp::ErrorData {
+                        |e| {
+                            let data = e.to_json();
+                            #rmcp::ErrorData::internal_error(
+                                ::std::string::ToString::to_string(&e),
+                                ::core::option::Option::Some(data),
+                            )
+                        }
+                    }
+                }
+                (&#p::EscalateTo::<#p::ErrOf<#ret>>::new()).idemcheck_escalate()
+            };
+            #p::answer(
+                __idemcheck_outcome,
+                #contract_ref,
+                &__idemcheck_ctx,
+                #p::Answering {
+                    ok: #ok,
+                    tool_result: #tool_result,
+                    escalate: __idemcheck_escalate,
+                },
+            )
+        }}
     }
 
     fn ret(&self) -> TokenStream {
@@ -837,6 +1139,54 @@ impl<'a> Expander<'a> {
         }
     }
 
+    /// The method's attributes. For a `Json<T>` tool whose return type the guard changes to
+    /// `CallToolResult` ([`Rmcp::json`]), rmcp's `#[tool]` no longer sees `Json<T>`: it is
+    /// given `output_schema` explicitly, the schema it would have derived (rmcp's
+    /// `schema_for_output::<T>()`, a `Result` before rmcp 3 and the schema from 3 on).
+    fn method_attrs(&self) -> Vec<syn::Attribute> {
+        let p = quote!(::idemcheck::__private);
+        let mut attrs = self.func.attrs.clone();
+        let Some(Rmcp {
+            path,
+            json: Some((json, _)),
+        }) = &self.rmcp
+        else {
+            return attrs;
+        };
+        let Some(inner) = json_inner(json) else {
+            return attrs;
+        };
+        let schema = quote! {{
+            #[allow(unused_imports)]
+            use #p::{SchemaAsIs as _, SchemaFromResult as _};
+            (&#p::OutputSchema(#path::handler::server::tool::schema_for_output::<#inner>())).idemcheck_schema()
+        }};
+        for attr in attrs.iter_mut().filter(|a| is_tool_attr(a)) {
+            let tool_path = attr.path().clone();
+            match &attr.meta {
+                syn::Meta::Path(_) => {
+                    *attr = syn::parse_quote!(#[#tool_path(output_schema = #schema)]);
+                }
+                syn::Meta::List(list) => {
+                    let declared = list.tokens.clone().into_iter().any(
+                        |t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "output_schema"),
+                    );
+                    if !declared {
+                        let tokens = &list.tokens;
+                        let trailing = tokens.clone().into_iter().last().is_none_or(|t| {
+                            matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',')
+                        });
+                        let sep = (!trailing).then(|| quote!(,));
+                        *attr =
+                            syn::parse_quote!(#[#tool_path(#tokens #sep output_schema = #schema)]);
+                    }
+                }
+                syn::Meta::NameValue(_) => {}
+            }
+        }
+        attrs
+    }
+
     fn expand_method(&self) -> TokenStream {
         let p = quote!(::idemcheck::__private);
         let func = self.func;
@@ -857,12 +1207,21 @@ impl<'a> Expander<'a> {
         // The guarded method: same name, attributes and signature.
         let mut guarded_sig = func.sig.clone();
         guarded_sig.asyncness = Some(Default::default());
+        if let Some(Rmcp {
+            path,
+            json: Some((_, err)),
+        }) = &self.rmcp
+        {
+            guarded_sig.output = syn::parse_quote!(
+                -> ::core::result::Result<#path::model::CallToolResult, #err>
+            );
+        }
         for (arg, name) in guarded_sig.inputs.iter_mut().zip(&self.names) {
             if let (FnArg::Typed(pt), Some(name)) = (arg, name) {
                 *pt.pat = syn::parse_quote!(#name);
             }
         }
-        let attrs = &func.attrs;
+        let attrs = self.method_attrs();
         // In a trait impl (rig's `Tool::call`) nothing may be added beside the method: the
         // contract and the raw body stay inside it.
         let in_place = in_trait_impl(&func.sig);
@@ -884,11 +1243,29 @@ impl<'a> Expander<'a> {
             .params
             .iter()
             .zip(&self.names)
-            .filter(|(param, _)| param.ty.as_ref().is_some_and(is_request_type))
-            .filter_map(|(_, name)| name.as_ref())
-            .map(|name| {
+            .filter(|(param, _)| {
+                param
+                    .ty
+                    .as_ref()
+                    .is_some_and(|ty| is_request_type(ty, self.rmcp.is_some()))
+            })
+            .filter_map(|(param, name)| name.as_ref().map(|name| (param, name)))
+            .map(|(param, name)| {
+                let scope = match &self.rmcp {
+                    // rmcp's own types, read as JSON: `RequestContext::meta` (`Meta` before
+                    // rmcp 3, `RequestMetaObject` from 3 on), or the extractor itself.
+                    Some(_) => {
+                        let meta = if param.ty.as_ref().is_some_and(is_request_context) {
+                            quote!(&#name.meta)
+                        } else {
+                            quote!(&#name)
+                        };
+                        quote!(#p::scope_from_json(#p::serde_json::to_value(#meta)))
+                    }
+                    None => quote!(#p::RequestScope::request_scope(&#name)),
+                };
                 quote! {
-                    if let ::core::option::Option::Some(scope) = #p::RequestScope::request_scope(&#name) {
+                    if let ::core::option::Option::Some(scope) = #scope {
                         ctx = ctx.with_scope(scope);
                     }
                 }
@@ -911,16 +1288,23 @@ impl<'a> Expander<'a> {
             }
         });
         let warnings = &self.warnings;
+        // In a crate that depends on rmcp: a tool result the model reads (rmcp's
+        // `CallToolResult`) answers a non-completed outcome as an `isError` result. Any other
+        // type: `E::from(Escalation)`.
+        let finish = match &self.rmcp {
+            Some(r) => self.rmcp_answer(r, &contract_ref),
+            None => quote! {
+                #[allow(unused_imports)]
+                use #p::FinishAsError as _;
+                (&#p::Finish::new(__idemcheck_outcome, #contract_ref)).idemcheck_finish()
+            },
+        };
         let guarded_body = quote! {
             #warnings
             #local_contract
             #ctx
             let __idemcheck_outcome = { #body };
-            // A tool result the model reads (rmcp's `CallToolResult`) answers a non-completed
-            // outcome as an `isError` result; any other type as `E::from(Escalation)`.
-            #[allow(unused_imports)]
-            use #p::{FinishAsError as _, FinishAsToolResult as _};
-            (&#p::Finish::new(__idemcheck_outcome, #contract_ref, &__idemcheck_ctx)).idemcheck_finish()
+            #finish
         };
         if in_place {
             let map_error = self.rig_map_error();
@@ -948,5 +1332,30 @@ impl<'a> Expander<'a> {
             #[allow(dead_code)]
             #raw
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declares_normal_dependency;
+
+    #[test]
+    fn a_normal_dependency_is_told_from_a_dev_dependency() {
+        let normal = |m: &str| declares_normal_dependency(m, "rmcp");
+        assert!(normal("[dependencies]\nrmcp = \"1\"\n"));
+        assert!(normal("[dependencies]\nrmcp.workspace = true\n"));
+        assert!(normal(
+            "[dependencies]\nmcp = { package = \"rmcp\", version = \"2\" }\n"
+        ));
+        assert!(normal("[dependencies.rmcp]\nversion = \"3\"\n"));
+        assert!(normal("[target.'cfg(unix)'.dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal("[dev-dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal("[build-dependencies]\nrmcp = \"1\"\n"));
+        assert!(!normal(
+            "[target.'cfg(unix)'.dev-dependencies]\nrmcp = \"1\"\n"
+        ));
+        assert!(!normal(
+            "[dependencies]\nidemcheck = { path = \"..\", features = [\"rmcp\"] }\nx = { package = \"x\", features = [\"rmcp\"] }\n# rmcp = \"1\"\n[dev-dependencies]\nrmcp = \"1\"\n"
+        ));
     }
 }

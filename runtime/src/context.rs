@@ -41,9 +41,10 @@ type Redaction = Arc<dyn Fn(&str) -> String + Send + Sync>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Escalations {
     /// The default: a tool result with `isError: true` whose text says what happened and what
-    /// to do, and whose structured content carries the same data as JSON
-    /// (`{"idemcheck": {..}}`). MCP clients show such results to the model, which can act on
-    /// them; the tool's own errors still pass through unchanged.
+    /// to do, and whose `_meta` carries the same data as JSON (`{"idemcheck": {..}}`; not its
+    /// structured content, which a declared output schema describes). MCP clients show such
+    /// results to the model, which can act on them; the tool's own errors still pass through
+    /// unchanged.
     #[default]
     ToolResults,
     /// The opt-out: `Err(E::from(Escalation))`, which for rmcp's `ErrorData` is a JSON-RPC
@@ -274,13 +275,15 @@ pub const META_STEP: &str = "dev.idemcheck/step";
 
 /// A request object that may carry the run scope (an MCP request's `_meta`).
 ///
-/// When a guarded method takes a parameter whose type is named `RequestContext` or
-/// `RequestMetaObject` (rmcp's extractors), `#[side_effect]` asks it for the scope: a request
-/// that carries one ([`META_RUN`], optionally [`META_STEP`]) is keyed under that run;
-/// otherwise the server's default scope from [`ContextProvider`] applies.
+/// When a guarded method takes a parameter whose type is named `RequestContext`,
+/// `RequestMetaObject` or `Meta` (rmcp's extractors), `#[side_effect]` asks it for the scope:
+/// a request that carries one ([`META_RUN`], optionally [`META_STEP`]) is keyed under that
+/// run; otherwise the server's default scope from [`ContextProvider`] applies. In a crate
+/// that depends on rmcp the expansion reads rmcp's own types itself (their `_meta` as JSON,
+/// whatever the rmcp version); this trait is for a crate's own request type.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a request context, and `#[side_effect]` reads the run scope from it",
-    note = "for rmcp's `RequestContext` and `RequestMetaObject`, enable idemcheck's `rmcp` feature; for your own type, implement `idemcheck::RequestScope`"
+    note = "rmcp's `RequestContext`, `RequestMetaObject` and `Meta` are read when the crate depends on `rmcp` directly; for your own type, implement `idemcheck::RequestScope`"
 )]
 pub trait RequestScope {
     /// The scope this request carries, if any.
@@ -301,20 +304,6 @@ pub fn scope_from_meta(meta: &serde_json::Map<String, serde_json::Value>) -> Opt
         run: run.to_string(),
         step,
     })
-}
-
-#[cfg(feature = "rmcp")]
-impl RequestScope for rmcp::model::RequestMetaObject {
-    fn request_scope(&self) -> Option<Scope> {
-        scope_from_meta(&self.0.0)
-    }
-}
-
-#[cfg(feature = "rmcp")]
-impl<R: rmcp::service::ServiceRole> RequestScope for rmcp::service::RequestContext<R> {
-    fn request_scope(&self) -> Option<Scope> {
-        self.meta.request_scope()
-    }
 }
 
 thread_local! {

@@ -1,16 +1,13 @@
 //! How a guarded method turns its [`Outcome`] back into the signature a framework fixes.
 //!
-//! The generated code calls `(&Finish::new(..)).idemcheck_finish()` with both traits in
-//! scope. Method lookup tries [`FinishAsToolResult`] first (its impl is on `Finish` itself):
-//! it applies when the success type is a tool result the model reads (rmcp's
-//! `CallToolResult`, feature `rmcp`), and answers a non-completed outcome as an `isError`
-//! result. Otherwise lookup takes [`FinishAsError`] (its impl is on `&Finish`, one auto-ref
-//! further), [`Outcome::into_tool_result`]: the escalation becomes an error value.
+//! The generated code calls `(&Finish::new(..)).idemcheck_finish()`: [`FinishAsError`],
+//! [`Outcome::into_tool_result`], the escalation becomes an error value. (In a crate that
+//! depends on rmcp the expansion answers through [`crate::adapt::answer`] instead: a tool
+//! result the model reads answers a non-completed outcome as an `isError` result.)
 
 use std::cell::Cell;
 use std::fmt::Display;
 
-use crate::context::Context;
 use crate::contract::Contract;
 use crate::outcome::{Escalation, Outcome};
 
@@ -18,17 +15,14 @@ use crate::outcome::{Escalation, Outcome};
 pub struct Finish<'a, T, E> {
     outcome: Cell<Option<Outcome<T, E>>>,
     contract: &'a Contract,
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-    ctx: &'a Context,
 }
 
 impl<'a, T, E> Finish<'a, T, E> {
-    /// The outcome of the call to `contract`'s tool, made under `ctx`.
-    pub fn new(outcome: Outcome<T, E>, contract: &'a Contract, ctx: &'a Context) -> Self {
+    /// The outcome of the call to `contract`'s tool.
+    pub fn new(outcome: Outcome<T, E>, contract: &'a Contract) -> Self {
         Finish {
             outcome: Cell::new(Some(outcome)),
             contract,
-            ctx,
         }
     }
 
@@ -41,12 +35,6 @@ impl<'a, T, E> Finish<'a, T, E> {
     }
 }
 
-/// The answer of a method whose success type is a tool result the model reads.
-pub trait FinishAsToolResult<T, E> {
-    /// Back to the method's return type.
-    fn idemcheck_finish(&self) -> Result<T, E>;
-}
-
 /// The answer of any other method: [`Outcome::into_tool_result`].
 pub trait FinishAsError<T, E> {
     /// Back to the method's return type.
@@ -56,47 +44,6 @@ pub trait FinishAsError<T, E> {
 impl<T, E: Display + From<Escalation>> FinishAsError<T, E> for &Finish<'_, T, E> {
     fn idemcheck_finish(&self) -> Result<T, E> {
         self.take().into_contract_result(self.contract)
-    }
-}
-
-#[cfg(feature = "rmcp")]
-impl<E: Display + From<Escalation>> FinishAsToolResult<rmcp::model::CallToolResult, E>
-    for Finish<'_, rmcp::model::CallToolResult, E>
-{
-    fn idemcheck_finish(&self) -> Result<rmcp::model::CallToolResult, E> {
-        use crate::context::Escalations;
-        use crate::outcome::{AttemptError, Failure, NotCompleted};
-        use rmcp::model::{CallToolResult, ContentBlock};
-        let outcome = self.take();
-        match (&outcome, self.ctx.escalations()) {
-            (_, Escalations::Errors)
-            | (Outcome::Completed(_), _)
-            // The tool's own error passes through: the tool chose how to answer it.
-            | (
-                Outcome::NotCompleted(NotCompleted {
-                    reason: Failure::Tool(_),
-                    ..
-                }),
-                _,
-            ) => outcome.into_contract_result(self.contract),
-            (_, Escalations::ToolResults) => {
-                let escalation = Escalation::for_contract(self.contract, &outcome);
-                let mut result = CallToolResult::structured_error(escalation.to_json());
-                result.content = vec![ContentBlock::text(escalation.advice())];
-                // The last attempt's own error is what the tool said: keep it visible too.
-                if let Outcome::NotCompleted(NotCompleted {
-                    reason:
-                        Failure::NotDone {
-                            last_error: AttemptError::Tool(e),
-                        },
-                    ..
-                }) = &outcome
-                {
-                    result.content.push(ContentBlock::text(e.to_string()));
-                }
-                Ok(result)
-            }
-        }
     }
 }
 

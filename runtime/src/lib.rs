@@ -42,6 +42,7 @@
 //! assert_eq!(billing.charges.lock().unwrap().len(), 1);
 //! ```
 
+mod adapt;
 pub mod clock;
 pub mod context;
 pub mod contract;
@@ -76,16 +77,21 @@ pub use outcome::{
 /// Support for the code `#[side_effect]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::adapt::{
+        Answering, ClassOf, ClassViaClassify, Classed, EscalateTo, EscalateViaFrom, NotAToolResult,
+        OutputSchema, SchemaAsIs, SchemaFromResult, ToolResultOf, answer, classed,
+        jsonrpc_error_class, map_done, map_ok, scope_from_json, unclassed,
+    };
     pub use crate::context::{Context, ContextProvider, KeyContext, RequestScope};
     pub use crate::contract::{Contract, GuardedTool, KeySpec, StaticSuppression, ToolKind};
     pub use crate::executor::{run, run_with};
     pub use crate::finish::{
-        CodecFor, CodecViaSerde, CodecViaText, Finish, FinishAsError, FinishAsToolResult, Lend,
-        Lent, attempt,
+        CodecFor, CodecViaSerde, CodecViaText, Finish, FinishAsError, Lend, Lent, attempt,
     };
     pub use crate::key::Material;
-    pub use crate::outcome::{Escalation, Outcome};
+    pub use crate::outcome::{ErrorClass, Escalation, Outcome};
     pub use ::core;
+    pub use ::serde_json;
 
     /// The `Ok` and `Err` types of a tool's declared return type.
     #[diagnostic::on_unimplemented(

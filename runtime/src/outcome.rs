@@ -615,34 +615,3 @@ impl From<Escalation> for std::io::Error {
         std::io::Error::other(e)
     }
 }
-
-#[cfg(feature = "rmcp")]
-mod rmcp_support {
-    use super::{Classify, ErrorClass, Escalation};
-    use rmcp::model::ErrorCode;
-
-    /// JSON-RPC "the request was wrong" codes are rejections; "not found" is a definite
-    /// answer; everything else (internal errors, transport trouble) may have taken effect.
-    impl Classify for rmcp::ErrorData {
-        fn class(&self) -> ErrorClass {
-            match self.code {
-                ErrorCode::INVALID_PARAMS
-                | ErrorCode::INVALID_REQUEST
-                | ErrorCode::PARSE_ERROR
-                | ErrorCode::METHOD_NOT_FOUND => ErrorClass::Invalid,
-                ErrorCode::RESOURCE_NOT_FOUND => ErrorClass::Definite,
-                _ => ErrorClass::Ambiguous,
-            }
-        }
-    }
-
-    /// With [`crate::Escalations::Errors`] (the opt-out) an escalation reaches the MCP client
-    /// as an internal error whose `data` carries the status, reason, key and attempts, so an
-    /// agent harness can route it to a person.
-    impl From<Escalation> for rmcp::ErrorData {
-        fn from(e: Escalation) -> Self {
-            let data = e.to_json();
-            rmcp::ErrorData::internal_error(e.to_string(), Some(data))
-        }
-    }
-}

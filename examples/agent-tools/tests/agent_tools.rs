@@ -264,7 +264,10 @@ async fn over_mcp_every_routed_call_goes_through_the_guard() {
     // new ones, only how to get the first call's result.
     assert!(text.contains("repeat its arguments exactly"), "{text}");
     assert!(!text.contains("use a new"), "{text}");
-    let data = &refused.structured_content.as_ref().unwrap()["idemcheck"];
+    // The details go in `_meta`, never in the structured content a declared output schema
+    // describes.
+    assert!(refused.structured_content.is_none());
+    let data = &refused.meta.as_ref().unwrap().0["idemcheck"];
     assert_eq!(data["status"], "not_completed");
     assert_eq!(data["reason"], "divergent");
     assert_eq!(data["tool"], "create_charge");
@@ -315,7 +318,10 @@ async fn over_mcp_an_unknown_outcome_is_an_error_result_the_model_reads() {
         "{text}"
     );
     assert!(text.contains("escalated to a person"), "{text}");
-    let data = &unknown.structured_content.as_ref().unwrap()["idemcheck"];
+    // The details go in `_meta`, never in the structured content a declared output schema
+    // describes.
+    assert!(unknown.structured_content.is_none());
+    let data = &unknown.meta.as_ref().unwrap().0["idemcheck"];
     assert_eq!(data["status"], "unknown");
     assert_eq!(data["reason"], "unknown");
     assert_eq!(data["attempts"], 2);

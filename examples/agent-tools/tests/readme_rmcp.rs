@@ -5,8 +5,11 @@
 use std::sync::{Arc, Mutex};
 
 use idemcheck::{Context, ContextProvider, MemoryLedger, Scope, side_effect};
-use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::handler::server::{
+    router::tool::ToolRouter,
+    wrapper::{Json, Parameters},
+};
+use rmcp::model::CallToolRequestParams;
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
 #[derive(Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -15,6 +18,13 @@ struct ReserveArgs {
     order_id: String,
     sku: String,
     qty: u32,
+}
+
+/// The tool's structured output (`Json<Reservation>`: rmcp declares its output schema).
+#[derive(Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Reservation {
+    order_id: String,
+    reservation: u32,
 }
 
 #[derive(Clone)]
@@ -40,12 +50,14 @@ impl Inventory {
     async fn reserve_stock(
         &self,
         Parameters(args): Parameters<ReserveArgs>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<Json<Reservation>, ErrorData> {
         let mut all = self.reservations.lock().unwrap();
         all.push((args.order_id.clone(), args.sku.clone(), args.qty));
-        Ok(CallToolResult::structured(
-            serde_json::json!({ "reservation": all.len() }),
-        ))
+        let reservation = all.len() as u32;
+        Ok(Json(Reservation {
+            order_id: args.order_id,
+            reservation,
+        }))
     }
 
     // Step 3: the postcondition. It takes the tool's parameters by reference and returns the
@@ -53,10 +65,15 @@ impl Inventory {
     async fn find_reservation(
         &self,
         params: &Parameters<ReserveArgs>,
-    ) -> Result<Option<CallToolResult>, ErrorData> {
+    ) -> Result<Option<Json<Reservation>>, ErrorData> {
         let all = self.reservations.lock().unwrap();
         let found = all.iter().position(|r| r.0 == params.0.order_id);
-        Ok(found.map(|i| CallToolResult::structured(serde_json::json!({ "reservation": i + 1 }))))
+        Ok(found.map(|i| {
+            Json(Reservation {
+                order_id: params.0.order_id.clone(),
+                reservation: i as u32 + 1,
+            })
+        }))
     }
 }
 
@@ -84,19 +101,24 @@ async fn two_identical_calls_reserve_once() {
         CallToolRequestParams::new("reserve_stock")
             .with_arguments(args.as_object().unwrap().clone())
     };
+    // The output schema rmcp declares for `Json<Reservation>`, as the client lists it.
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = tools[0].output_schema.clone().expect("an output schema");
+    let schema = jsonschema::validator_for(&serde_json::Value::Object((*schema).clone())).unwrap();
 
     let first = client.call_tool(call(3)).await.unwrap();
     let again = client.call_tool(call(3)).await.unwrap(); // the agent retries: replayed
     assert_eq!(first.structured_content, again.structured_content);
+    assert!(schema.is_valid(first.structured_content.as_ref().unwrap()));
     assert_eq!(reservations.lock().unwrap().len(), 1);
 
-    // Same order, other quantity: refused as a result the model reads (`isError: true`).
+    // Same order, other quantity: refused as a result the model reads (`isError: true`), the
+    // guard's details in `_meta` (no structured content for the schema to reject).
     let refused = client.call_tool(call(5)).await.unwrap();
     assert_eq!(refused.is_error, Some(true));
-    assert_eq!(
-        refused.structured_content.unwrap()["idemcheck"]["reason"],
-        "divergent"
-    );
+    assert_eq!(refused.structured_content, None);
+    let details = &refused.meta.unwrap().0["idemcheck"];
+    assert_eq!(details["reason"], "divergent");
     assert_eq!(reservations.lock().unwrap().len(), 1);
     client.cancel().await.unwrap();
 }

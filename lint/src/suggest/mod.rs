@@ -721,13 +721,13 @@ fn prerequisites(
             "add the `idemcheck` crate to [dependencies] of {}{}",
             ws.rel(m),
             if needs_rmcp {
-                " with feature `rmcp` (`Classify` and `From<Escalation>` for rmcp's `ErrorData`)"
+                " with feature `rmcp` (any rmcp from 0.11 on: the guard classifies rmcp's `ErrorData` by its JSON-RPC code)"
             } else {
                 ""
             }
         )),
         (Some((m, _)), Some(line)) if needs_rmcp && !line.contains("rmcp") => steps.push(format!(
-            "turn on the `rmcp` feature of `idemcheck` in {} (`Classify` and `From<Escalation>` for rmcp's `ErrorData`)",
+            "turn on the `rmcp` feature of `idemcheck` in {} (any rmcp from 0.11 on: the guard classifies rmcp's `ErrorData` by its JSON-RPC code)",
             ws.rel(m)
         )),
         _ => {}
