@@ -66,6 +66,8 @@ pub fn is_setup_fn(name: &str) -> bool {
         .any(|k| rest.ends_with(k))
     };
     EXACT.contains(&name)
+        // `ensure_bootstrapped`, `bootstrap_config`: first-run set-up a second run finds done.
+        || name.split('_').any(|w| w.starts_with("bootstrap"))
         || name.starts_with("load_or_")
         || name.starts_with("open_or_")
         || name.ends_with("_or_init")
@@ -126,6 +128,8 @@ mod tests {
         assert!(!is_setup_fn("open_ticket"));
         assert!(!is_setup_fn("init_repo"));
         assert!(!is_setup_fn("ensure_refund"));
+        assert!(is_setup_fn("ensure_bootstrapped"));
+        assert!(is_setup_fn("bootstrap_config"));
         assert!(is_cache_type("TokenCache"));
         assert!(is_cache_type("crate::cache::CacheStore"));
         assert!(!is_cache_type("Cachet"));
