@@ -1063,7 +1063,23 @@ impl<'a> Index<'a> {
 
     /// The method `name` of the type of `ty`'s field `field`; for a trait object or a
     /// generic field, every workspace implementation of a distinctive `name`.
+    /// `field` may be a path of fields (`memory.todos`, from `registry.memory.todos.create(..)`):
+    /// each is looked up in the type of the one before; where one is unknown, nothing is
+    /// followed.
     fn field_method(&self, ty: &str, field: &str, name: &str, krate: usize) -> Vec<FnId> {
+        let (ty, field) = match field.rsplit_once('.') {
+            Some((head, last)) => {
+                let mut cur = ty;
+                for f in head.split('.') {
+                    let Some(t) = self.field_type(cur, f, krate) else {
+                        return Vec::new();
+                    };
+                    cur = t;
+                }
+                (cur, last)
+            }
+            None => (ty, field),
+        };
         let Some(types) = self.fields.get(&(ty, field)) else {
             return self.methods_named_distinctive(name);
         };
@@ -1081,6 +1097,17 @@ impl<'a> Index<'a> {
         } else {
             found
         }
+    }
+
+    /// The type of `ty`'s field `field` (preferring crate `krate`'s), when a struct of the
+    /// workspace declares it.
+    fn field_type(&self, ty: &str, field: &str, krate: usize) -> Option<&'a str> {
+        let types = self.fields.get(&(ty, field))?;
+        types
+            .iter()
+            .find(|(k, _)| *k == krate)
+            .or(types.first())
+            .map(|(_, t)| *t)
     }
 
     fn resolve_path(

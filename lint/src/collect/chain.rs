@@ -67,6 +67,18 @@ impl Collector<'_> {
             {
                 f.facts.calls[idx].owned_receiver = true;
             }
+        } else if let Some((on_self, base, path)) = field_path(root)
+            && path.contains('.')
+            && (on_self || self.local_type(base).is_some())
+        {
+            // `self.reg.todos.create(..)`, `registry.memory.todos.create(..)`: the method of
+            // the last field's type, found field by field.
+            let name = chain[0].method.to_string();
+            let target = match self.local_type(base).filter(|_| !on_self) {
+                Some(ty) => CallTarget::TypedFieldMethod(ty, path, name),
+                None => CallTarget::FieldMethod(path, name),
+            };
+            first_call = self.call(target, Loc::default());
         } else if let Expr::Field(field) = root
             && let Some(ty) = self.local_type(&field.base)
         {
@@ -519,6 +531,22 @@ impl MethodClass {
     }
 }
 
+/// A receiver that is a path of fields (`self.reg.todos`, `registry.memory.todos`): whether it
+/// starts at `self`, the expression it starts at, and the fields joined by dots.
+fn field_path(e: &Expr) -> Option<(bool, &Expr, String)> {
+    let mut fields = Vec::new();
+    let mut cur = strip(e);
+    while let Expr::Field(f) = cur {
+        fields.push(member_name(&f.member));
+        cur = strip(&f.base);
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    fields.reverse();
+    Some((is_self(cur), cur, fields.join(".")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::MethodClass;
@@ -606,6 +634,44 @@ mod tests {
 mod judged {
     fn kinds(src: &str) -> Vec<(String, String)> {
         crate::analysis::inventory_kinds(&[("src/lib.rs", src)])
+    }
+
+    /// A method called through a path of fields (`self.reg.todos.create(..)`,
+    /// `registry.memory.todos.create(..)`) is the last field's type's method.
+    #[test]
+    fn a_method_through_a_path_of_fields_is_followed() {
+        let src = r#"
+pub struct TodoManager { path: String }
+impl TodoManager {
+    pub fn create(&self, t: String) -> i64 { std::fs::write(&self.path, t).unwrap(); 1 }
+    pub fn list(&self) -> String { std::fs::read_to_string(&self.path).unwrap() }
+}
+pub struct MemoryStore { pub todos: TodoManager }
+pub struct ToolRegistry<'a> { pub(crate) memory: &'a MemoryStore }
+fn exec_todo_create(registry: &ToolRegistry<'_>, title: String) -> String {
+    registry.memory.todos.create(title).to_string()
+}
+pub struct S { reg: MemoryStore }
+impl S {
+    #[rmcp::tool(description = "A todo entry")]
+    async fn todo_entry(&self, title: String) -> String { self.reg.todos.create(title).to_string() }
+    #[rmcp::tool(description = "Show")]
+    async fn show(&self) -> String { self.reg.todos.list() }
+}
+pub struct T<'a> { reg: ToolRegistry<'a> }
+impl T<'_> {
+    #[rmcp::tool(description = "A todo entry, through a registry")]
+    async fn todo_entry_via(&self, title: String) -> String { exec_todo_create(&self.reg, title) }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("show".into(), "Read".into()),
+                ("todo_entry".into(), "Write".into()),
+                ("todo_entry_via".into(), "Write".into())
+            ]
+        );
     }
 
     #[test]
