@@ -159,29 +159,11 @@ fn explain_one(index: &Index<'_>, v: &ToolView<'_>, out: &mut String) {
                 }
                 continue;
             }
-        } else if crate::effects::setup::is_setup_fn(&f.name) && id != body {
-            for e in &f.evidence {
-                ruled_out.push(format!(
-                    "{} at {}: set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
-                    e.what,
-                    place(e.loc.line),
-                    f.display
-                ));
-            }
-            continue;
-        } else if f
-            .self_ty
-            .as_deref()
-            .is_some_and(crate::effects::setup::is_cache_type)
-            && id != body
+        } else if id != body
+            && let Some(why) = barrier_reason(f)
         {
             for e in &f.evidence {
-                ruled_out.push(format!(
-                    "{} at {}: a cache (`{}` keeps one; a retry rewrites the same)",
-                    e.what,
-                    place(e.loc.line),
-                    f.display
-                ));
+                ruled_out.push(format!("{} at {}: {why}", e.what, place(e.loc.line)));
             }
             continue;
         }
@@ -253,4 +235,26 @@ fn chain(index: &Index<'_>, from: FnId, to: FnId) -> String {
         .map(|id| format!("`{}`", index.func(*id).display))
         .collect();
     format!(" via {}", names.join(" → "))
+}
+
+/// Why what a function writes is not the tool's write, when the index stops there: set-up,
+/// or a cache's bookkeeping.
+fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
+    if crate::effects::setup::is_setup_fn(&f.name) {
+        Some(format!(
+            "set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
+            f.display
+        ))
+    } else if f
+        .self_ty
+        .as_deref()
+        .is_some_and(crate::effects::setup::is_cache_type)
+    {
+        Some(format!(
+            "a cache (`{}` keeps one; a retry rewrites the same)",
+            f.display
+        ))
+    } else {
+        None
+    }
 }

@@ -73,27 +73,15 @@ fn literal_words(e: &Expr) -> Option<String> {
         let parts = parts?;
         (!parts.is_empty()).then(|| parts.join(" "))
     }
+    let args = |m: &syn::Macro| {
+        m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            .ok()
+    };
     match strip(e) {
         Expr::Array(a) => list(a.elems.iter()),
-        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-            let elems = m
-                .mac
-                .parse_body_with(
-                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
-                )
-                .ok()?;
-            list(elems.iter())
-        }
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => list(args(&m.mac)?.iter()),
         // `format!("input tap {} {}", x, y)`: the words of its format string.
-        Expr::Macro(m) if m.mac.path.is_ident("format") => {
-            let fmt = m
-                .mac
-                .parse_body_with(
-                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
-                )
-                .ok()?;
-            one(fmt.first()?)
-        }
+        Expr::Macro(m) if m.mac.path.is_ident("format") => one(args(&m.mac)?.first()?),
         Expr::Path(p) if p.path.segments.len() >= 2 => {
             let last = p.path.segments.last()?.ident.to_string();
             (last.len() <= 8 && last.chars().all(|c| c.is_ascii_uppercase())).then_some(last)
