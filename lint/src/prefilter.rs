@@ -50,6 +50,8 @@ const MARKS: &[(&str, bool)] = &[
     ("derive(Tool", false),
     ("Tool)]", false),
     ("tools/call", false),
+    // A server that answers `tools/list` itself and takes tool names as JSON-RPC methods.
+    ("tools/list", false),
     // A tool list kept in a data file (`include_str!("../tools.json")`, `"tools.toml"`).
     ("tools.json\"", false),
     ("tools.toml\"", false),
@@ -327,6 +329,7 @@ mod tests {
             "#[derive(Tool)] struct S;",
             "FunctionTool::new(\"x\", \"y\", handler)",
             "if method == \"tools/call\" {}",
+            "\"tools/list\" => Ok(json!({ \"tools\": [] })),",
             "async fn handle_call_tool(&self) {}",
             "fn CallTool() {}",
             "const TOOLS: &str = include_str!(\"../config/tools.json\");",

@@ -114,7 +114,7 @@ impl Collector<'_> {
         self.fw.want_consts = has("NAME");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool") || has("register") || has("::tool()");
-        self.fw.tools_call = has("tools/call");
+        self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
     }

@@ -146,6 +146,10 @@ pub struct Scan<'a> {
     pub arms: Vec<DispatchArm<'a>>,
     /// Whether the literal `"tools/call"` appears.
     pub mentions_tools_call: bool,
+    /// Whether a `match` on the JSON-RPC method answers `"tools/list"` itself and takes tool
+    /// names as methods beside it (`match method { "tools/list" => .., "watch_ops" => .. }`):
+    /// its other arms are tools.
+    pub tools_as_methods: bool,
 }
 
 impl<'a> Visit<'a> for Scan<'a> {
@@ -189,9 +193,29 @@ impl<'a> Visit<'a> for Scan<'a> {
     fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
         if is_tool_name_expr(&m.expr) {
             self.arms.extend(literal_arms(m));
+        } else if lists_tools(m) {
+            let arms: Vec<DispatchArm<'a>> = literal_arms(m)
+                .into_iter()
+                .filter(|a| !PROTOCOL_METHODS.contains(&a.name.as_str()))
+                .collect();
+            if !arms.is_empty() {
+                self.tools_as_methods = true;
+                self.arms.extend(arms);
+            }
         }
         syn::visit::visit_expr_match(self, m);
     }
+}
+
+/// JSON-RPC methods of the protocol without a `/` in their name: never tools.
+const PROTOCOL_METHODS: &[&str] = &["initialize", "initialized", "ping", "shutdown", "exit"];
+
+/// Whether a `match` has an arm for the literal `"tools/list"`.
+fn lists_tools(m: &syn::ExprMatch) -> bool {
+    m.arms.iter().any(|arm| {
+        let mut lits = Vec::new();
+        pattern_literals(&arm.pat, &mut lits) && lits.iter().any(|(n, _)| n == "tools/list")
+    })
 }
 
 /// The string-literal arms of a `match` on a tool name: one per literal. An arm naming a
@@ -234,7 +258,7 @@ pub fn tools_of_fn<'a>(
         return (Vec::new(), false);
     }
     let s = scan(block);
-    if handler || s.mentions_tools_call {
+    if handler || s.mentions_tools_call || s.tools_as_methods {
         (s.arms, true)
     } else {
         (Vec::new(), false)
@@ -247,6 +271,49 @@ mod tests {
 
     fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
         crate::analysis::inventory_rows(files)
+    }
+
+    /// A JSON-RPC method `match` that answers `tools/list` itself and takes tool names as
+    /// methods beside it: those arms are tools; a protocol-only `match` has none.
+    #[test]
+    fn tool_names_matched_as_methods_beside_tools_list_are_tools() {
+        let src = r#"
+pub struct Handler { client: Client }
+impl Handler {
+    async fn handle_method(&self, method: &str, params: Option<Value>) -> Result<Value, Error> {
+        match method {
+            "initialize" => Ok(json!({})),
+            "resources/list" => Ok(json!({ "resources": [] })),
+            "watch_ops" => {
+                std::fs::write("watches.json", "x")?;
+                Ok(json!({}))
+            }
+            "history_ops" => Ok(json!(std::fs::read_to_string("history.json")?)),
+            "tools/list" => Ok(json!({ "tools": [{ "name": "watch_ops" }, { "name": "history_ops" }] })),
+            _ => Err(Error::NotFound),
+        }
+    }
+    async fn protocol(&self, method: &str) -> Result<Value, Error> {
+        match method {
+            "initialize" => Ok(json!({})),
+            "tools/list" => Ok(json!({ "tools": [] })),
+            "tools/call" => self.call(method).await,
+            _ => Err(Error::NotFound),
+        }
+    }
+}
+"#;
+        let rows: Vec<(String, String)> = inventory(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|(n, _, _, k)| (n, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("history_ops".into(), "Read".into()),
+                ("watch_ops".into(), "Write".into())
+            ]
+        );
     }
 
     #[test]
