@@ -113,7 +113,8 @@ impl Collector<'_> {
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
-        self.fw.function_tools = has("FunctionTool") || has("register") || has("::tool()");
+        self.fw.function_tools =
+            has("FunctionTool") || has("register") || has("::tool()") || has("ToolBuilder");
         self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");

@@ -144,6 +144,7 @@ pub fn find<'a>(
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             if let Some(t) = super::registry::of_method_call(m)
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
+                .or_else(|| super::registry::of_builder_chain(m))
             {
                 self.out.push(t);
             } else if let Some(pair) = super::registry::of_type_and_handler(m) {

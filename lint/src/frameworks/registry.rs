@@ -117,6 +117,88 @@ pub fn of_type_and_handler(m: &syn::ExprMethodCall) -> Option<(String, String)> 
     Some((ty, handler))
 }
 
+/// Builder methods that give a tool its handler (`.executor(|args| ..)`).
+const BUILDER_HANDLER_METHODS: &[&str] = &[
+    "executor",
+    "with_executor",
+    "handler",
+    "with_handler",
+    "on_call",
+];
+
+/// A tool made by a builder chain: `DynamicToolBuilder::new(NAME).description(DESC)
+/// ..executor(|args| async move { run(args).await })` — a `new` of a type whose name says
+/// `Tool`, named by a literal or a `SCREAMING_CASE` constant (`browser::BROWSER_CLICK_NAME`
+/// names `browser_click`; the bare `NAME` of a type names nothing here), handed a closure
+/// or a function by one of [`BUILDER_HANDLER_METHODS`]. `m` is that handler call.
+pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
+    if m.args.len() != 1 || !BUILDER_HANDLER_METHODS.iter().any(|h| m.method == h) {
+        return None;
+    }
+    let mut description = None;
+    let mut cur = &*m.receiver;
+    let root = loop {
+        match cur {
+            Expr::MethodCall(inner) => {
+                if inner.method == "description" && inner.args.len() == 1 {
+                    description = builder_text(&inner.args[0]).map(|(t, _)| t);
+                }
+                cur = &inner.receiver;
+            }
+            Expr::Call(c) => break c,
+            _ => return None,
+        }
+    };
+    let Expr::Path(f) = &*root.func else {
+        return None;
+    };
+    let n = f.path.segments.len();
+    if n < 2
+        || f.path.segments[n - 1].ident != "new"
+        || !f.path.segments[n - 2].ident.to_string().contains("Tool")
+        || root.args.is_empty()
+    {
+        return None;
+    }
+    let (name, name_span) = builder_text(&root.args[0]).and_then(|(t, span)| {
+        // A constant's name stands for the tool's: `BROWSER_CLICK_NAME` -> `browser_click`.
+        let name = if t
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            t.strip_suffix("_NAME")?.to_ascii_lowercase()
+        } else {
+            t
+        };
+        tool_like(&name).then_some((name, span))
+    })?;
+    let (handler, handler_expr) = super::function_tool::handler_of(&m.args[0]);
+    Some(FunctionTool {
+        name,
+        name_span,
+        description: description.filter(|d: &String| d.contains(' ')),
+        handler: Some(handler?),
+        handler_expr,
+        registry: true,
+    })
+}
+
+/// A builder argument's text: a string literal (through `.to_string()`/`.into()`), or the
+/// last segment of a constant's path with its span.
+fn builder_text(e: &Expr) -> Option<(String, proc_macro2::Span)> {
+    if let Some(lit) = str_lit(e) {
+        return Some(lit);
+    }
+    let e = super::function_tool::strip_handler(e);
+    let e = match e {
+        Expr::MethodCall(mc) if mc.args.is_empty() => &*mc.receiver,
+        e => e,
+    };
+    let Expr::Path(p) = e else { return None };
+    let last = p.path.segments.last()?;
+    Some((last.ident.to_string(), last.ident.span()))
+}
+
 /// Field names that hold a tool's handler in a table entry, preferred in this order.
 const HANDLER_FIELDS: &[&str] = &[
     "handler", "execute", "executor", "exec", "run", "call", "func", "function", "callback",
@@ -268,6 +350,43 @@ pub const TOOL_DEFS: &[ToolDef] = &[
                     "tool-registry".into(),
                     "Write".into()
                 ),
+            ]
+        );
+    }
+
+    /// A tool made by a builder chain, named by a literal or a `*_NAME` constant, with a
+    /// closure or a function as its executor; a builder of something else is not a tool.
+    #[test]
+    fn a_tool_builder_chain_with_an_executor_is_a_tool() {
+        let src = r#"
+mod constants { pub const BROWSER_CLICK_NAME: &str = "browser_click"; }
+async fn execute_browser_click(args: Value) -> Result<Value, String> {
+    std::fs::write("clicks.log", args.to_string()).ok();
+    Ok(args)
+}
+async fn read_page(args: Value) -> Result<Value, String> { Ok(std::fs::read_to_string("page").unwrap().into()) }
+pub async fn init(registry: &Registry) {
+    let click = DynamicToolBuilder::new(constants::BROWSER_CLICK_NAME.to_string())
+        .description("Click an element by ref.".to_string())
+        .input_schema(json!({ "type": "object" }))
+        .executor(|args| async move { execute_browser_click(args).await })
+        .build()
+        .unwrap();
+    registry.register(click).await;
+    let page = DynamicToolBuilder::new("read_page").description("Read the page.").executor(read_page).build();
+    registry.register(page).await;
+    let cmd = CommandBuilder::new("serve").handler(|args| async move { std::fs::remove_file("x") });
+}
+"#;
+        let rows: Vec<(String, String)> = inventory(src)
+            .into_iter()
+            .map(|(n, _, _, k)| (n, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("browser_click".into(), "Write".into()),
+                ("read_page".into(), "Read".into())
             ]
         );
     }
