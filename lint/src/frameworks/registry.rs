@@ -130,7 +130,7 @@ const BUILDER_HANDLER_METHODS: &[&str] = &[
 /// ..executor(|args| async move { run(args).await })` — a `new` of a type whose name says
 /// `Tool`, named by a literal or a `SCREAMING_CASE` constant (`browser::BROWSER_CLICK_NAME`
 /// names `browser_click`; the bare `NAME` of a type names nothing here), handed a closure
-/// or a function by one of [`BUILDER_HANDLER_METHODS`]. `m` is that handler call.
+/// or a function by one of `BUILDER_HANDLER_METHODS`. `m` is that handler call.
 pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
     if m.args.len() != 1 || !BUILDER_HANDLER_METHODS.iter().any(|h| m.method == h) {
         return None;
