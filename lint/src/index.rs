@@ -78,6 +78,9 @@ pub struct Index<'a> {
     /// ([`crate::effects::verbs::names_a_query`]): an HTTP POST they send, or that the
     /// function they call only POSTs, reads (search endpoints, RPC-style APIs).
     query_named: Vec<bool>,
+    /// Whether a function is a tool's body (found once; a tool's own function is judged as
+    /// the tool, never as a helper: not a dispatcher, a set-up barrier or a query).
+    tool_body: Vec<bool>,
     /// The POST each query-named function sends through the calls [`Index::queries_by_post`]
     /// cuts: a read of that function.
     query_reads: rustc_hash::FxHashMap<FnId, &'a Evidence>,
@@ -134,6 +137,7 @@ impl<'a> Index<'a> {
             forwarded: rustc_hash::FxHashMap::default(),
             decided_by_post: rustc_hash::FxHashSet::default(),
             query_named: Vec::new(),
+            tool_body: Vec::new(),
             query_reads: rustc_hash::FxHashMap::default(),
             decided: rustc_hash::FxHashMap::default(),
             model_errors: Vec::new(),
@@ -195,7 +199,12 @@ impl<'a> Index<'a> {
             })
             .collect();
         index.edges = edges;
-        index.query_named = index.query_named_fns();
+        index.tool_body = index.tool_body_fns();
+        index.query_named = (0..index.fns.len())
+            .map(|id| {
+                !index.tool_body[id] && crate::effects::verbs::names_a_query(&index.func(id).name)
+            })
+            .collect();
         if !models.is_empty() {
             index.apply_models();
         }
@@ -323,16 +332,13 @@ impl<'a> Index<'a> {
         out
     }
 
-    /// The functions whose name says they query, tool bodies left out (a tool's own name is
-    /// judged apart).
-    fn query_named_fns(&self) -> Vec<bool> {
-        let mut out: Vec<bool> = (0..self.fns.len())
-            .map(|id| crate::effects::verbs::names_a_query(&self.func(id).name))
-            .collect();
+    /// Which functions are tools' bodies.
+    fn tool_body_fns(&self) -> Vec<bool> {
+        let mut out = vec![false; self.fns.len()];
         for (fi, file) in self.files.iter().enumerate() {
             for tool in &file.tools {
                 for id in self.tool_bodies(fi, tool) {
-                    out[id] = false;
+                    out[id] = true;
                 }
             }
         }
@@ -591,16 +597,10 @@ impl<'a> Index<'a> {
         let models: &'a ModelTable = self.models;
         let mut external = Vec::new();
         // A tool's own function takes what the model sends: never a dispatcher.
-        let mut tool_bodies: rustc_hash::FxHashSet<FnId> = rustc_hash::FxHashSet::default();
-        for (fi, file) in self.files.iter().enumerate() {
-            for t in &file.tools {
-                tool_bodies.extend(self.tool_bodies(fi, t));
-            }
-        }
         for (row, r) in models.rows.iter().enumerate() {
             if let Some(inf) = r.inferred {
                 let id = self.id(inf.file, inf.function);
-                if tool_bodies.contains(&id) {
+                if self.tool_body[id] {
                     continue;
                 }
                 // A configured model of the function wins; a dispatcher named so decides
@@ -638,7 +638,7 @@ impl<'a> Index<'a> {
                 self.modelled.insert(id, row);
             }
         }
-        self.forward_models(&tool_bodies);
+        self.forward_models();
         // Calls decided by a model: each caller's call of a `by-argument` function, judged by
         // the words of that argument; and calls of another crate's modelled path.
         let mut decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>> =
@@ -712,12 +712,12 @@ impl<'a> Index<'a> {
     /// cmd: &str) { let c = self.shell_cmd(cmd); self.executor.execute(c) }`) is decided by
     /// that parameter's words at its own calls, through up to three such wrappers. Tool
     /// bodies and functions a model names already are left as they are.
-    fn forward_models(&mut self, tool_bodies: &rustc_hash::FxHashSet<FnId>) {
+    fn forward_models(&mut self) {
         for _ in 0..3 {
             let mut found = Vec::new();
             for caller in 0..self.fns.len() {
                 if self.modelled.contains_key(&caller)
-                    || tool_bodies.contains(&caller)
+                    || self.tool_body[caller]
                     || !self.opaque(caller, 3)
                 {
                     continue;
@@ -859,23 +859,17 @@ impl<'a> Index<'a> {
     /// that keeps a cache, except tool bodies: what they write is set-up a retry does not
     /// repeat, or a cache it rewrites the same.
     fn setup_barrier(&self) -> Vec<bool> {
+        // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
         let mut setup: Vec<bool> = (0..self.fns.len())
             .map(|id| {
                 let f = self.func(id);
-                crate::effects::setup::is_setup_fn(&f.name)
-                    || f.self_ty
-                        .as_deref()
-                        .is_some_and(crate::effects::setup::is_cache_type)
+                !self.tool_body[id]
+                    && (crate::effects::setup::is_setup_fn(&f.name)
+                        || f.self_ty
+                            .as_deref()
+                            .is_some_and(crate::effects::setup::is_cache_type))
             })
             .collect();
-        // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
-        for (fi, file) in self.files.iter().enumerate() {
-            for tool in &file.tools {
-                for id in self.tool_bodies(fi, tool) {
-                    setup[id] = false;
-                }
-            }
-        }
         // What a model says of a function replaces what its body shows: it is not searched
         // (a `write` model seeds the search itself, see `own_evidence`).
         for (&id, &row) in &self.modelled {

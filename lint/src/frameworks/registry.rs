@@ -298,6 +298,14 @@ mod tests {
     use super::*;
     use crate::frameworks::test_support::rows as inventory;
 
+    /// Each tool's name, style and kind.
+    fn styled(src: &str) -> Vec<(String, String, String)> {
+        inventory(src)
+            .into_iter()
+            .map(|(n, _, style, kind)| (n, style, kind))
+            .collect()
+    }
+
     #[test]
     fn registrations_need_a_tool_name_prose_and_a_handler() {
         let call = |s: &str| syn::parse_str::<syn::ExprMethodCall>(s).unwrap();
@@ -418,10 +426,7 @@ pub fn register_tools(server: &mut McpServer, client: Client) -> Result<(), Serv
 }
 "#;
         assert_eq!(
-            inventory(src)
-                .into_iter()
-                .map(|(n, _, style, kind)| (n, style, kind))
-                .collect::<Vec<_>>(),
+            styled(src),
             [
                 (
                     "list_branches".into(),
@@ -467,10 +472,7 @@ pub fn create_registry() -> ToolRegistry {
 }
 "#;
         assert_eq!(
-            inventory(src)
-                .into_iter()
-                .map(|(n, _, style, kind)| (n, style, kind))
-                .collect::<Vec<_>>(),
+            styled(src),
             [
                 (
                     "delete_conflict".into(),
