@@ -113,7 +113,7 @@ fn explain_one(index: &Index<'_>, v: &ToolView<'_>, out: &mut String) {
         Some(WriteReason::Evidence { by_name: true, .. }) => {
             let _ = writeln!(
                 out,
-                "  decided by: its name or description (the code reaches nothing either way)"
+                "  decided by: its name or description (the code reaches no write, and no read beyond value checks)"
             );
         }
         _ => {}
@@ -188,6 +188,12 @@ fn explain_one(index: &Index<'_>, v: &ToolView<'_>, out: &mut String) {
             };
             if e.what.contains("bookkeeping") {
                 ruled_out.push(format!("{}{at}{}", e.what, chain_to(id)));
+            } else if !e.strong {
+                reads.push(format!(
+                    "{}{at}{} (a value check, not a read of an outside system)",
+                    e.what,
+                    chain_to(id)
+                ));
             } else {
                 reads.push(format!("{}{at}{}", e.what, chain_to(id)));
             }

@@ -81,7 +81,9 @@ pub struct Evidence {
     /// The kind of write.
     pub kind: EvidenceKind,
     /// Strong evidence overrides a `read_only_hint = true` (and makes it `IDEM007`); weak
-    /// evidence (an SDK method named like a write) only classifies unannotated tools.
+    /// evidence (an SDK method named like a write) only classifies unannotated tools. Of a
+    /// read: a read of an outside system or bookkeeping (strong), or only a check of a value
+    /// the code holds, `.is_empty(..)` (weak: the tool's name may still break the tie).
     pub strong: bool,
     /// Short description, e.g. "HTTP POST (`.post(..)`)".
     pub what: String,

@@ -62,6 +62,9 @@ pub struct Index<'a> {
     pub strong: Vec<Option<Reach>>,
     /// Nearest read from outside (see [`FnFacts::reads`]).
     reads: Vec<Option<Reach>>,
+    /// Nearest read of an outside system or bookkeeping (a strong read): value checks
+    /// (`.is_empty(..)`) left out.
+    system_reads: Vec<Option<Reach>>,
     /// Free functions carrying a `#[side_effect]` contract, with their public tool name:
     /// `f::call(..)` enters them under the contract, `f(..)` bypasses it.
     guarded: rustc_hash::FxHashMap<FnId, &'a str>,
@@ -130,6 +133,7 @@ impl<'a> Index<'a> {
             any: Vec::new(),
             strong: Vec::new(),
             reads: Vec::new(),
+            system_reads: Vec::new(),
             guarded: rustc_hash::FxHashMap::default(),
             cut_calls: rustc_hash::FxHashSet::default(),
             models,
@@ -226,6 +230,8 @@ impl<'a> Index<'a> {
         index.any = index.reach_by(&rev, &setup, |id| index.own_evidence(id).next().is_some());
         let queries = index.queries_by_post();
         index.reads = index.reach_by(&rev, &none, |id| index.own_reads(id).next().is_some());
+        index.system_reads =
+            index.reach_by(&rev, &none, |id| index.own_reads(id).any(|e| e.strong));
         index.cut_calls = index.reading_calls();
         index.cut_calls.extend(index.calls_on_owned_values());
         index.cut_calls.extend(queries);
@@ -511,6 +517,12 @@ impl<'a> Index<'a> {
     /// Whether a function reaches a read from outside within [`MAX_DEPTH`] calls.
     pub fn reads_from(&self, id: FnId) -> bool {
         self.reads.get(id).is_some_and(Option::is_some)
+    }
+
+    /// Whether a function reaches a read of an outside system, or bookkeeping: more than
+    /// value checks (`.is_empty(..)`, [`crate::effects::verbs::value_check`]).
+    pub fn reads_system_from(&self, id: FnId) -> bool {
+        self.system_reads.get(id).is_some_and(Option::is_some)
     }
 
     /// The read from outside a function reaches, and the functions on the way to it.

@@ -8,7 +8,8 @@
 //! message send), and the claim is then reported with the wording of
 //! `idemcheck_spec::rules::idem007_annotation_mismatch` (the contract check on the empty
 //! contract produced it). Names decide only when the code
-//! shows nothing either way (no write and no read reached): then the tool's own name or
+//! shows nothing either way (no write and no read of an outside system reached; checks of
+//! values the code holds, `.is_empty(..)`, show nothing): then the tool's own name or
 //! description breaks the tie, and its findings are warnings.
 
 use idemcheck_spec::config::Config;
@@ -51,10 +52,21 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
             function: raw_path(index, guarded),
         });
     }
-    // The code shows nothing either way: the tool's own words break the tie.
-    if strong_only || cx.body.is_some_and(|b| index.reads_from(b)) {
+    // The code shows nothing either way: the tool's own words break the tie. Value checks
+    // (`.is_empty(..)`) show nothing of what the tool does to the system.
+    if strong_only || cx.body.is_some_and(|b| index.reads_system_from(b)) {
         return None;
     }
+    let checks = cx
+        .body
+        .and_then(|b| index.read_path(b))
+        .map(|(ev, at, chain)| {
+            format!(
+                "only value checks, such as {}, and ",
+                describe_write(index, ev, at, &chain)
+            )
+        })
+        .unwrap_or_default();
     let words = cx
         .tool
         .description
@@ -63,7 +75,7 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     let why = crate::effects::verbs::name_says_write(&cx.tool.name, &words)?;
     Some(WriteReason::Evidence {
         description: format!(
-            "no write or read was found in the code it reaches (its effects are behind calls the lint cannot see into), and {why}"
+            "no write or read was found in the code it reaches ({checks}its effects are behind calls the lint cannot see into), and {why}"
         ),
         strong: false,
         by_name: true,

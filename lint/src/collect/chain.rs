@@ -236,7 +236,13 @@ impl Collector<'_> {
                     Some(u) => Some(u),
                     None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
                 };
-                self.read_signal(format!("a read call (`.{name}(..)`)"), loc(), unless);
+                let system = !crate::effects::verbs::value_check(&name);
+                self.read_evidence(
+                    format!("a read call (`.{name}(..)`)"),
+                    loc(),
+                    unless,
+                    system,
+                );
             }
             if http_write {
                 self.evidence(

@@ -169,11 +169,25 @@ impl Collector<'_> {
     }
 
     /// Record a read from outside (see [`FnFacts::reads`]).
+    /// A read of an outside system (a file, an HTTP GET, a read statement, a client's read
+    /// call), or bookkeeping: the code shows what the tool does, so its name decides nothing.
     pub(super) fn read_signal(&mut self, what: String, loc: Loc, unless: Option<usize>) {
+        self.read_evidence(what, loc, unless, true);
+    }
+
+    /// A read (`strong`: of an outside system; otherwise a value check such as
+    /// `.is_empty(..)`, [`crate::effects::verbs::value_check`]).
+    pub(super) fn read_evidence(
+        &mut self,
+        what: String,
+        loc: Loc,
+        unless: Option<usize>,
+        strong: bool,
+    ) {
         let Some(f) = self.cur() else { return };
         f.facts.reads.push(Evidence {
             kind: EvidenceKind::Http,
-            strong: false,
+            strong,
             what,
             loc,
             unless_resolved: unless,

@@ -246,6 +246,63 @@ impl Browser {
         assert_ne!(kind_of(&all, "title"), Judgement::Write);
     }
 
+    /// Checks of values the code holds (`.is_empty(..)`, `.get_or_init(..)`) are not reads of
+    /// the system: the tool's name still breaks the tie. A file read, or bookkeeping, is.
+    #[test]
+    fn value_checks_leave_the_tie_to_the_name() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+use std::sync::OnceLock;
+static CONN: OnceLock<bridge::Conn> = OnceLock::new();
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Add a bookmark")]
+    async fn add_bookmark(&self, label: String) -> String {
+        if label.is_empty() {
+            return "empty".into();
+        }
+        let conn = CONN.get_or_init(bridge::Conn::open);
+        conn.dispatch(&label).await;
+        "ok".into()
+    }
+
+    #[tool(description = "Create an emoji from a file")]
+    async fn create_emoji_preview(&self, path: String) -> String {
+        let bytes = std::fs::read(&path).unwrap();
+        self.bridge.dispatch(&bytes).await;
+        "ok".into()
+    }
+
+    #[tool(description = "Set the working directory")]
+    async fn set_dir(&self, dir: String) -> String {
+        if dir.is_empty() {
+            return "empty".into();
+        }
+        self.state.lock().unwrap().dir = dir;
+        "ok".into()
+    }
+
+    #[tool(description = "Count the bookmarks")]
+    async fn bookmark_count(&self, label: String) -> String {
+        if label.is_empty() {
+            return "empty".into();
+        }
+        self.bridge.dispatch(&label).await;
+        "ok".into()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "add_bookmark"), Judgement::Write);
+        // A real read decides: read, whatever the name says.
+        assert_eq!(kind_of(&all, "create_emoji_preview"), Judgement::Read);
+        // Bookkeeping decides: converging kept state is not left to the name.
+        assert_eq!(kind_of(&all, "set_dir"), Judgement::Read);
+        // Value checks and a name that says nothing: the value check keeps it a read.
+        assert_eq!(kind_of(&all, "bookmark_count"), Judgement::Read);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

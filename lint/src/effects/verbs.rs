@@ -254,6 +254,32 @@ fn client_receiver(name: &str) -> bool {
     .any(|k| lower == *k || (k.len() > 3 && lower.ends_with(k)))
 }
 
+/// Whether a read-named method only looks at a value the code already holds: a predicate
+/// (`is_empty`, `has_add`, `contains_key`, `can_edit`, `should_retry`) or a standard
+/// collection, iterator or cell accessor (`filter_map`, `get_or_init`, `get_mut`,
+/// `get_sheet_mut`). Such a call is not a read of an outside system: it does not keep a
+/// tool's own name from breaking the tie ([`name_says_write`]).
+pub fn value_check(name: &str) -> bool {
+    const STD: &[&str] = &[
+        "filter_map",
+        "find_map",
+        "get_key_value",
+        "get_unchecked",
+        "get_index",
+        "get_index_of",
+        "get_full",
+        "get_range",
+        "find_position",
+        "read_unaligned",
+    ];
+    let first = first_word(name);
+    matches!(&*first, "is" | "has" | "contains" | "can" | "should")
+        || name.starts_with("get_or_")
+        || name.ends_with("_mut")
+        || name.ends_with("_ref")
+        || STD.contains(&name)
+}
+
 /// Whether [`client_write`] can hold for a method of this name, whatever its place, the
 /// method before it and its receiver: its first word is a client-write verb and the name
 /// is not a local compound.
@@ -664,6 +690,33 @@ mod tests {
             "sync_list",
         ] {
             assert!(!names_a_query(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn value_checks_are_predicates_and_standard_accessors() {
+        use super::value_check;
+        for yes in [
+            "is_empty",
+            "has_add",
+            "contains_key",
+            "can_edit",
+            "should_retry",
+            "filter_map",
+            "get_or_init",
+            "get_mut",
+            "get_sheet_by_name_mut",
+        ] {
+            assert!(value_check(yes), "{yes}");
+        }
+        for no in [
+            "get_issue",
+            "list_pods",
+            "read_to_string",
+            "fetch_user",
+            "search_issues",
+        ] {
+            assert!(!value_check(no), "{no}");
         }
     }
 }
