@@ -113,7 +113,7 @@ fn explain_one(index: &Index<'_>, v: &ToolView<'_>, out: &mut String) {
         Some(WriteReason::Evidence { by_name: true, .. }) => {
             let _ = writeln!(
                 out,
-                "  decided by: its name or description (the code reaches no write, and no read beyond value checks)"
+                "  decided by: its name or description (the code reaches no write it can see into, no bookkeeping and no read-only process)"
             );
         }
         _ => {}

@@ -65,6 +65,10 @@ pub struct Index<'a> {
     /// Nearest read of an outside system or bookkeeping (a strong read): value checks
     /// (`.is_empty(..)`) left out.
     system_reads: Vec<Option<Reach>>,
+    /// Nearest read that settles what a tool does: bookkeeping (kept state a retry
+    /// converges on, [`crate::facts::EvidenceKind::State`]) or a read-only process
+    /// ([`crate::facts::EvidenceKind::Process`]).
+    settled: Vec<Option<Reach>>,
     /// Free functions carrying a `#[side_effect]` contract, with their public tool name:
     /// `f::call(..)` enters them under the contract, `f(..)` bypasses it.
     guarded: rustc_hash::FxHashMap<FnId, &'a str>,
@@ -134,6 +138,7 @@ impl<'a> Index<'a> {
             strong: Vec::new(),
             reads: Vec::new(),
             system_reads: Vec::new(),
+            settled: Vec::new(),
             guarded: rustc_hash::FxHashMap::default(),
             cut_calls: rustc_hash::FxHashSet::default(),
             models,
@@ -232,6 +237,14 @@ impl<'a> Index<'a> {
         index.reads = index.reach_by(&rev, &none, |id| index.own_reads(id).next().is_some());
         index.system_reads =
             index.reach_by(&rev, &none, |id| index.own_reads(id).any(|e| e.strong));
+        index.settled = index.reach_by(&rev, &none, |id| {
+            index.own_reads(id).any(|e| {
+                matches!(
+                    e.kind,
+                    crate::facts::EvidenceKind::State | crate::facts::EvidenceKind::Process
+                )
+            })
+        });
         index.cut_calls = index.reading_calls();
         index.cut_calls.extend(index.calls_on_owned_values());
         index.cut_calls.extend(queries);
@@ -523,6 +536,12 @@ impl<'a> Index<'a> {
     /// value checks (`.is_empty(..)`, [`crate::effects::verbs::value_check`]).
     pub fn reads_system_from(&self, id: FnId) -> bool {
         self.system_reads.get(id).is_some_and(Option::is_some)
+    }
+
+    /// Whether a function reaches a read that settles what it does: bookkeeping (kept state
+    /// a retry converges on) or a read-only process (`git status`).
+    pub fn settled_from(&self, id: FnId) -> bool {
+        self.settled.get(id).is_some_and(Option::is_some)
     }
 
     /// The read from outside a function reaches, and the functions on the way to it.

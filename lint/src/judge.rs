@@ -7,10 +7,11 @@
 //! strong evidence (an HTTP write, SQL, a filesystem write, a state-changing process, a
 //! message send), and the claim is then reported with the wording of
 //! `idemcheck_spec::rules::idem007_annotation_mismatch` (the contract check on the empty
-//! contract produced it). Names decide only when the code
-//! shows nothing either way (no write and no read of an outside system reached; checks of
-//! values the code holds, `.is_empty(..)`, show nothing): then the tool's own name or
-//! description breaks the tie, and its findings are warnings.
+//! contract produced it). Names decide only when the code shows no write and no read that
+//! settles what it does (bookkeeping, a read-only process such as `git status`): when it shows no read of an outside
+//! system either (checks of values the code holds, `.is_empty(..)`, show nothing), the
+//! tool's own name or description breaks the tie; when it reads on the way, its name alone
+//! (`issue_add`). Such findings are warnings.
 
 use idemcheck_spec::config::Config;
 
@@ -54,8 +55,13 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     }
     // The code shows nothing either way: the tool's own words break the tie. Value checks
     // (`.is_empty(..)`) show nothing of what the tool does to the system.
-    if strong_only || cx.body.is_some_and(|b| index.reads_system_from(b)) {
+    if strong_only || cx.body.is_some_and(|b| index.settled_from(b)) {
         return None;
+    }
+    if let Some(b) = cx.body
+        && index.reads_system_from(b)
+    {
+        return reads_named_a_write(index, cx, b);
     }
     let checks = cx
         .body
@@ -76,6 +82,26 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     Some(WriteReason::Evidence {
         description: format!(
             "no write or read was found in the code it reaches ({checks}its effects are behind calls the lint cannot see into), and {why}"
+        ),
+        strong: false,
+        by_name: true,
+        words: Some(why),
+        bypasses: None,
+    })
+}
+
+/// A tool that reaches reads of an outside system and no write, and whose own name says it
+/// writes (`issue_add`, `create_application_emoji`): the reads are what it looks up on the
+/// way (the issue, the file it uploads); the write it is named for is behind calls the lint
+/// cannot see into. Judged a write by its name (its findings are warnings). Its name alone
+/// decides, never its description; a settling read reached rules it out (the caller checked).
+fn reads_named_a_write(index: &Index<'_>, cx: &ToolCx<'_>, body: FnId) -> Option<WriteReason> {
+    let why = crate::effects::verbs::name_says_write(&cx.tool.name, "")?;
+    let (ev, at, chain) = index.read_path(body)?;
+    Some(WriteReason::Evidence {
+        description: format!(
+            "it reads ({}) and no write was found in the code it reaches, but {why}: the write it is named for is behind calls the lint cannot see into",
+            describe_write(index, ev, at, &chain)
         ),
         strong: false,
         by_name: true,

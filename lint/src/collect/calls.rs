@@ -32,7 +32,7 @@ impl Collector<'_> {
         if let Some(what) = ev::fs_write(&segs) {
             if last.starts_with("remove") && c.args.first().is_some_and(ev::names_a_temporary) {
                 // `fs::remove_file(&temp_path)`: the tool's scratch file cleaned up.
-                self.read_signal(
+                self.bookkeeping_signal(
                     format!("bookkeeping: a temporary file removed (`fs::{last}`)"),
                     loc(),
                     None,

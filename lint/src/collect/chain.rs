@@ -462,7 +462,7 @@ impl Collector<'_> {
             return;
         }
         if ev::read_only_process(spec.program.as_deref(), &spec.args) {
-            self.read_signal(
+            self.settled_read(
                 format!(
                     "read-only process `{} {}`",
                     spec.program.as_deref().unwrap_or("…"),
@@ -470,6 +470,7 @@ impl Collector<'_> {
                 ),
                 spec.loc,
                 None,
+                EvidenceKind::Process,
             );
             return;
         }

@@ -163,7 +163,12 @@ impl Collector<'_> {
                 loc,
                 None,
             ),
-            Some((false, what)) => self.read_signal(format!("command `{what}`"), loc, None),
+            Some((false, what)) => self.settled_read(
+                format!("command `{what}`"),
+                loc,
+                None,
+                EvidenceKind::Process,
+            ),
             None => {}
         }
     }
@@ -173,6 +178,30 @@ impl Collector<'_> {
     /// call), or bookkeeping: the code shows what the tool does, so its name decides nothing.
     pub(super) fn read_signal(&mut self, what: String, loc: Loc, unless: Option<usize>) {
         self.read_evidence(what, loc, unless, true);
+    }
+
+    /// Bookkeeping: kept state a retry converges on, a scratch file removed. It reads as a
+    /// read (the code shows what the tool does) of kind [`EvidenceKind::State`].
+    pub(super) fn bookkeeping_signal(&mut self, what: String, loc: Loc, unless: Option<usize>) {
+        self.settled_read(what, loc, unless, EvidenceKind::State);
+    }
+
+    /// A read that settles what the code does, of `kind`: bookkeeping
+    /// ([`EvidenceKind::State`]) or a read-only process ([`EvidenceKind::Process`]). A tool
+    /// that reaches one is not left to its name.
+    pub(super) fn settled_read(
+        &mut self,
+        what: String,
+        loc: Loc,
+        unless: Option<usize>,
+        kind: EvidenceKind,
+    ) {
+        self.read_signal(what, loc, unless);
+        if let Some(f) = self.cur()
+            && let Some(e) = f.facts.reads.last_mut()
+        {
+            e.kind = kind;
+        }
     }
 
     /// A read (`strong`: of an outside system; otherwise a value check such as

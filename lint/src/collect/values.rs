@@ -580,7 +580,7 @@ impl Collector<'_> {
         };
         if state::state_change(&name, key_is_new) == state::StateChange::Converges {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
-            self.read_signal(
+            self.bookkeeping_signal(
                 format!("kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"),
                 Loc::of_span(m.method.span()),
                 unless,
@@ -620,7 +620,7 @@ impl Collector<'_> {
             return;
         }
         // Bookkeeping: the code reaches it, so the tool is not left to its name.
-        self.read_signal(
+        self.bookkeeping_signal(
             format!("kept state a retry converges on (`{field} = ..`): bookkeeping"),
             Loc::of_tokens(left),
             None,

@@ -247,7 +247,8 @@ impl Browser {
     }
 
     /// Checks of values the code holds (`.is_empty(..)`, `.get_or_init(..)`) are not reads of
-    /// the system: the tool's name still breaks the tie. A file read, or bookkeeping, is.
+    /// the system: the tool's name still breaks the tie. So does a read of the system on the
+    /// way (its name alone, not its description); bookkeeping reached rules the name out.
     #[test]
     fn value_checks_leave_the_tie_to_the_name() {
         let src = r#"
@@ -274,6 +275,13 @@ impl Server {
         "ok".into()
     }
 
+    #[tool(description = "Create an emoji from a file")]
+    async fn create_emoji(&self, path: String) -> String {
+        let bytes = std::fs::read(&path).unwrap();
+        self.bridge.dispatch(&bytes).await;
+        "ok".into()
+    }
+
     #[tool(description = "Set the working directory")]
     async fn set_dir(&self, dir: String) -> String {
         if dir.is_empty() {
@@ -295,7 +303,9 @@ impl Server {
 "#;
         let all = kinds(src);
         assert_eq!(kind_of(&all, "add_bookmark"), Judgement::Write);
-        // A real read decides: read, whatever the name says.
+        // A real read on the way, and the name says `create`: the write it is named for is
+        // behind the opaque call. With a read verb in its name (`preview`): a read.
+        assert_eq!(kind_of(&all, "create_emoji"), Judgement::Write);
         assert_eq!(kind_of(&all, "create_emoji_preview"), Judgement::Read);
         // Bookkeeping decides: converging kept state is not left to the name.
         assert_eq!(kind_of(&all, "set_dir"), Judgement::Read);

@@ -271,6 +271,16 @@ pub fn value_check(name: &str) -> bool {
         "get_range",
         "find_position",
         "read_unaligned",
+        // Atomics: the cell the code holds, changed or read (`next_id.fetch_add(1)`).
+        "fetch_add",
+        "fetch_sub",
+        "fetch_and",
+        "fetch_or",
+        "fetch_xor",
+        "fetch_nand",
+        "fetch_max",
+        "fetch_min",
+        "fetch_update",
     ];
     let first = first_word(name);
     matches!(&*first, "is" | "has" | "contains" | "can" | "should")
@@ -706,6 +716,7 @@ mod tests {
             "get_or_init",
             "get_mut",
             "get_sheet_by_name_mut",
+            "fetch_add",
         ] {
             assert!(value_check(yes), "{yes}");
         }
