@@ -62,7 +62,7 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     if !items
         .iter()
         .any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == "name"))
-        && let Some(e) = metadata_name(items)
+        && let Some(e) = metadata_name(items).or_else(|| schema_call_name(items))
     {
         return Some(e);
     }
@@ -127,6 +127,50 @@ fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
     find.0
 }
 
+/// The name a schema or metadata method hands the constructor it ends with:
+/// `fn schema(&self) -> ToolSchema { .. tool_schema("read_file", "Read a file", params) }`,
+/// `ToolSpec::new("todo", ..)`, `ToolSchema::new("x", ..).with_strict(true)`. Only the
+/// method's last expression counts, and only a first argument that reads as a tool name
+/// (one word of letters, digits, `_`, `-`, `.`): `props.insert("path", ..)` before it is
+/// no name.
+fn schema_call_name(items: &[ImplItem]) -> Option<&Expr> {
+    items.iter().find_map(|i| {
+        let ImplItem::Fn(f) = i else { return None };
+        if !SCHEMA_METHODS
+            .iter()
+            .chain(METADATA_METHODS)
+            .any(|m| f.sig.ident == m)
+        {
+            return None;
+        }
+        let Some(Stmt::Expr(tail, None)) = f.block.stmts.last() else {
+            return None;
+        };
+        // A builder chain after the constructor: its root.
+        let mut e = tail;
+        while let Expr::MethodCall(m) = e {
+            e = &m.receiver;
+        }
+        let Expr::Call(call) = e else { return None };
+        let first = call.args.first()?;
+        let first = unconverted(first);
+        match first {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) if is_tool_name(&s.value()) => Some(first),
+            _ => None,
+        }
+    })
+}
+
+/// One word a model calls a tool by: letters, digits, `_`, `-`, `.`, starting with a letter.
+fn is_tool_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
     let has = |names: &[&str]| {
@@ -186,6 +230,25 @@ mod tests {
             "HyperVTool",
             &items(
                 "impl HyperVTool for AddDvd { const NAME: &'static str = \"add_vm_dvd_drive\"; type Input = I; async fn run(&self, c: &Ctx, i: I) {} }"
+            )
+        ));
+        // The name handed to the constructor a schema method ends with (hermes-agent-rs).
+        let schema_tool = "impl ToolHandler for ReadFile { async fn execute(&self, p: Value) -> R { todo!() } fn schema(&self) -> ToolSchema { let mut props = IndexMap::new(); props.insert(\"path\".into(), json!({})); tool_schema(\"read_file\", \"Read a file\", JsonSchema::object(props, vec![])) } }";
+        let schema_items = items(schema_tool);
+        assert!(is_shape("ToolHandler", &schema_items));
+        let Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(name),
+            ..
+        })) = name_expr(&schema_items)
+        else {
+            panic!("no name")
+        };
+        assert_eq!(name.value(), "read_file");
+        // A sentence is no tool name.
+        assert!(!is_shape(
+            "ToolHandler",
+            &items(
+                "impl ToolHandler for W { async fn execute(&self) {} fn schema(&self) -> S { tool_schema(\"Reads a file\", x) } }"
             )
         ));
         // No method that runs it.
