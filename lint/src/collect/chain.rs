@@ -17,6 +17,30 @@ impl Collector<'_> {
         f.local_types.get(&id.to_string()).cloned()
     }
 
+    /// A script run in a browser page (`page.evaluate("el.click()")`,
+    /// `self.evaluate_main(&format!("window.{kind}.setItem(..)"))`) whose DOM calls change
+    /// the page. Kept when the call resolves to a workspace function too: the script says
+    /// what it does, whoever carries it to the page.
+    fn page_script(&mut self, name: &str, mc: &syn::ExprMethodCall) {
+        if !crate::effects::state::runs_a_page_script(name) {
+            return;
+        }
+        if let Some(what) = mc
+            .args
+            .first()
+            .and_then(|a| self.text_of(a))
+            .and_then(|t| crate::effects::state::browser_script_action(&t))
+        {
+            self.evidence(
+                EvidenceKind::State,
+                false,
+                format!("browser script that {what} (`.{name}(..)`)"),
+                Loc::of_span(mc.method.span()),
+                None,
+            );
+        }
+    }
+
     pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
         // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
         let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
@@ -39,8 +63,12 @@ impl Collector<'_> {
             let name = chain[0].method.to_string();
             first_call = self.call(CallTarget::SelfMethod(name), Loc::default());
             self.note_sent_texts(first_call, &chain[0].args);
-            // Evidence of `self.post(..)` comes from following the method.
+            // Evidence of `self.post(..)` comes from following the method; a page script
+            // handed to `self.evaluate_main(..)` is read here.
             if chain.len() == 1 {
+                if !chain[0].args.is_empty() {
+                    self.page_script(&chain[0].method.to_string(), chain[0]);
+                }
                 return;
             }
         } else if let Expr::Field(field) = root
@@ -263,23 +291,7 @@ impl Collector<'_> {
                 );
             }
             // A script run in a browser page that clicks, scrolls or types.
-            if matches!(
-                name.as_str(),
-                "execute" | "execute_script" | "execute_async" | "evaluate" | "eval"
-            ) && let Some(what) = mc
-                .args
-                .first()
-                .and_then(|a| self.text_of(a))
-                .and_then(|t| crate::effects::state::browser_script_action(&t))
-            {
-                self.evidence(
-                    EvidenceKind::State,
-                    false,
-                    format!("browser script that {what} (`.{name}(..)`)"),
-                    loc(),
-                    unless,
-                );
-            }
+            self.page_script(&name, mc);
             if class.message
                 || (name == "send"
                     && mc.args.len() == 1

@@ -4,6 +4,7 @@
 //! keeps between calls write ([`state`]), which PowerShell cmdlets write ([`cmdlets`]). The per-file pass applies them to the syntax it
 //! visits; nothing here sees syntax trees.
 
+pub mod cdp;
 pub mod cmdlets;
 pub mod models;
 pub mod setup;
@@ -311,6 +312,63 @@ impl Server {
         assert_eq!(kind_of(&all, "set_dir"), Judgement::Read);
         // Value checks and a name that says nothing: the value check keeps it a read.
         assert_eq!(kind_of(&all, "bookmark_count"), Judgement::Read);
+    }
+
+    /// A browser driven over the Chrome DevTools Protocol by a client of its own: the CDP
+    /// method a call hands over decides by the protocol's words (`Page.createIsolatedWorld`
+    /// sets up the session), and a page script carried by a workspace method
+    /// (`self.evaluate_main(..)`) by its DOM calls.
+    #[test]
+    fn cdp_methods_and_page_scripts_decide() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct Cdp { ws: Ws }
+impl Cdp {
+    pub async fn send_on(&self, session: &str, method: &str, params: Value) -> Result<Value> {
+        self.ws.post(json!({"method": method, "session": session, "params": params})).await
+    }
+}
+pub struct Page { client: Cdp, sid: String }
+impl Page {
+    pub async fn evaluate_main(&self, expression: &str) -> Result<Value> {
+        self.client.send_on(&self.sid, "Page.createIsolatedWorld", json!({})).await?;
+        self.client.send_on(&self.sid, "Runtime.evaluate", json!({"expression": expression})).await
+    }
+    pub async fn storage_set(&self, kind: &str, key: &str) -> Result<()> {
+        self.evaluate_main(&format!("window.{kind}.setItem({},{})", key, key)).await?;
+        Ok(())
+    }
+    pub async fn storage_get(&self, kind: &str, key: &str) -> Result<Value> {
+        self.evaluate_main(&format!("window.{kind}.getItem({})", key)).await
+    }
+    pub async fn navigate(&self, url: &str) -> Result<Value> {
+        self.client.send_on(&self.sid, "Page.navigate", json!({"url": url})).await
+    }
+}
+pub struct S { page: Page }
+#[tool_router]
+impl S {
+    #[tool(description = "Put an item into local storage")]
+    async fn storage_put(&self, key: String) -> String {
+        self.page.storage_set("localStorage", &key).await;
+        "ok".into()
+    }
+    #[tool(description = "Read an item of local storage")]
+    async fn storage_item(&self, key: String) -> String {
+        self.page.storage_get("localStorage", &key).await;
+        "ok".into()
+    }
+    #[tool(description = "Open a page")]
+    async fn go_to(&self, url: String) -> String {
+        self.page.navigate(&url).await;
+        "ok".into()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "storage_put"), Judgement::Write);
+        assert_ne!(kind_of(&all, "storage_item"), Judgement::Write);
+        assert_eq!(kind_of(&all, "go_to"), Judgement::Write);
     }
 
     #[test]

@@ -297,6 +297,8 @@ pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
         },
         // A text of several words is a command line (`input tap 10 20`, `pm clear app`),
         // whatever the parameter is called: its words decide as a command's do.
+        // A Chrome DevTools Protocol method (`Page.navigate`): the protocol's own words.
+        ModelWords::RpcMethod if let Some(decided) = super::cdp::method(text) => decided,
         ModelWords::RpcMethod if text.split_whitespace().nth(1).is_some() => {
             words_write(ModelWords::Command, text)
         }

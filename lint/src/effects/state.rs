@@ -300,6 +300,24 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         })
 }
 
+/// Whether a method so named runs the script it is handed in a browser page: `execute`,
+/// `evaluate`, `eval`, and their variants (`execute_script`, `evaluate_main`,
+/// `evaluate_in_frame`, `eval_js`, `run_script`, `inject_script`).
+pub fn runs_a_page_script(method: &str) -> bool {
+    matches!(method, "execute" | "execute_async" | "evaluate" | "eval")
+        || [
+            "evaluate_",
+            "eval_",
+            "execute_script",
+            "execute_js",
+            "run_js",
+            "run_script",
+            "inject_script",
+        ]
+        .iter()
+        .any(|p| method.starts_with(p))
+}
+
 /// What a script run in a browser page changes, when it changes the page: the DOM calls of a
 /// `client.execute(script, ..)` / `evaluate(..)` that act like a click, a scroll or typing.
 /// A script that only reads (`document.title`, `querySelector(..).textContent`) is none.
@@ -320,6 +338,12 @@ pub fn browser_script_action(script: &str) -> Option<&'static str> {
         ("innerHTML =", "changes the DOM"),
         ("localStorage.setItem(", "writes local storage"),
         ("sessionStorage.setItem(", "writes session storage"),
+        // Any storage object (`window.{kind}.setItem(..)`, a format string).
+        (".setItem(", "writes web storage"),
+        (".removeItem(", "removes from web storage"),
+        ("Storage.clear()", "clears web storage"),
+        ("}.clear()", "clears web storage"),
+        (".remove()", "removes an element"),
         ("document.cookie =", "sets a cookie"),
         ("location.href =", "navigates"),
         ("location.assign(", "navigates"),
@@ -414,6 +438,39 @@ mod tests {
         }
         assert!(!browser_action("click", None));
         assert!(!browser_action("frobnicate", Some("page")));
+    }
+
+    #[test]
+    fn page_scripts_are_found_by_their_runner_and_their_dom_calls() {
+        for m in [
+            "evaluate",
+            "evaluate_main",
+            "eval_js",
+            "execute_script",
+            "run_script",
+        ] {
+            assert!(runs_a_page_script(m), "{m}");
+        }
+        for m in ["evaluation", "executor", "run", "execute_query"] {
+            assert!(!runs_a_page_script(m), "{m}");
+        }
+        for (script, what) in [
+            ("window.{kind}.setItem({},{})", "writes web storage"),
+            ("window.{kind}.removeItem({})", "removes from web storage"),
+            ("window.{kind}.clear()", "clears web storage"),
+            (
+                "document.getElementById('ov').remove()",
+                "removes an element",
+            ),
+        ] {
+            assert_eq!(browser_script_action(script), Some(what), "{script}");
+        }
+        for read in [
+            "window.{kind}.getItem({})",
+            "JSON.stringify(Object.entries(window.localStorage))",
+        ] {
+            assert_eq!(browser_script_action(read), None, "{read}");
+        }
     }
 
     #[test]
