@@ -251,10 +251,10 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
             "set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
             f.display
         ))
-    } else if f
-        .self_ty
-        .as_deref()
-        .is_some_and(crate::effects::setup::is_cache_type)
+    } else if crate::effects::setup::is_cache_fn(&f.name)
+        || f.self_ty
+            .as_deref()
+            .is_some_and(crate::effects::setup::is_cache_type)
     {
         Some(format!(
             "a cache (`{}` keeps one; a retry rewrites the same)",

@@ -371,6 +371,39 @@ impl S {
         assert_eq!(kind_of(&all, "go_to"), Judgement::Write);
     }
 
+    /// A function named for the cache it keeps (`write_genome_cache`) writes a memo a retry
+    /// rewrites the same: bookkeeping. One named for emptying a cache is not.
+    #[test]
+    fn functions_named_for_their_cache_are_bookkeeping() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+fn write_genome_cache(url: &str, body: &str) {
+    std::fs::create_dir_all("cache").unwrap();
+    std::fs::write(format!("cache/{url}"), body).unwrap();
+}
+fn clear_genome_cache() {
+    std::fs::remove_dir_all("cache").unwrap();
+}
+#[tool_router]
+impl S {
+    #[tool(description = "Get a design")]
+    async fn design_tree(&self, url: String) -> String {
+        let body = reqwest::get(&url).await.unwrap().text().await.unwrap();
+        write_genome_cache(&url, &body);
+        body
+    }
+    #[tool(description = "Forget every design fetched")]
+    async fn forget_designs(&self) -> String {
+        clear_genome_cache();
+        "ok".into()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "design_tree"), Judgement::Read);
+        assert_eq!(kind_of(&all, "forget_designs"), Judgement::Write);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

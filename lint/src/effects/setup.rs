@@ -91,6 +91,35 @@ pub fn is_cache_type(ty: &str) -> bool {
         .any(|w| w == "cache" || w == "caches")
 }
 
+/// Whether a function is named for the cache it keeps (`write_genome_cache`,
+/// `save_to_cache`, `cache_response`, `memoize_result`): what it writes is a memo a retry
+/// rewrites the same. Not one named for emptying a cache (`clear_cache`, `purge_cache`,
+/// `invalidate_cache`): that removes what someone may need.
+pub fn is_cache_fn(name: &str) -> bool {
+    let ws = crate::effects::verbs::words(name);
+    ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "cache" | "caches" | "cached" | "memo" | "memoize"
+        )
+    }) && !ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "clear"
+                | "purge"
+                | "delete"
+                | "remove"
+                | "evict"
+                | "invalidate"
+                | "flush"
+                | "wipe"
+                | "drop"
+                | "reset"
+                | "clean"
+        )
+    })
+}
+
 /// Whether a type exists to fake or record calls in tests (`FakeOutlookClient`, `MockStore`,
 /// `StubBilling`, `DummyMailer`, `NoopNotifier`, `RecordingSink`, `InMemoryTestDb`): the
 /// index follows calls into the real implementation instead when both exist.
@@ -119,6 +148,21 @@ pub fn is_test_double(ty: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_functions() {
+        for yes in [
+            "write_genome_cache",
+            "save_to_cache",
+            "cache_response",
+            "memoize",
+        ] {
+            assert!(is_cache_fn(yes), "{yes}");
+        }
+        for no in ["clear_cache", "purge_caches", "write_genome", "cachet_post"] {
+            assert!(!is_cache_fn(no), "{no}");
+        }
+    }
 
     #[test]
     fn setup_names() {
