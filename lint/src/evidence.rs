@@ -613,10 +613,10 @@ mod tests {
         }
     }
 
-    /// Removing the tool's own scratch file is not its effect; removing what the caller
-    /// names is.
+    /// Writing or removing the tool's own scratch file is not its effect; removing what the
+    /// caller names is, and so is renaming a temporary over the real file.
     #[test]
-    fn removing_a_temporary_file_is_clean_up() {
+    fn a_temporary_file_is_clean_up() {
         let src = r#"
 use rmcp::tool;
 pub struct S;
@@ -633,11 +633,30 @@ impl S {
         std::fs::remove_file(&path).unwrap();
         "ok".into()
     }
+    #[tool(description = "Render a model")]
+    async fn render(&self, source: String) -> String {
+        let temp_file = tempfile::NamedTempFile::new().unwrap();
+        let temp_path = temp_file.path().to_string_lossy().to_string();
+        std::fs::write(&temp_path, source).unwrap();
+        let echoed = std::fs::read_to_string(&temp_path).unwrap();
+        echoed
+    }
+    #[tool(description = "Save a note")]
+    async fn save_note(&self, body: String) -> String {
+        let tmp = format!("{}.tmp", "notes.md");
+        std::fs::write(&tmp, body).unwrap();
+        std::fs::rename(&tmp, "notes.md").unwrap();
+        "ok".into()
+    }
 }
 "#;
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
         assert_eq!(kind("screenshot"), "Read");
         assert_eq!(kind("delete_file"), "Write");
+        // A scratch file written for a program to read: bookkeeping.
+        assert_ne!(kind("render"), "Write");
+        // Written to a temporary, then renamed over the real file: the rename writes.
+        assert_eq!(kind("save_note"), "Write");
     }
 }

@@ -30,10 +30,18 @@ impl Collector<'_> {
         let loc = || path_loc(&p.path);
         self.via_hint = external_crate(&segs).map(Via::Crate);
         if let Some(what) = ev::fs_write(&segs) {
-            if last.starts_with("remove") && c.args.first().is_some_and(ev::names_a_temporary) {
-                // `fs::remove_file(&temp_path)`: the tool's scratch file cleaned up.
+            // The path written: a rename's or a copy's destination, else the first argument.
+            let dest = if matches!(last.as_str(), "rename" | "copy" | "hard_link") {
+                c.args.iter().nth(1)
+            } else {
+                c.args.first()
+            };
+            if dest.is_some_and(ev::names_a_temporary) {
+                // `fs::write(&temp_path, ..)`, `fs::remove_file(&temp_path)`: the tool's
+                // scratch file, written for a program to read and cleaned up. Not
+                // `fs::rename(&tmp, &dest)`: that writes `dest`.
                 self.bookkeeping_signal(
-                    format!("bookkeeping: a temporary file removed (`fs::{last}`)"),
+                    format!("bookkeeping: a temporary file (`fs::{last}` on a temporary path)"),
                     loc(),
                     None,
                 );
