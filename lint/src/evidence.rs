@@ -204,6 +204,8 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        // Building, testing and documenting write only the target directory: a build cache
+        // a retry rewrites the same.
         "cargo",
         &[
             "check",
@@ -214,8 +216,20 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "version",
             "search",
             "pkgid",
+            "build",
+            "test",
+            "bench",
+            "doc",
+            "info",
+            "--list",
+            "expand",
+            "outdated",
+            "audit",
+            "verify-project",
+            "locate-project",
         ],
     ),
+    ("rustup", &["show", "which", "--version", "check"]),
     (
         "systemctl",
         &["status", "is-active", "is-enabled", "list-units", "show"],
@@ -248,7 +262,8 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
                 iter.next();
                 continue;
             }
-            if a.starts_with('-') && !subs.contains(&a.as_str()) {
+            // Options, and a toolchain chosen for the run (`cargo +nightly check`).
+            if (a.starts_with('-') || a.starts_with('+')) && !subs.contains(&a.as_str()) {
                 continue;
             }
             return subs.contains(&a.as_str());
@@ -510,6 +525,23 @@ mod tests {
         assert!(!read_only_process(Some("git"), &s(&["push"])));
         assert!(!read_only_process(Some("git"), &[]));
         assert!(read_only_process(Some("ls"), &s(&["-la"])));
+        assert!(read_only_process(
+            Some("cargo"),
+            &s(&["+{toolchain}", "build", "--workspace"])
+        ));
+        assert!(read_only_process(Some("cargo"), &s(&["--list"])));
+        assert!(!read_only_process(
+            Some("cargo"),
+            &s(&["+nightly", "add", "serde"])
+        ));
+        assert!(!read_only_process(
+            Some("cargo"),
+            &s(&["install", "cargo-deny"])
+        ));
+        assert!(read_only_process(
+            Some("rustup"),
+            &s(&["show", "--verbose"])
+        ));
         assert!(!read_only_process(Some("rm"), &s(&["-rf", "x"])));
         assert!(!read_only_process(None, &[]));
         assert!(read_only_process(

@@ -454,7 +454,7 @@ impl Collector<'_> {
         }
     }
 
-    fn process_evidence(&mut self, spec: &ProcSpec) {
+    pub(super) fn process_evidence(&mut self, spec: &ProcSpec) {
         let literal_args = spec.args.iter().any(|a| a != "…");
         if spec.program.is_none()
             && let Some(f) = self.cur()

@@ -334,7 +334,28 @@ impl Collector<'_> {
         });
     }
 
+    /// A function that builds a command and hands it back (`fn build_cmd(&self) ->
+    /// Result<Command, E>`): its caller runs it, so what it built is judged here, as if run.
+    fn returned_commands(&mut self) {
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.proc_vars.is_empty() || f.facts.ret.as_deref() != Some("Command") {
+            return;
+        }
+        let mut specs: Vec<(String, ProcSpec)> = f
+            .proc_vars
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        specs.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, spec) in specs {
+            self.process_evidence(&spec);
+        }
+    }
+
     pub(super) fn end_fn(&mut self) -> usize {
+        self.returned_commands();
         let mut state = self.fn_stack.pop().expect("begin_fn");
         values::posts_that_read(&mut state);
         values::connection_bookkeeping(&mut state);

@@ -7,6 +7,30 @@
 use super::*;
 use crate::frameworks::AttrMark;
 
+impl Collector<'_> {
+    /// `Self::Args` in a parameter of an impl's method: the type the impl names for it
+    /// (`type Args = SendArgs;`, `type RequestArgs = CargoAddRequest;`), so that methods
+    /// called on the parameter are that type's.
+    fn assoc_type(&self, ty: &syn::Type) -> Option<String> {
+        let ty = match ty {
+            syn::Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        let syn::Type::Path(p) = ty else { return None };
+        let [first, second] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if first.ident != "Self" {
+            return None;
+        }
+        self.impl_ctx
+            .as_ref()?
+            .assoc_types
+            .get(&second.ident.to_string())
+            .cloned()
+    }
+}
+
 #[derive(Debug, Default, Clone)]
 pub(super) struct ImplCtx {
     pub(super) self_ty: String,
@@ -355,7 +379,7 @@ impl Collector<'_> {
             if let syn::FnArg::Typed(pt) = input {
                 self.visit_pat(&pt.pat);
                 if let Pat::Ident(pi) = &*pt.pat
-                    && let Some(ty) = type_name(&pt.ty)
+                    && let Some(ty) = self.assoc_type(&pt.ty).or_else(|| type_name(&pt.ty))
                 {
                     self.fn_stack
                         .last_mut()
@@ -551,9 +575,7 @@ impl Collector<'_> {
             }
         } else if is_rig || configured || tool_trait {
             let pick = if tool_trait {
-                frameworks::tool_trait::RUN_METHODS
-                    .iter()
-                    .find_map(|n| fn_idx.get(*n))
+                frameworks::tool_trait::run_method(&i.items).and_then(|n| fn_idx.get(n.as_str()))
             } else {
                 frameworks::rig::RUN_METHODS
                     .iter()

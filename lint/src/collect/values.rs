@@ -61,6 +61,28 @@ const GUARDS: &[&str] = &[
     "first_mut",
 ];
 
+/// The type a `let x: T = <init>;` names, when `<init>` converts into a new value of it
+/// (`output.into()`, `iter.collect()`, `builder.build()`, `T::from(..)`, with `?`/`.await`):
+/// a value the function owns. Not wrappers or standard types (`Vec`, `String`, `Arc`).
+pub(super) fn converted_into(ty: &syn::Type, init: &Expr) -> Option<String> {
+    let name = super::syntax::type_name(ty)?;
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || crate::evidence::LOCAL_TYPES.contains(&name.as_str())
+    {
+        return None;
+    }
+    let converts = match strip(init) {
+        Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "into" | "try_into" | "collect" | "build"
+        ),
+        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "try_from")),
+        _ => false,
+    };
+    converts.then_some(name)
+}
+
 impl Collector<'_> {
     /// The text an expression evaluates to, as far as this function shows it: literals,
     /// `format!`/`concat!` templates (placeholders kept as `{}`), `String::from`,
@@ -761,11 +783,7 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
     ];
     // A tool trait's run method (`WebSearchTool::execute`) is named by its type.
     let name_words = match &state.facts.self_ty {
-        Some(ty)
-            if crate::frameworks::tool_trait::RUN_METHODS.contains(&state.facts.name.as_str()) =>
-        {
-            words(ty)
-        }
+        Some(ty) if crate::frameworks::tool_trait::is_run_method(&state.facts.name) => words(ty),
         _ => words(&state.facts.name),
     };
     let named_read = name_words.iter().any(|w| NAMED_READS.contains(&w.as_str()))

@@ -483,6 +483,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             // From the `let` and `;` tokens: serialising the whole statement's tokens for
             // its range cost more than the rest of the visit on large functions.
             self.record_local_value(&name, &init.expr, (l.let_token.span, l.semi_token.span));
+            // `let mut response: Response = output.into();`: a value of the named type the
+            // function made itself (a conversion's result), as a constructor's is.
+            if let Pat::Type(t) = &l.pat
+                && let Some(ty) = super::values::converted_into(&t.ty, &init.expr)
+                && let Some(f) = self.fn_stack.last_mut()
+            {
+                f.local_types.insert(name.clone(), ty);
+                f.owned_locals.insert(name);
+            }
         }
     }
 

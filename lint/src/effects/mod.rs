@@ -404,6 +404,74 @@ impl S {
         assert_eq!(kind_of(&all, "forget_designs"), Judgement::Write);
     }
 
+    /// rust-mcp-server's shape: a tool trait whose run method (`call_rmcp_tool`) takes
+    /// `Self::RequestArgs`, a request type whose `build_cmd` builds the command and hands it
+    /// back for a shared helper to run, and a response value built by `.into()` and filled
+    /// in. The command decides each tool; filling in the response is no kept state.
+    #[test]
+    fn commands_built_and_handed_back_decide_through_the_request_type() {
+        let src = r#"
+use std::process::Command;
+pub trait Tool {
+    const NAME: &'static str;
+    type RequestArgs;
+    fn call_rmcp_tool(&self, request: Self::RequestArgs) -> Result<Response, E>;
+}
+pub struct Response { notes: Vec<String> }
+impl Response {
+    pub fn add_note(&mut self, n: String) { self.notes.push(n); }
+}
+fn execute_command(mut cmd: Command, name: &str) -> Result<Output, E> {
+    Ok(cmd.output()?)
+}
+pub struct AddRequest { spec: String, toolchain: Option<String> }
+impl AddRequest {
+    pub fn build_cmd(&self) -> Result<Command, E> {
+        let mut cmd = Command::new("cargo");
+        if let Some(t) = &self.toolchain {
+            cmd.arg(format!("+{t}"));
+        }
+        cmd.arg("add");
+        cmd.arg(&self.spec);
+        Ok(cmd)
+    }
+}
+pub struct TreeRequest { toolchain: Option<String> }
+impl TreeRequest {
+    pub fn build_cmd(&self) -> Result<Command, E> {
+        let mut cmd = Command::new("cargo");
+        if let Some(t) = &self.toolchain {
+            cmd.arg(format!("+{t}"));
+        }
+        cmd.arg("tree");
+        Ok(cmd)
+    }
+}
+pub struct CargoAddTool;
+impl Tool for CargoAddTool {
+    const NAME: &'static str = "cargo-add";
+    type RequestArgs = AddRequest;
+    fn call_rmcp_tool(&self, request: Self::RequestArgs) -> Result<Response, E> {
+        execute_command(request.build_cmd()?, Self::NAME).map(Into::into)
+    }
+}
+pub struct CargoTreeTool;
+impl Tool for CargoTreeTool {
+    const NAME: &'static str = "cargo-tree";
+    type RequestArgs = TreeRequest;
+    fn call_rmcp_tool(&self, request: Self::RequestArgs) -> Result<Response, E> {
+        let output = execute_command(request.build_cmd()?, Self::NAME)?;
+        let mut response: Response = output.into();
+        response.add_note("slow".to_string());
+        Ok(response)
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "cargo-add"), Judgement::Write);
+        assert_eq!(kind_of(&all, "cargo-tree"), Judgement::Read);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

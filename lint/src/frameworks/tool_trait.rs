@@ -32,6 +32,33 @@ use syn::{Expr, ImplItem, Stmt};
 /// Methods that run the tool, in the order they are looked for.
 pub const RUN_METHODS: &[&str] = &["execute", "call", "run", "invoke", "call_tool", "handle"];
 
+/// Whether a method so named runs the tool: one of [`RUN_METHODS`], or a name of several
+/// words whose first is one of theirs (`call_rmcp_tool`, `execute_tool`, `run_impl`,
+/// `handle_call`).
+pub fn is_run_method(name: &str) -> bool {
+    RUN_METHODS.contains(&name)
+        || name.split_once('_').is_some_and(|(first, rest)| {
+            !rest.is_empty() && matches!(first, "call" | "execute" | "run" | "invoke" | "handle")
+        })
+}
+
+/// The method of an impl that runs the tool: the first of [`RUN_METHODS`] it has, else the
+/// first method [`is_run_method`] takes.
+pub fn run_method(items: &[ImplItem]) -> Option<String> {
+    let names: Vec<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    RUN_METHODS
+        .iter()
+        .find(|m| names.iter().any(|n| n == *m))
+        .map(|m| m.to_string())
+        .or_else(|| names.into_iter().find(|n| is_run_method(n)))
+}
+
 /// Methods that give the model the tool's argument schema.
 const SCHEMA_METHODS: &[&str] = &[
     "parameters",
@@ -179,7 +206,7 @@ pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
             .any(|i| matches!(i, ImplItem::Fn(f) if names.iter().any(|n| f.sig.ident == n)))
     };
     name_expr(items).is_some()
-        && has(RUN_METHODS)
+        && run_method(items).is_some()
         && (has(SCHEMA_METHODS) || trait_last.contains("Tool"))
 }
 
@@ -251,6 +278,14 @@ mod tests {
                 "impl ToolHandler for W { async fn execute(&self) {} fn schema(&self) -> S { tool_schema(\"Reads a file\", x) } }"
             )
         ));
+        // A run method of several words (rust-mcp-server's `call_rmcp_tool`).
+        let vaiz = items(
+            "impl Tool for CargoAdd { const NAME: &'static str = \"cargo-add\"; type RequestArgs = A; fn call_rmcp_tool(&self, r: A) -> R { todo!() } }",
+        );
+        assert!(is_shape("Tool", &vaiz));
+        assert_eq!(run_method(&vaiz).as_deref(), Some("call_rmcp_tool"));
+        assert!(!is_run_method("caller"));
+        assert!(!is_run_method("call_"));
         // No method that runs it.
         assert!(!is_shape(
             "Tool",
