@@ -652,6 +652,22 @@ fn judge_entry(
                     body.reads
                         .push(evidence(format!("command `{program} {text}`")));
                 }
+            } else {
+                // No subcommand a program is known by: the words of the program and its
+                // fixed arguments decide (`termux-clipboard-set`, `pm clear`; not
+                // `termux-sensor`).
+                match crate::effects::models::words_write(
+                    idemcheck_spec::config::ModelWords::Command,
+                    &line,
+                ) {
+                    Some(true) => body
+                        .evidence
+                        .push(evidence(format!("process `{line}`, by its words"))),
+                    Some(false) => body
+                        .reads
+                        .push(evidence(format!("command `{line}`, by its words"))),
+                    None => {}
+                }
             }
             data.fns.push(body);
             (display, ToolBody::Local(data.fns.len() - 1), origin)
@@ -985,6 +1001,16 @@ synopsis = "Read device sensors"
 name = "notification_remove"
 binary = "termux-notification-remove"
 synopsis = "Remove a notification"
+
+[[tool]]
+name = "clipboard"
+binary = "termux-clipboard-set"
+synopsis = "Put text on the clipboard"
+
+[[tool]]
+name = "battery"
+binary = "termux-battery-status"
+synopsis = "Battery level"
 "#;
         let got = judged(&[
             ("src/main.rs", main),
@@ -995,16 +1021,20 @@ synopsis = "Remove a notification"
         assert_eq!(
             kinds,
             [
+                // The program's own words decide when no subcommand is known.
+                ("battery", Judgement::Read),
+                ("clipboard", Judgement::Write),
                 ("ls", Judgement::Read),
-                // The program is unknown: its name decides.
                 ("notification_remove", Judgement::Write),
                 ("pm_install", Judgement::Write),
+                // Neither its program nor its name says.
                 ("sensor", Judgement::Unknown),
             ]
         );
-        assert!(got[2].2.contains("process `pm install …`"), "{}", got[2].2);
-        assert!(got[3].2.contains("runner::exec_direct"), "{}", got[3].2);
-        assert!(got[3].2.contains("`termux-sensor`"), "{}", got[3].2);
+        assert!(got[4].2.contains("process `pm install …`"), "{}", got[4].2);
+        assert!(got[1].2.contains("by its words"), "{}", got[1].2);
+        assert!(got[5].2.contains("runner::exec_direct"), "{}", got[5].2);
+        assert!(got[5].2.contains("`termux-sensor`"), "{}", got[5].2);
     }
 
     #[test]
