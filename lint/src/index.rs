@@ -211,7 +211,13 @@ impl<'a> Index<'a> {
         index.tool_body = index.tool_body_fns();
         index.query_named = (0..index.fns.len())
             .map(|id| {
-                !index.tool_body[id] && crate::effects::verbs::names_a_query(&index.func(id).name)
+                let f = index.func(id);
+                !index.tool_body[id]
+                    && (crate::effects::verbs::names_a_query(&f.name)
+                        || crate::effects::verbs::names_inference(&f.name)
+                        || f.self_ty
+                            .as_deref()
+                            .is_some_and(crate::effects::verbs::names_inference))
             })
             .collect();
         if !models.is_empty() {

@@ -195,13 +195,36 @@ impl Collector<'_> {
         }
         let recv = receiver_name(root);
         let mut prev_name: Option<String> = None;
+        // The call the previous element of the chain made, when it is a workspace method's
+        // (`client.issue()`): the next element is a method of the type it returns.
+        let mut prev_call: Option<CallTarget> = first_call.and_then(|idx| {
+            self.fn_stack
+                .last()
+                .map(|f| f.facts.calls[idx].target.clone())
+        });
         for (i, mc) in chain.iter().enumerate() {
             let name = mc.method.to_string();
+            // `client.issue().add_comment(..)`, `api.networks().join(id)`: a method on what a
+            // workspace accessor returned, across crates. Not after a standard-library step
+            // (`.iter()`, `.lock()`, `.unwrap()`): their results are no workspace type.
+            let returned = if i == 0 {
+                None
+            } else {
+                match prev_call.take() {
+                    Some(prev) if !super::syntax::std_chain_step(&chain[i - 1].method) => {
+                        let t = CallTarget::ReturnedMethod(Box::new(prev), name.clone());
+                        let idx = self.call(t.clone(), Loc::default());
+                        prev_call = Some(t);
+                        idx
+                    }
+                    _ => None,
+                }
+            };
             // Reading a span's line and column is a source-map lookup: only where evidence
             // is recorded.
             let span = mc.method.span();
             let loc = || Loc::of_span(span);
-            let unless = if i == 0 { first_call } else { None };
+            let unless = if i == 0 { first_call } else { returned };
             // A POST to a search, query, token or login endpoint only reads, and so does one
             // to a dotted RPC method whose action reads (`documents.info`).
             let post_reads = name == "post"

@@ -326,6 +326,55 @@ const COMMON_METHODS: &[&str] = &[
 /// Whether a method name on an unknown receiver is specific enough to follow into the
 /// workspace methods of that name.
 /// Whether a method name is distinctive: several words, not a standard-library method.
+/// Whether a step of a method chain is a standard-library one (`iter`, `lock`, `unwrap`,
+/// `map`, `into_iter`, `as_ref`, `clone`): what it returns is no workspace type whose
+/// methods the next step could be.
+pub(super) fn std_chain_step(method: &syn::Ident) -> bool {
+    let name = method.to_string();
+    COMMON_METHODS.contains(&name.as_str())
+        || [
+            "iter",
+            "iter_mut",
+            "into_iter",
+            "lock",
+            "read",
+            "write",
+            "unwrap",
+            "expect",
+            "map",
+            "and_then",
+            "ok",
+            "err",
+            "clone",
+            "cloned",
+            "borrow",
+            "borrow_mut",
+            "get",
+            "first",
+            "last",
+            "next",
+            "await",
+            "into",
+            "collect",
+            "filter",
+            "chars",
+            "bytes",
+            "keys",
+            "values",
+            "entry",
+            "or_insert",
+            "or_default",
+            "lines",
+            "split",
+        ]
+        .contains(&name.as_str())
+        || name.starts_with("as_")
+        || name.starts_with("to_")
+        || name.starts_with("into_")
+        || name.starts_with("unwrap_")
+        || name.starts_with("map_")
+}
+
 pub(crate) fn distinctive_method(name: &str) -> bool {
     name.contains('_') && !name.starts_with('_') && !COMMON_METHODS.contains(&name)
 }

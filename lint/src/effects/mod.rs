@@ -472,6 +472,46 @@ impl Tool for CargoTreeTool {
         assert_eq!(kind_of(&all, "cargo-tree"), Judgement::Read);
     }
 
+    /// A method on what a workspace accessor returns (`self.client.issue().add_comment(..)`,
+    /// `self.local.networks().join(id)`: backlog's and zerotier's SDK crates): the method of
+    /// the type the accessor returns, whatever its name.
+    #[test]
+    fn methods_on_what_an_accessor_returns_are_followed() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct Client { http: reqwest::Client }
+pub struct NetworkApi<'a> { c: &'a Client }
+impl Client {
+    pub fn networks(&self) -> NetworkApi<'_> { NetworkApi { c: self } }
+}
+impl NetworkApi<'_> {
+    pub async fn join(&self, id: &str) -> Result<(), E> {
+        self.c.http.post(format!("/network/{id}")).send().await?;
+        Ok(())
+    }
+    pub async fn one(&self, id: &str) -> Result<String, E> {
+        Ok(self.c.http.get(format!("/network/{id}")).send().await?.text().await?)
+    }
+}
+pub struct S { local: Client }
+#[tool_router]
+impl S {
+    #[tool(description = "A network")]
+    async fn zt_enter(&self, id: String) -> String {
+        self.local.networks().join(&id).await.unwrap();
+        "ok".into()
+    }
+    #[tool(description = "A network")]
+    async fn zt_one(&self, id: String) -> String {
+        self.local.networks().one(&id).await.unwrap()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "zt_enter"), Judgement::Write);
+        assert_eq!(kind_of(&all, "zt_one"), Judgement::Read);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

@@ -145,6 +145,35 @@ pub fn names_a_query(name: &str) -> bool {
         && !ws.iter().any(|w| vocabulary(w) & WRITE != 0)
 }
 
+/// Whether a function or type is named for asking a model to infer (`embed`,
+/// `post_embedding_request`, `EmbeddingClient`, `create_chat_completion`, `transcribe`,
+/// `rerank`): its POST sends the input and reads the model's answer. Its other write verbs
+/// (`post`, `send`, `create`, `request`) say how it asks, not what it changes; any other
+/// write verb rules it out (`store_embedding`, `delete_completion`).
+pub fn names_inference(name: &str) -> bool {
+    const INFERENCE: &[&str] = &[
+        "embed",
+        "embeds",
+        "embedding",
+        "embeddings",
+        "completion",
+        "completions",
+        "inference",
+        "infer",
+        "rerank",
+        "moderation",
+        "moderations",
+        "transcribe",
+        "transcription",
+        "tokenize",
+    ];
+    let ws = words(name);
+    ws.iter().any(|w| INFERENCE.contains(&w.as_str()))
+        && !ws.iter().any(|w| {
+            is_write_verb(w) && !matches!(w.as_str(), "post" | "send" | "create" | "request")
+        })
+}
+
 /// Whether `w` is a read verb ([`Meaning::Read`]).
 pub fn is_read_verb(w: &str) -> bool {
     vocabulary(w) & READ != 0
@@ -728,6 +757,28 @@ mod tests {
             "search_issues",
         ] {
             assert!(!value_check(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn inference_names() {
+        use super::names_inference;
+        for yes in [
+            "embed",
+            "post_embedding_request_once",
+            "EmbeddingClient",
+            "create_chat_completion",
+            "transcribe_audio",
+        ] {
+            assert!(names_inference(yes), "{yes}");
+        }
+        for no in [
+            "store_embedding",
+            "delete_completion",
+            "send_message",
+            "Embedder",
+        ] {
+            assert!(!names_inference(no), "{no}");
         }
     }
 }
