@@ -254,6 +254,17 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
     }
+    // Told not to fetch anything, whatever the program (`yt-dlp --dump-json --no-download`):
+    // it only reports. Not `--dry-run`: a command line built in code holds the options it
+    // may add (`if dry_run { cmd.arg("--dry-run") }`), so its presence proves nothing.
+    if args.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "--no-download" | "--skip-download" | "--simulate" | "--dump-json" | "--list-subs"
+        )
+    }) {
+        return true;
+    }
     if let Some((_, subs)) = READ_ONLY_SUBCOMMANDS.iter().find(|(p, _)| *p == base) {
         // The first argument that is not an option (git -C dir status).
         let mut iter = args.iter();
@@ -542,6 +553,11 @@ mod tests {
             Some("rustup"),
             &s(&["show", "--verbose"])
         ));
+        assert!(read_only_process(
+            Some("yt-dlp"),
+            &s(&["--dump-json", "--no-download", "…"])
+        ));
+        assert!(!read_only_process(Some("yt-dlp"), &s(&["-o", "…", "…"])));
         assert!(!read_only_process(Some("rm"), &s(&["-rf", "x"])));
         assert!(!read_only_process(None, &[]));
         assert!(read_only_process(

@@ -68,6 +68,18 @@ pub fn is_setup_fn(name: &str) -> bool {
     EXACT.contains(&name)
         // `ensure_bootstrapped`, `bootstrap_config`: first-run set-up a second run finds done.
         || name.split('_').any(|w| w.starts_with("bootstrap"))
+        // `import_from_docker_if_needed`, `merge_missing_default_sources`: done only when
+        // not done yet, so a second run finds it done.
+        || [
+            "_if_needed",
+            "_if_missing",
+            "_if_absent",
+            "_if_not_exists",
+            "_if_not_present",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
+        || name.starts_with("merge_missing_")
         || name.starts_with("load_or_")
         || name.starts_with("open_or_")
         || name.ends_with("_or_init")
@@ -172,6 +184,9 @@ mod tests {
         assert!(!is_setup_fn("open_ticket"));
         assert!(!is_setup_fn("init_repo"));
         assert!(!is_setup_fn("ensure_refund"));
+        assert!(is_setup_fn("import_from_docker_if_needed"));
+        assert!(is_setup_fn("merge_missing_default_sources"));
+        assert!(!is_setup_fn("import_from_docker"));
         assert!(is_setup_fn("ensure_bootstrapped"));
         assert!(is_setup_fn("bootstrap_config"));
         assert!(is_cache_type("TokenCache"));
