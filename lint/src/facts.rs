@@ -229,6 +229,10 @@ pub struct FnFacts {
     pub name: String,
     /// The `Self` type of the impl (or the trait) it is in.
     pub self_ty: Option<String>,
+    /// The trait it implements, when it is in `impl Trait for Type` (the trait's last
+    /// segment): a call through `dyn Trait` reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impl_trait: Option<String>,
     /// Module path inside the crate (`billing::stripe`), empty at the root.
     pub module: String,
     /// Display path: `Type::name`, or `module::name`.

@@ -52,6 +52,8 @@ pub struct Index<'a> {
     free_by_name: rustc_hash::FxHashMap<&'a str, Vec<FnId>>,
     methods: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<FnId>>,
     methods_by_name: rustc_hash::FxHashMap<&'a str, Vec<FnId>>,
+    /// Methods of trait impls by (trait, method): what a call through `dyn Trait` reaches.
+    trait_methods: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<FnId>>,
     fields: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
     crate_names: rustc_hash::FxHashMap<String, usize>,
     /// Resolved calls of each function.
@@ -127,6 +129,7 @@ impl<'a> Index<'a> {
             free_by_name: rustc_hash::FxHashMap::default(),
             methods: rustc_hash::FxHashMap::default(),
             methods_by_name: rustc_hash::FxHashMap::default(),
+            trait_methods: rustc_hash::FxHashMap::default(),
             fields: rustc_hash::FxHashMap::default(),
             crate_names: crate_names
                 .iter()
@@ -164,6 +167,13 @@ impl<'a> Index<'a> {
         }
         for (id, &(fi, j)) in index.fns.iter().enumerate() {
             let f = &files[fi].fns[j];
+            if let Some(tr) = &f.impl_trait {
+                index
+                    .trait_methods
+                    .entry((tr.as_str(), f.name.as_str()))
+                    .or_default()
+                    .push(id);
+            }
             match &f.self_ty {
                 Some(ty) => {
                     index
@@ -1075,7 +1085,7 @@ impl<'a> Index<'a> {
                 };
                 let found = self.methods_of(ty, name, krate);
                 if found.is_empty() {
-                    self.methods_named_distinctive(name)
+                    self.impls_or_distinctive(ty, name)
                 } else {
                     found
                 }
@@ -1125,9 +1135,18 @@ impl<'a> Index<'a> {
         if found.is_empty() {
             // A trait object or a generic (`Arc<dyn Store>`, `B: BillingApi`): every
             // workspace implementation of the method, the union of their effects.
-            self.methods_named_distinctive(name)
+            self.impls_or_distinctive(fty, name)
         } else {
             found
+        }
+    }
+
+    /// The workspace impls of trait `tr`'s method `name` (a field or value typed `dyn tr`),
+    /// else every workspace method of a distinctive `name`.
+    fn impls_or_distinctive(&self, tr: &str, name: &str) -> Vec<FnId> {
+        match self.trait_methods.get(&(tr, name)) {
+            Some(ids) => ids.clone(),
+            None => self.methods_named_distinctive(name),
         }
     }
 

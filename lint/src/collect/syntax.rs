@@ -182,6 +182,16 @@ pub(super) fn returned_type_name(ty: &Type) -> Option<String> {
 
 pub(super) fn type_name(ty: &Type) -> Option<String> {
     match ty {
+        // `dyn ImageBackend + Send`, `impl Store`: the trait, whose workspace impls the index
+        // follows.
+        Type::TraitObject(t) => t.bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(tb) => tb.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }),
+        Type::ImplTrait(t) => t.bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(tb) => tb.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }),
         Type::Reference(r) => type_name(&r.elem),
         Type::Paren(p) => type_name(&p.elem),
         Type::Group(g) => type_name(&g.elem),

@@ -38,6 +38,8 @@ pub(super) struct ImplCtx {
     router: bool,
     /// `type Args = X;`
     assoc_types: FastMap<String, String>,
+    /// The trait implemented, its last segment (`impl ImageBackend for Fal`).
+    trait_last: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -367,6 +369,12 @@ impl Collector<'_> {
             None
         };
         self.begin_fn(&sig.ident, self_ty);
+        if owner == FnOwner::Impl
+            && let Some(t) = self.impl_ctx.as_ref().and_then(|c| c.trait_last.clone())
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.facts.impl_trait = Some(t);
+        }
         self.note_text_params(sig);
         if let syn::ReturnType::Type(_, ty) = &sig.output
             && syntax::returns_named_type(ty)
@@ -484,6 +492,11 @@ impl Collector<'_> {
             self_ty: self_ty.clone(),
             router,
             assoc_types: FastMap::default(),
+            trait_last: i
+                .trait_
+                .as_ref()
+                .and_then(|(p, _)| p.segments.last())
+                .map(|s| s.ident.to_string()),
         };
         let mut const_name = None;
         for item in &i.items {

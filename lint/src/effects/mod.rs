@@ -512,6 +512,51 @@ impl S {
         assert_eq!(kind_of(&all, "zt_one"), Judgement::Read);
     }
 
+    /// A field or parameter typed by a trait object (`Arc<dyn ImageBackend>`, `&dyn Store`):
+    /// a call reaches the workspace impls of that trait's method, whatever its name, and
+    /// not their test doubles.
+    #[test]
+    fn calls_through_a_trait_object_reach_its_impls() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+use std::sync::Arc;
+pub trait ImageBackend: Send + Sync {
+    async fn generate(&self, prompt: &str) -> Result<String, E>;
+}
+pub struct Fal { http: reqwest::Client }
+impl ImageBackend for Fal {
+    async fn generate(&self, prompt: &str) -> Result<String, E> {
+        Ok(self.http.post("https://fal.run/queue").body(prompt.to_string()).send().await?.text().await?)
+    }
+}
+pub struct FakeBackend;
+impl ImageBackend for FakeBackend {
+    async fn generate(&self, prompt: &str) -> Result<String, E> { Ok(prompt.to_string()) }
+}
+pub trait Store { fn one(&self, key: &str) -> String; }
+pub struct Disk;
+impl Store for Disk {
+    fn one(&self, key: &str) -> String { std::fs::read_to_string(key).unwrap() }
+}
+pub struct S { backend: Arc<dyn ImageBackend> }
+#[tool_router]
+impl S {
+    #[tool(description = "A picture from a prompt")]
+    async fn picture(&self, prompt: String) -> String {
+        self.backend.generate(&prompt).await.unwrap()
+    }
+    #[tool(description = "A stored value")]
+    async fn stored(&self, key: String) -> String {
+        lookup(&Disk, &key)
+    }
+}
+fn lookup(store: &dyn Store, key: &str) -> String { store.one(key) }
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "picture"), Judgement::Write);
+        assert_eq!(kind_of(&all, "stored"), Judgement::Read);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =
