@@ -231,7 +231,6 @@ pub struct FnFacts {
     pub self_ty: Option<String>,
     /// The trait it implements, when it is in `impl Trait for Type` (the trait's last
     /// segment): a call through `dyn Trait` reaches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impl_trait: Option<String>,
     /// Module path inside the crate (`billing::stripe`), empty at the root.
     pub module: String,
