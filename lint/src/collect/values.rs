@@ -811,6 +811,64 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
 impl Collector<'_> {
     /// `json!({"method": "getAssetsByOwner", ..})`: a JSON-RPC call whose method's verb
     /// decides (`sendTransaction` writes, `getBalance` reads).
+    /// The script of a Chrome DevTools Protocol `Runtime.evaluate` / `callFunctionOn`
+    /// (`json!({"expression": js})`, `js` a text this function shows): a script whose DOM
+    /// calls change the page (`el.click()`, `window.scrollBy(..)`) is a browser action.
+    pub(super) fn json_page_script(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
+        use proc_macro2::TokenTree;
+        fn find(tokens: proc_macro2::TokenStream) -> Option<Vec<TokenTree>> {
+            let toks: Vec<TokenTree> = tokens.into_iter().collect();
+            for (i, t) in toks.iter().enumerate() {
+                match t {
+                    TokenTree::Group(g) => {
+                        if let Some(v) = find(g.stream()) {
+                            return Some(v);
+                        }
+                    }
+                    TokenTree::Literal(l)
+                        if matches!(
+                            l.to_string().as_str(),
+                            "\"expression\"" | "\"functionDeclaration\""
+                        ) =>
+                    {
+                        if let Some(TokenTree::Punct(p)) = toks.get(i + 1)
+                            && p.as_char() == ':'
+                        {
+                            let value: Vec<TokenTree> = toks[i + 2..]
+                                .iter()
+                                .take_while(
+                                    |t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','),
+                                )
+                                .cloned()
+                                .collect();
+                            return Some(value);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        let Some(value) = find(tokens) else {
+            return;
+        };
+        let Ok(e) = syn::parse2::<Expr>(value.into_iter().collect()) else {
+            return;
+        };
+        if let Some(what) = self
+            .text_of(&e)
+            .and_then(|t| crate::effects::state::browser_script_action(&t))
+        {
+            self.evidence(
+                EvidenceKind::State,
+                false,
+                format!("browser script that {what} (CDP `Runtime.evaluate`)"),
+                loc,
+                None,
+            );
+        }
+    }
+
     pub(super) fn json_rpc_method(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
         use crate::effects::verbs::{Verb, rpc_verb};
         use proc_macro2::TokenTree;

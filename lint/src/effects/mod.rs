@@ -557,6 +557,43 @@ fn lookup(store: &dyn Store, key: &str) -> String { store.one(key) }
         assert_eq!(kind_of(&all, "stored"), Judgement::Read);
     }
 
+    /// A script sent as CDP `Runtime.evaluate`'s `expression` (`json!({"expression": js})`)
+    /// is judged by its DOM calls.
+    #[test]
+    fn cdp_evaluate_expressions_are_judged_by_their_script() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct Cdp { ws: Ws }
+impl Cdp {
+    async fn cdp_command(&self, method: &str, params: Value) -> Result<Value, E> {
+        self.ws.call(json!({"method": method, "params": params})).await
+    }
+    async fn click(&self, selector: &str) -> Result<Value, E> {
+        let js = format!("document.querySelector('{}')?.click(); 'clicked'", selector);
+        self.cdp_command("Runtime.evaluate", json!({"expression": js})).await
+    }
+    async fn title(&self) -> Result<Value, E> {
+        self.cdp_command("Runtime.evaluate", json!({"expression": "document.title"})).await
+    }
+}
+pub struct S { cdp: Cdp }
+#[tool_router]
+impl S {
+    #[tool(description = "An element, pressed")]
+    async fn element_press(&self, selector: String) -> String {
+        self.cdp.click(&selector).await.unwrap().to_string()
+    }
+    #[tool(description = "The page's title")]
+    async fn page_title(&self) -> String {
+        self.cdp.title().await.unwrap().to_string()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "element_press"), Judgement::Write);
+        assert_ne!(kind_of(&all, "page_title"), Judgement::Write);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

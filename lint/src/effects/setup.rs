@@ -49,6 +49,10 @@ pub fn is_setup_fn(name: &str) -> bool {
             "pool",
             "db",
             "database",
+            "backend",
+            "browser",
+            "sandbox",
+            "container",
         ]
         .iter()
         .any(|k| rest.ends_with(k))
@@ -80,6 +84,15 @@ pub fn is_setup_fn(name: &str) -> bool {
         .iter()
         .any(|s| name.ends_with(s))
         || name.starts_with("merge_missing_")
+        // `register_session_cleanup`, `on_shutdown`: a handler registered for later, not run.
+        || {
+            let ws: Vec<&str> = name.split('_').collect();
+            ws.len() >= 2
+                && matches!(ws[0], "register" | "schedule" | "defer" | "on" | "install")
+                && ws[1..]
+                    .iter()
+                    .any(|w| matches!(*w, "cleanup" | "teardown" | "shutdown" | "drop" | "exit"))
+        }
         || name.starts_with("load_or_")
         || name.starts_with("open_or_")
         || name.ends_with("_or_init")
@@ -187,6 +200,9 @@ mod tests {
         assert!(is_setup_fn("import_from_docker_if_needed"));
         assert!(is_setup_fn("merge_missing_default_sources"));
         assert!(!is_setup_fn("import_from_docker"));
+        assert!(is_setup_fn("register_mcp_http_session_cleanup"));
+        assert!(is_setup_fn("ensure_backend"));
+        assert!(!is_setup_fn("cleanup_completed"));
         assert!(is_setup_fn("ensure_bootstrapped"));
         assert!(is_setup_fn("bootstrap_config"));
         assert!(is_cache_type("TokenCache"));

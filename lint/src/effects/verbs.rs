@@ -424,10 +424,27 @@ pub fn client_write(
         "destroy",
         "terminate",
     ];
+    // A model's answer asked for (`client.chat().create(req)`, async-openai's
+    // `embeddings().create(..)`): inference, which changes nothing.
+    let inference = |p: &str| {
+        matches!(
+            p,
+            "chat"
+                | "completions"
+                | "completion"
+                | "embeddings"
+                | "responses"
+                | "moderations"
+                | "transcriptions"
+                | "translations"
+        )
+    };
     let after_accessor = position >= 1
         && BARE_AFTER_ACCESSOR.contains(&first.as_str())
         && prev.is_some_and(|p| {
-            leading_verb(p).is_none() && !matches!(p, "clone" | "lock" | "read" | "write" | "await")
+            leading_verb(p).is_none()
+                && !inference(p)
+                && !matches!(p, "clone" | "lock" | "read" | "write" | "await")
         });
     let on_client = receiver.is_some_and(client_receiver);
     (after_accessor || on_client).then(|| first.clone())
