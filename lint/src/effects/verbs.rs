@@ -546,6 +546,15 @@ pub fn read_endpoint(url: &str) -> Option<&'static str> {
         ("/simulate", "a simulation endpoint"),
         ("/preview", "a preview endpoint"),
         ("/validate", "a validation endpoint"),
+        // A model asked for its answer: inference changes nothing.
+        ("/chat/completions", "a model's completion"),
+        ("/completions", "a model's completion"),
+        ("/embeddings", "a model's embedding"),
+        (":generatecontent", "a model's completion"),
+        (":streamgeneratecontent", "a model's completion"),
+        ("/moderations", "a model's moderation"),
+        ("/rerank", "a model's ranking"),
+        ("/audio/transcriptions", "a model's transcription"),
     ];
     MARKERS
         .iter()
@@ -681,6 +690,8 @@ mod tests {
     fn posts_that_read() {
         assert!(read_endpoint("/rest/api/2/search").is_some());
         assert!(read_endpoint("https://x/oauth/token").is_some());
+        assert!(read_endpoint("{}/v1/chat/completions").is_some());
+        assert!(read_endpoint("{base}/models/{model}:generateContent").is_some());
         assert!(read_endpoint("/issue").is_none());
         // A write named in the last segment, under a search path.
         assert!(read_endpoint("{}/api/v2/search/installPlugin").is_none());
