@@ -809,4 +809,19 @@ mod tests {
             assert!(!names_inference(no), "{no}");
         }
     }
+
+    #[test]
+    fn membership_verbs_name_writes_but_no_client_writes() {
+        for name in [
+            "join_thread",
+            "leave_guild",
+            "crosspost_message",
+            "authorize_member",
+        ] {
+            assert!(super::name_says_write(name, "").is_some(), "{name}");
+        }
+        // `path.join(..)`, `handle.join()`: never a client's write by the name alone.
+        assert!(!super::client_write_name("join"));
+        assert!(!super::client_write_name("leave"));
+    }
 }

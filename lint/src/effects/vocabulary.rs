@@ -187,6 +187,13 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("shutdown", Write, NONE),
     ("spawn", Write, NOT_CLIENT),
     ("transition", Write, NONE),
+    // Membership and access: a retry joins, leaves or authorizes again. Not client writes
+    // (`path.join(..)`, a thread's `join()`).
+    ("join", Write, NOT_CLIENT),
+    ("leave", Write, NOT_CLIENT),
+    ("authorize", Write, NOT_CLIENT),
+    ("deauthorize", Write, NOT_CLIENT),
+    ("crosspost", Write, NONE),
     // Input injected into a device, a desktop or a browser page: a retry taps, clicks or
     // types again. Not client writes: a method so named is judged by its receiver
     // (`effects::state::browser_action`).
