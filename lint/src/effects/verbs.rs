@@ -221,6 +221,16 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
     if let Some(v) = ws.iter().take(3).find(|w| is_plain_verb(w)) {
         return Some(format!("its name `{name}` says `{v}`"));
     }
+    // `forge_install`, `http_post`, `subagent_execute`: a noun, then the verb (names in
+    // `<object>_<verb>` order). Not a verb that is often a noun or an everyday in-memory
+    // operation there (`cast_block`, `env_set`, `cast_run`, `compiler_resolve`).
+    if ws.len() >= 2
+        && let Some(v) = ws
+            .last()
+            .filter(|w| client_write_verb(w) || is_plain_verb(w))
+    {
+        return Some(format!("its name `{name}` says `{v}`"));
+    }
     let first = description.split_whitespace().next().unwrap_or("");
     let first = first
         .trim_matches(|c: char| !c.is_ascii_alphabetic())
@@ -817,6 +827,8 @@ mod tests {
             "leave_guild",
             "crosspost_message",
             "authorize_member",
+            "forge_install",
+            "subagent_execute",
         ] {
             assert!(super::name_says_write(name, "").is_some(), "{name}");
         }
