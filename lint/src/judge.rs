@@ -78,7 +78,7 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
         .description
         .clone()
         .unwrap_or_else(|| cx.tool.doc.clone());
-    let why = crate::effects::verbs::name_says_write(&cx.tool.name, &words)?;
+    let why = crate::effects::verbs::name_says_write_loosely(&cx.tool.name, &words)?;
     Some(WriteReason::Evidence {
         description: format!(
             "no write or read was found in the code it reaches ({checks}its effects are behind calls the lint cannot see into), and {why}"
