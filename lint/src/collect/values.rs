@@ -3,7 +3,7 @@
 //! `const` is judged by its verb where it is executed, or wherever it is beyond doubt a
 //! statement), and which locals are guards of state the server keeps between calls.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenTree};
 use syn::{Expr, Lit};
 
 use super::{Collector, lit_str, strip};
@@ -808,51 +808,54 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
     }
 }
 
-impl Collector<'_> {
-    /// `json!({"method": "getAssetsByOwner", ..})`: a JSON-RPC call whose method's verb
-    /// decides (`sendTransaction` writes, `getBalance` reads).
-    /// The script of a Chrome DevTools Protocol `Runtime.evaluate` / `callFunctionOn`
-    /// (`json!({"expression": js})`, `js` a text this function shows): a script whose DOM
-    /// calls change the page (`el.click()`, `window.scrollBy(..)`) is a browser action.
-    pub(super) fn json_page_script(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
-        use proc_macro2::TokenTree;
-        fn find(tokens: proc_macro2::TokenStream) -> Option<Vec<TokenTree>> {
-            let toks: Vec<TokenTree> = tokens.into_iter().collect();
-            for (i, t) in toks.iter().enumerate() {
-                match t {
-                    TokenTree::Group(g) => {
-                        if let Some(v) = find(g.stream()) {
-                            return Some(v);
-                        }
-                    }
-                    TokenTree::Literal(l)
-                        if matches!(
-                            l.to_string().as_str(),
-                            "\"expression\"" | "\"functionDeclaration\""
-                        ) =>
+/// The values of a `json!` body's keys named in `keys`, at any depth, in order: each the
+/// tokens after `"key":` up to the next comma (`{"expression": js}` → `js`).
+fn json_values_of(tokens: proc_macro2::TokenStream, keys: &[&str]) -> Vec<Vec<TokenTree>> {
+    fn walk(tokens: proc_macro2::TokenStream, keys: &[&str], out: &mut Vec<Vec<TokenTree>>) {
+        let toks: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, t) in toks.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => walk(g.stream(), keys, out),
+                TokenTree::Literal(l)
+                    if {
+                        let s = l.to_string();
+                        s.strip_prefix('"')
+                            .and_then(|s| s.strip_suffix('"'))
+                            .is_some_and(|s| keys.contains(&s))
+                    } =>
+                {
+                    if let Some(TokenTree::Punct(p)) = toks.get(i + 1)
+                        && p.as_char() == ':'
                     {
-                        if let Some(TokenTree::Punct(p)) = toks.get(i + 1)
-                            && p.as_char() == ':'
-                        {
-                            let value: Vec<TokenTree> = toks[i + 2..]
+                        out.push(
+                            toks[i + 2..]
                                 .iter()
                                 .take_while(
                                     |t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','),
                                 )
                                 .cloned()
-                                .collect();
-                            return Some(value);
-                        }
+                                .collect(),
+                        );
                     }
-                    _ => {}
                 }
+                _ => {}
             }
-            None
         }
-        let Some(value) = find(tokens) else {
-            return;
-        };
-        let Ok(e) = syn::parse2::<Expr>(value.into_iter().collect()) else {
+    }
+    let mut out = Vec::new();
+    walk(tokens, keys, &mut out);
+    out
+}
+
+impl Collector<'_> {
+    /// The script of a Chrome DevTools Protocol `Runtime.evaluate` / `callFunctionOn`
+    /// (`json!({"expression": js})`, `js` a text this function shows): a script whose DOM
+    /// calls change the page (`el.click()`, `window.scrollBy(..)`) is a browser action.
+    pub(super) fn json_page_script(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
+        let Some(e) = json_values_of(tokens, &["expression", "functionDeclaration"])
+            .into_iter()
+            .find_map(|v| syn::parse2::<Expr>(v.into_iter().collect()).ok())
+        else {
             return;
         };
         if let Some(what) = self
@@ -869,33 +872,20 @@ impl Collector<'_> {
         }
     }
 
+    /// `json!({"method": "getAssetsByOwner", ..})`: a JSON-RPC call whose method's verb
+    /// decides (`sendTransaction` writes, `getBalance` reads).
     pub(super) fn json_rpc_method(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
         use crate::effects::verbs::{Verb, rpc_verb};
-        use proc_macro2::TokenTree;
-        fn find(tokens: proc_macro2::TokenStream) -> Option<String> {
-            let toks: Vec<TokenTree> = tokens.into_iter().collect();
-            for (i, t) in toks.iter().enumerate() {
-                match t {
-                    TokenTree::Group(g) => {
-                        if let Some(m) = find(g.stream()) {
-                            return Some(m);
-                        }
-                    }
-                    TokenTree::Literal(l) if l.to_string() == "\"method\"" => {
-                        if let (Some(TokenTree::Punct(p)), Some(TokenTree::Literal(v))) =
-                            (toks.get(i + 1), toks.get(i + 2))
-                            && p.as_char() == ':'
-                        {
-                            return syn::parse_str::<syn::LitStr>(&v.to_string())
-                                .ok()
-                                .map(|s| s.value());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            None
-        }
+        let find = |tokens| {
+            json_values_of(tokens, &["method"])
+                .into_iter()
+                .find_map(|v| match v.as_slice() {
+                    [TokenTree::Literal(l)] => syn::parse_str::<syn::LitStr>(&l.to_string())
+                        .ok()
+                        .map(|s| s.value()),
+                    _ => None,
+                })
+        };
         let Some(method) = find(tokens) else {
             return;
         };
