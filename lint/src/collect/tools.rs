@@ -552,12 +552,15 @@ impl Collector<'_> {
         let configured =
             !tp.is_empty() && frameworks::configured::matches(&self.config.tool_traits, &tp);
         // A hand-written tool trait (`fn name` + `fn execute` + a schema method).
-        let tool_trait = !is_rig
+        let tool_trait = (!is_rig
             && !configured
             && !tp.is_empty()
             && !frameworks::rmcp_tool_base::is_tool_base(&trait_last)
             && !frameworks::rmcp_tool_base::is_run_trait(&trait_last)
-            && frameworks::tool_trait::is_shape(&trait_last, &i.items);
+            && frameworks::tool_trait::is_shape(&trait_last, &i.items))
+            // An inherent impl of a tool's shape (`impl FsDeleteTool { const NAME; fn execute;
+            // fn create_route }`).
+            || (tp.is_empty() && frameworks::tool_trait::is_inherent_shape(&i.items));
         if frameworks::rmcp_tool_base::is_tool_base(&trait_last) {
             let mut info = ToolBaseInfo {
                 name: None,

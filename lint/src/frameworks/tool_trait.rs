@@ -198,6 +198,27 @@ fn is_tool_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
+/// Whether an inherent impl (no trait) has the shape of a tool: a `const NAME` that is a
+/// string literal, a method that runs it ([`run_method`]) and one that hands it to a server
+/// or describes it (`to_tool`, `create_route`, a schema method): rust_music_mcp_server's
+/// `impl FsDeleteTool { pub const NAME: &str = "fs_delete"; pub fn execute(..);
+/// pub fn create_route(..) }`.
+pub fn is_inherent_shape(items: &[ImplItem]) -> bool {
+    const ROUTE_METHODS: &[&str] = &["to_tool", "create_route", "tool_route", "as_tool", "tool"];
+    let literal_name = items.iter().any(|i| {
+        matches!(i, ImplItem::Const(c) if c.ident == "NAME"
+            && matches!(&c.expr, Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. })))
+    });
+    literal_name
+        && run_method(items).is_some()
+        && items.iter().any(|i| {
+            matches!(i, ImplItem::Fn(f) if ROUTE_METHODS
+                .iter()
+                .chain(SCHEMA_METHODS)
+                .any(|n| f.sig.ident == n))
+        })
+}
+
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
     let has = |names: &[&str]| {
@@ -286,6 +307,14 @@ mod tests {
         assert_eq!(run_method(&vaiz).as_deref(), Some("call_rmcp_tool"));
         assert!(!is_run_method("caller"));
         assert!(!is_run_method("call_"));
+        // An inherent impl with a literal NAME, a run method and a route (rust_music).
+        assert!(is_inherent_shape(&items(
+            "impl FsDelete { pub const NAME: &'static str = \"fs_delete\"; pub fn execute(p: &P) -> R { todo!() } pub fn create_route() -> Route { todo!() } }"
+        )));
+        // Without a method that hands it to a server: any type with a NAME and a `run`.
+        assert!(!is_inherent_shape(&items(
+            "impl Job { pub const NAME: &'static str = \"nightly\"; pub fn run(&self) {} }"
+        )));
         // No method that runs it.
         assert!(!is_shape(
             "Tool",
