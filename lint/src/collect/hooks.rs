@@ -200,8 +200,7 @@ impl Collector<'_> {
                 });
             }
         }
-        let (arms, handler) =
-            dispatch::tools_of_fn(&sig.ident.to_string(), block, self.fw.tools_call);
+        let (arms, handler) = dispatch::tools_of_fn(sig, block, self.fw.tools_call);
         if handler && let Some(f) = self.fn_stack.last_mut() {
             f.facts.tools_handler = true;
         }

@@ -46,6 +46,41 @@ pub fn is_handler_name(name: &str) -> bool {
     HANDLER_NAME_PARTS.iter().any(|p| n.contains(p))
 }
 
+/// The types of a tools/call request or result, by their last segment.
+const TOOL_CALL_TYPES: &[&str] = &[
+    "CallToolParams",
+    "CallToolParam",
+    "CallToolRequest",
+    "CallToolRequestParam",
+    "CallToolRequestParams",
+    "CallToolResult",
+    "ToolCallParams",
+    "ToolCallRequest",
+    "ToolCallResult",
+];
+
+/// Whether a function's signature says it answers tools/call: it takes the request's
+/// parameters or returns its result (`fn dispatch(server: &Server, params: &CallToolParams)
+/// -> Result<CallToolResult>`), whatever it is named.
+pub fn handles_tool_calls(sig: &syn::Signature) -> bool {
+    fn mentions(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => mentions(&r.elem),
+            syn::Type::Paren(p) => mentions(&p.elem),
+            syn::Type::Path(p) => p.path.segments.iter().any(|seg| {
+                TOOL_CALL_TYPES.iter().any(|t| seg.ident == t)
+                    || matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
+                        if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if mentions(t))))
+            }),
+            _ => false,
+        }
+    }
+    sig.inputs
+        .iter()
+        .any(|i| matches!(i, syn::FnArg::Typed(pt) if mentions(&pt.ty)))
+        || matches!(&sig.output, syn::ReturnType::Type(_, t) if mentions(t))
+}
+
 /// Whether a function takes a tool name as a text parameter (`name: &str`,
 /// `tool_name: String`): a function a handler may hand the dispatch on to.
 pub fn takes_tool_name(sig: &syn::Signature) -> bool {
@@ -249,16 +284,25 @@ pub fn scan(block: &syn::Block) -> Scan<'_> {
 /// The tools of a function: its tool-name match arms, when it is a tools/call handler by
 /// name or mentions `"tools/call"`; and whether it is one.
 pub fn tools_of_fn<'a>(
-    name: &str,
+    sig: &syn::Signature,
     block: &'a syn::Block,
     file_mentions_tools_call: bool,
 ) -> (Vec<DispatchArm<'a>>, bool) {
-    let handler = is_handler_name(name);
-    if !handler && !file_mentions_tools_call {
+    let handler = is_handler_name(&sig.ident.to_string());
+    // A function that takes the request or returns the result of tools/call, whatever its
+    // name (`fn dispatch(.., params: &CallToolParams) -> Result<CallToolResult>`): a handler
+    // when it matches on the tool's name. A single tool returning `CallToolResult` has no
+    // such arms.
+    let by_signature = !handler && handles_tool_calls(sig);
+    if !handler && !file_mentions_tools_call && !by_signature {
         return (Vec::new(), false);
     }
     let s = scan(block);
-    if handler || s.mentions_tools_call || s.tools_as_methods {
+    if handler
+        || s.mentions_tools_call
+        || s.tools_as_methods
+        || (by_signature && !s.arms.is_empty())
+    {
         (s.arms, true)
     } else {
         (Vec::new(), false)
@@ -271,6 +315,34 @@ mod tests {
 
     fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
         crate::analysis::inventory_rows(files)
+    }
+
+    /// A function named for nothing in particular (`dispatch`) that takes tools/call's
+    /// parameters and returns its result, matching on the tool name: a handler. A single
+    /// tool returning `CallToolResult` with a string match on something else is not.
+    #[test]
+    fn a_handler_is_known_by_its_signature() {
+        let src = r#"
+pub async fn dispatch(server: &Server, params: &CallToolParams) -> Result<CallToolResult> {
+    match params.name.as_str() {
+        "modify_workspace" => { std::fs::write("a.txt", "x")?; Ok(CallToolResult::default()) }
+        "search_workspace" => Ok(CallToolResult::text(std::fs::read_to_string("a.txt")?)),
+        _ => Ok(CallToolResult::error("unknown")),
+    }
+}
+pub fn render(mode: &str) -> CallToolResult {
+    match mode {
+        "short" => CallToolResult::text("s"),
+        _ => CallToolResult::text("l"),
+    }
+}
+"#;
+        let rows = inventory(&[("src/handlers.rs", src)]);
+        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(
+            names,
+            [("modify_workspace", "Write"), ("search_workspace", "Read")]
+        );
     }
 
     /// A JSON-RPC method `match` that answers `tools/list` itself and takes tool names as
