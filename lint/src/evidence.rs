@@ -279,6 +279,17 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
     }
+    // Asked only for its version or its help (`bun --version`, `grype version`).
+    if !args.is_empty()
+        && args.iter().all(|a| {
+            matches!(
+                a.as_str(),
+                "--version" | "-version" | "version" | "-V" | "--help" | "help"
+            )
+        })
+    {
+        return true;
+    }
     // Told not to fetch anything, whatever the program (`yt-dlp --dump-json --no-download`):
     // it only reports. Not `--dry-run`: a command line built in code holds the options it
     // may add (`if dry_run { cmd.arg("--dry-run") }`), so its presence proves nothing.
@@ -583,6 +594,11 @@ mod tests {
             &s(&["--dump-json", "--no-download", "…"])
         ));
         assert!(!read_only_process(Some("yt-dlp"), &s(&["-o", "…", "…"])));
+        assert!(read_only_process(Some("bun"), &s(&["--version"])));
+        assert!(!read_only_process(
+            Some("bun"),
+            &s(&["install", "--version"])
+        ));
         assert!(!read_only_process(Some("rm"), &s(&["-rf", "x"])));
         assert!(!read_only_process(None, &[]));
         assert!(read_only_process(

@@ -226,6 +226,9 @@ impl Collector<'_> {
             return;
         }
         let arms = dispatch::literal_arms(m);
+        if !dispatch::arms_do_work(&arms) {
+            return;
+        }
         self.fw_arms(arms, &sig, true);
     }
 

@@ -157,6 +157,39 @@ pub struct DispatchArm<'a> {
     pub body: &'a Expr,
 }
 
+/// Whether any arm does work: calls a function or a method, or awaits. A `match` on a tool
+/// name whose arms only give values (`"create" => vec![Mutation::Task]`, a classification
+/// of the tool names) dispatches nothing.
+pub fn arms_do_work(arms: &[DispatchArm<'_>]) -> bool {
+    struct Work(bool);
+    impl<'ast> Visit<'ast> for Work {
+        fn visit_expr_method_call(&mut self, _: &'ast syn::ExprMethodCall) {
+            self.0 = true;
+        }
+        fn visit_expr_await(&mut self, _: &'ast syn::ExprAwait) {
+            self.0 = true;
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            // A function, not a variant or a struct made (`Some(x)`, `Kind::A(..)`).
+            if let Expr::Path(p) = &*c.func
+                && p.path.segments.last().is_some_and(|s| {
+                    s.ident
+                        .to_string()
+                        .starts_with(|ch: char| ch.is_ascii_lowercase())
+                })
+            {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    arms.iter().any(|a| {
+        let mut w = Work(false);
+        w.visit_expr(a.body);
+        w.0
+    })
+}
+
 /// The string literals an arm's pattern matches (`"a"`, `"a" | "b"`); empty when the
 /// pattern is anything else.
 pub(crate) fn pattern_literals(p: &Pat, out: &mut Vec<(String, Span)>) -> bool {
@@ -315,6 +348,36 @@ mod tests {
 
     fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
         crate::analysis::inventory_rows(files)
+    }
+
+    /// A function handed the tool name whose `match` only gives values (task-graph-mcp's
+    /// `mutations_for_tool`: which views a tool changes) dispatches nothing: its arms are no
+    /// tools, and the handler's own arms stay the tools.
+    #[test]
+    fn a_match_on_the_tool_name_that_only_gives_values_is_no_dispatch() {
+        let src = r#"
+pub struct Handler { db: Db }
+impl Handler {
+    pub async fn call_tool(&self, name: &str, args: Value) -> Result<Value> {
+        let kinds = mutations_for_tool(name);
+        match name {
+            "connect" => { std::fs::write("agents.json", "x")?; Ok(Value::Null) }
+            "list_agents" => Ok(Value::String(std::fs::read_to_string("agents.json")?)),
+            _ => Err(anyhow!("unknown")),
+        }
+    }
+}
+fn mutations_for_tool(tool_name: &str) -> Vec<Kind> {
+    match tool_name {
+        "connect" | "disconnect" => vec![Kind::Agent],
+        "create" => vec![Kind::Task],
+        _ => vec![],
+    }
+}
+"#;
+        let rows = inventory(&[("src/tools.rs", src)]);
+        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(names, [("connect", "Write"), ("list_agents", "Read")]);
     }
 
     /// A function named for nothing in particular (`dispatch`) that takes tools/call's
