@@ -92,7 +92,10 @@ pub fn takes_tool_name(sig: &syn::Signature) -> bool {
             return false;
         };
         super::is_text_type(&pt.ty)
-            && (pi.ident == "name" || pi.ident == "tool_name" || pi.ident == "tool")
+            && (pi.ident == "name"
+                || pi.ident == "tool_name"
+                || pi.ident == "tool"
+                || pi.ident == "function_name")
     })
 }
 
@@ -348,6 +351,30 @@ mod tests {
 
     fn inventory(files: &[(&str, &str)]) -> Vec<(String, String, String, String)> {
         crate::analysis::inventory_rows(files)
+    }
+
+    /// A tool trait's run method that serves several functions by the name it is handed
+    /// (rust-agent's `impl Tool for GoalTool { async fn invoke(&self, ctx, function_name:
+    /// &str, args) }`): each arm is a tool, with no tools/call handler in sight.
+    #[test]
+    fn a_tool_trait_run_method_serving_functions_by_name() {
+        let src = r#"
+pub struct GoalTool { path: String }
+#[async_trait]
+impl Tool for GoalTool {
+    fn spec(&self) -> ToolSpec { ToolSpec::default() }
+    async fn invoke(&self, ctx: &Ctx, function_name: &str, args: &Value) -> Result<String> {
+        match function_name {
+            "set-goal" => { std::fs::write(&self.path, args.to_string())?; Ok("ok".into()) }
+            "get-goal" => Ok(std::fs::read_to_string(&self.path)?),
+            _ => bail!("unknown function: {function_name}"),
+        }
+    }
+}
+"#;
+        let rows = inventory(&[("src/goal.rs", src)]);
+        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(names, [("get-goal", "Read"), ("set-goal", "Write")]);
     }
 
     /// A function handed the tool name whose `match` only gives values (task-graph-mcp's

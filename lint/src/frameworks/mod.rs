@@ -215,7 +215,8 @@ pub(crate) fn handler_depths(files: &[FileFacts]) -> rustc_hash::FxHashMap<(usiz
 /// The first rule of [`drop_repeated`]: a provisional tool (an arm of a function that
 /// dispatches on a tool name it is given) stays when a tools/call handler of its crate
 /// reaches that function within [`HANDOFF_DEPTH`] calls — followed by the called names, as
-/// the per-file facts write them — and no other tool of the crate has its name.
+/// the per-file facts write them — or that function is the run method of a tool trait's
+/// impl, and no other tool of the crate has its name.
 fn confirm_provisional(files: &mut [FileFacts]) {
     if !files.iter().any(|f| f.tools.iter().any(|t| t.provisional)) {
         return;
@@ -237,8 +238,14 @@ fn confirm_provisional(files: &mut [FileFacts]) {
             let crate::facts::ToolBody::Local(body) = t.body else {
                 return false;
             };
+            // Or the function is the run method of a tool trait's impl that serves several
+            // functions by name (`impl Tool for GoalTool { fn invoke(&self, ctx,
+            // function_name: &str, args) { match function_name { "set-goal" => .. } } }`).
             let reached = fns.iter().enumerate().any(|(j, g)| {
-                g.name_arms.iter().any(|(_, a)| *a == body) && depth_of.contains_key(&(fi, j))
+                g.name_arms.iter().any(|(_, a)| *a == body)
+                    && (depth_of.contains_key(&(fi, j))
+                        || (g.impl_trait.as_deref().is_some_and(|t| t.contains("Tool"))
+                            && tool_trait::is_run_method(&g.name)))
             });
             reached && !defined.contains(&(krate, t.name.clone()))
         });
