@@ -338,6 +338,10 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
     let members: Vec<&Member> = workspace.members.iter().collect();
     let manifest_dir = |p: &Member| absolute(p.manifest_path.parent().unwrap_or(Path::new(".")));
     // Package selection.
+    // Packages selected with `-p`: their files are reported; the workspace members they
+    // depend on are read too, so that calls into them are followed (a server's effects often
+    // live in a `-core` member), but not reported.
+    let mut report_dirs: Vec<PathBuf> = Vec::new();
     let selected: Vec<&Member> = if !sel.packages.is_empty() {
         let mut out = Vec::new();
         for name in &sel.packages {
@@ -351,6 +355,27 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
                     )));
                 }
             }
+        }
+        for p in &out {
+            for t in &p.targets {
+                if let Some(dir) = absolute(&t.src_path).parent() {
+                    report_dirs.push(dir.to_path_buf());
+                }
+            }
+        }
+        let mut i = 0;
+        while i < out.len() {
+            for dep in &out[i].deps {
+                if let Some(m) = members.iter().find(|m| m.name == *dep)
+                    && !out.iter().any(|o| o.name == m.name)
+                {
+                    out.push(*m);
+                }
+            }
+            i += 1;
+        }
+        if out.len() == sel.packages.len() {
+            report_dirs.clear();
         }
         out
     } else if !paths.is_empty() {
@@ -445,7 +470,11 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             });
         }
     }
-    let only = (!paths.is_empty()).then_some(paths);
+    let only = if !report_dirs.is_empty() {
+        Some(report_dirs)
+    } else {
+        (!paths.is_empty()).then_some(paths)
+    };
     Ok(Plan {
         warnings,
         root,

@@ -313,6 +313,28 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
             if (a.starts_with('-') || a.starts_with('+')) && !subs.contains(&a.as_str()) {
                 continue;
             }
+            // A sub-command whose own sub-command decides (`git worktree list`, `git stash
+            // show`, `git remote -v`): read when that one only lists or shows.
+            if base == "git"
+                && matches!(
+                    a.as_str(),
+                    "worktree" | "stash" | "remote" | "submodule" | "notes" | "tag" | "branch"
+                )
+            {
+                return iter.next().is_some_and(|next| {
+                    matches!(
+                        next.as_str(),
+                        "list"
+                            | "show"
+                            | "status"
+                            | "-v"
+                            | "-l"
+                            | "--list"
+                            | "-a"
+                            | "--show-current"
+                    )
+                });
+            }
             return subs.contains(&a.as_str());
         }
         return false;
@@ -595,6 +617,15 @@ mod tests {
         ));
         assert!(!read_only_process(Some("yt-dlp"), &s(&["-o", "…", "…"])));
         assert!(read_only_process(Some("bun"), &s(&["--version"])));
+        assert!(read_only_process(
+            Some("git"),
+            &s(&["-C", "…", "worktree", "list", "--porcelain"])
+        ));
+        assert!(!read_only_process(
+            Some("git"),
+            &s(&["worktree", "add", "…"])
+        ));
+        assert!(!read_only_process(Some("git"), &s(&["stash"])));
         assert!(!read_only_process(
             Some("bun"),
             &s(&["install", "--version"])

@@ -517,6 +517,42 @@ fn package_selection_and_manifest_path() {
     assert!(s.contains("1 tool (1 write) in 1 file"), "{s}");
 }
 
+/// `-p server`: the workspace members it depends on are read, so a tool whose effect lives in
+/// a `-core` member is judged by it; only the selected package's tools are reported.
+#[test]
+fn a_selected_package_follows_calls_into_the_members_it_depends_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"server\", \"core\"]\nresolver = \"2\"\n",
+    );
+    write(
+        &root.join("core/Cargo.toml"),
+        "[package]\nname = \"app-core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &root.join("core/src/lib.rs"),
+        "pub fn save_config(body: &str) { std::fs::write(\"app.toml\", body).unwrap(); }\npub struct T;\n#[rmcp::tool_router]\nimpl T {\n    #[rmcp::tool(description = \"core tool\")]\n    async fn core_only(&self) { std::fs::remove_file(\"x\").unwrap(); }\n}\n",
+    );
+    write(
+        &root.join("server/Cargo.toml"),
+        "[package]\nname = \"app-server\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\napp-core = { path = \"../core\" }\n",
+    );
+    write(
+        &root.join("server/src/lib.rs"),
+        "pub struct S;\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool(description = \"Set a config key\")]\n    async fn config_put(&self, body: String) { app_core::save_config(&body); }\n}\n",
+    );
+    let (code, s) = short(&["-p", "app-server"], root);
+    assert_eq!(code, 1, "{s}");
+    assert!(
+        s.contains("server/src/lib.rs:5:14: error[IDEM001]: write tool `config_put`"),
+        "{s}"
+    );
+    assert!(s.contains("1 tool (1 write)"), "{s}");
+    assert!(!s.contains("core_only"), "{s}");
+}
+
 #[test]
 fn explicit_paths() {
     let ws = two_member_workspace();
