@@ -113,8 +113,11 @@ impl Collector<'_> {
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
-        self.fw.function_tools =
-            has("FunctionTool") || has("register") || has("::tool()") || has("ToolBuilder");
+        self.fw.function_tools = has("FunctionTool")
+            || has("register")
+            || has("::tool()")
+            || has("ToolBuilder")
+            || (has(".insert(") && has("Box::new(") && has("Tool"));
         self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
@@ -164,12 +167,26 @@ impl Collector<'_> {
                         (BodyKind::Path(self.resolve(p)), text, sig)
                     }
                     None => {
-                        // A handler built some other way: a tool without a known body.
+                        // A handler value of a type (its run method is the body, looked up
+                        // by the index), or one built some other way: no known body.
                         let mut sig: syn::Signature = syn::parse_quote!(fn tool());
                         sig.ident = ident.clone();
                         let hints = ToolHints {
                             description: t.description.clone(),
                             ..ToolHints::default()
+                        };
+                        let (function, body) = match &t.boxed_type {
+                            Some(ty) => (
+                                ty.clone(),
+                                ToolBody::Method(
+                                    ty.clone(),
+                                    crate::frameworks::tool_trait::RUN_METHODS
+                                        .iter()
+                                        .map(|s| s.to_string())
+                                        .collect(),
+                                ),
+                            ),
+                            None => (format!("{enclosing}::{{handler}}"), ToolBody::None),
                         };
                         self.make_tool(
                             style,
@@ -177,8 +194,8 @@ impl Collector<'_> {
                             None,
                             Some(hints),
                             Some(t.name.clone()),
-                            format!("{enclosing}::{{handler}}"),
-                            ToolBody::None,
+                            function,
+                            body,
                             t.name_span.start().line as u32,
                             (Vec::new(), Vec::new()),
                         );

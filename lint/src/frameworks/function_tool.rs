@@ -52,6 +52,9 @@ pub struct FunctionTool<'a> {
     /// Registered on a tool registry (`registry.register(..)`), not built by
     /// `FunctionTool::new`.
     pub registry: bool,
+    /// The type of a handler value inserted under the name (`tools.insert("x".into(),
+    /// Box::new(XTool::new(..)))`): the tool's body is that type's run method.
+    pub boxed_type: Option<String>,
 }
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
@@ -86,6 +89,7 @@ pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<Functio
         handler,
         handler_expr,
         registry,
+        boxed_type: None,
     })
 }
 
@@ -145,6 +149,7 @@ pub fn find<'a>(
             if let Some(t) = super::registry::of_method_call(m)
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
                 .or_else(|| super::registry::of_builder_chain(m))
+                .or_else(|| super::registry::of_boxed_insert(m))
             {
                 self.out.push(t);
             } else if let Some(pair) = super::registry::of_type_and_handler(m) {

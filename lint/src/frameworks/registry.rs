@@ -85,6 +85,7 @@ pub fn of_definition_and_handler<'a>(
         handler: Some(handler?),
         handler_expr,
         registry: true,
+        boxed_type: None,
     })
 }
 
@@ -180,6 +181,7 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         handler: Some(handler?),
         handler_expr,
         registry: true,
+        boxed_type: None,
     })
 }
 
@@ -250,6 +252,75 @@ pub fn table_entry(
 
 /// Whether a registered name reads as a tool's: one word of letters, digits, `_`, `-`, `.`
 /// or `/`.
+/// `tools.insert("create_jira_issue".to_string(), Box::new(CreateIssueTool::new(config)))`:
+/// a handler value inserted into a map of tools (its receiver named for tools or handlers)
+/// under a tool-like name; the tool's body is the value type's run method.
+pub fn of_boxed_insert(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
+    if m.method != "insert" || m.args.len() != 2 {
+        return None;
+    }
+    let receiver = match super::function_tool::strip_handler(&m.receiver) {
+        Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(_) => return None,
+        },
+        _ => return None,
+    }
+    .to_ascii_lowercase();
+    if !(receiver.contains("tool") || receiver.contains("handler")) {
+        return None;
+    }
+    let (name, name_span) = str_lit(&m.args[0])?;
+    if !tool_like(&name) {
+        return None;
+    }
+    // `Box::new(..)`, `Arc::new(..)`: the value inside.
+    let Expr::Call(boxed) = super::function_tool::strip_handler(&m.args[1]) else {
+        return None;
+    };
+    let Expr::Path(bp) = &*boxed.func else {
+        return None;
+    };
+    let segs: Vec<String> = bp
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if !(segs.ends_with(&["Box".to_string(), "new".to_string()])
+        || segs.ends_with(&["Arc".to_string(), "new".to_string()]))
+    {
+        return None;
+    }
+    let inner = super::function_tool::strip_handler(boxed.args.first()?);
+    let ty = match inner {
+        // `XTool::new(config)`, `XTool::default()`.
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let n = p.path.segments.len();
+                p.path.segments[n - 2].ident.to_string()
+            }
+            _ => return None,
+        },
+        Expr::Struct(st) => st.path.segments.last()?.ident.to_string(),
+        Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+        _ => return None,
+    };
+    if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    Some(FunctionTool {
+        name,
+        name_span,
+        description: None,
+        handler: None,
+        handler_expr: &m.args[1],
+        registry: true,
+        boxed_type: Some(ty),
+    })
+}
+
 fn tool_like(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -484,6 +555,44 @@ pub fn create_registry() -> ToolRegistry {
                     "tool-registry".into(),
                     "Read".into()
                 ),
+            ]
+        );
+    }
+
+    /// A handler value inserted into a map of tools under its name (rust-jira-mcp's
+    /// `tools.insert("create_jira_issue".to_string(), Box::new(CreateIssueTool::new(c)))`):
+    /// a tool whose body is the type's run method. A map not named for tools is none.
+    #[test]
+    fn handler_values_inserted_into_a_map_of_tools() {
+        let src = r#"
+pub trait McpToolHandler { async fn handle(&self, args: Value) -> Result<Value>; }
+pub struct CreateIssueTool { http: reqwest::Client }
+impl CreateIssueTool { pub fn new(c: Config) -> Self { todo!() } }
+impl McpToolHandler for CreateIssueTool {
+    async fn handle(&self, args: Value) -> Result<Value> {
+        self.http.post("https://jira/rest/api/2/issue").json(&args).send().await?;
+        Ok(Value::Null)
+    }
+}
+pub struct SearchTool { http: reqwest::Client }
+impl McpToolHandler for SearchTool {
+    async fn handle(&self, args: Value) -> Result<Value> {
+        Ok(self.http.get("https://jira/rest/api/2/search").send().await?.json().await?)
+    }
+}
+pub fn register_tools(tools: &mut HashMap<String, Box<dyn McpToolHandler>>, cache: &mut HashMap<String, Box<Entry>>, c: Config) {
+    tools.insert("create_jira_issue".to_string(), Box::new(CreateIssueTool::new(c.clone())));
+    tools.insert("search_jira_issues".to_string(), Box::new(SearchTool { http: client() }));
+    cache.insert("warm".to_string(), Box::new(Entry::new()));
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let got: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("create_jira_issue", "Write"),
+                ("search_jira_issues", "Read")
             ]
         );
     }
