@@ -377,6 +377,37 @@ impl Tool for GoalTool {
         assert_eq!(names, [("get-goal", "Read"), ("set-goal", "Write")]);
     }
 
+    /// An agent loop's tool executor (`impl ToolExecutor { async fn dispatch(&mut self, name:
+    /// &str, args: &Value) { match name { .. } } }`): its arms are tools, with no tools/call
+    /// handler in sight; the same method on a type not named for running tools is not.
+    #[test]
+    fn an_agent_loops_tool_executor_dispatches_tools() {
+        let src = r#"
+pub struct ToolExecutor { log: String }
+impl ToolExecutor {
+    async fn dispatch(&mut self, name: &str, args: &Value) -> Result<String> {
+        match name {
+            "save_lesson" => { std::fs::write("lessons.json", args.to_string())?; Ok("ok".into()) }
+            "get_lessons" => Ok(std::fs::read_to_string("lessons.json")?),
+            _ => bail!("unknown tool {name}"),
+        }
+    }
+}
+pub struct Printer;
+impl Printer {
+    fn show(&self, name: &str) -> String {
+        match name {
+            "a" => format_a(),
+            _ => String::new(),
+        }
+    }
+}
+"#;
+        let rows = inventory(&[("src/executor.rs", src)]);
+        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(names, [("get_lessons", "Read"), ("save_lesson", "Write")]);
+    }
+
     /// A function handed the tool name whose `match` only gives values (task-graph-mcp's
     /// `mutations_for_tool`: which views a tool changes) dispatches nothing: its arms are no
     /// tools, and the handler's own arms stay the tools.

@@ -245,7 +245,15 @@ fn confirm_provisional(files: &mut [FileFacts]) {
                 g.name_arms.iter().any(|(_, a)| *a == body)
                     && (depth_of.contains_key(&(fi, j))
                         || (g.impl_trait.as_deref().is_some_and(|t| t.contains("Tool"))
-                            && tool_trait::is_run_method(&g.name)))
+                            && tool_trait::is_run_method(&g.name))
+                        // A method of a type named for running tools (`ToolExecutor::
+                        // dispatch(&mut self, name: &str, ..)`, an agent loop's executor).
+                        || g.self_ty.as_deref().is_some_and(|t| {
+                            t.starts_with("Tool")
+                                && ["Executor", "Dispatcher", "Runner", "Router"]
+                                    .iter()
+                                    .any(|k| t.ends_with(k))
+                        }))
             });
             reached && !defined.contains(&(krate, t.name.clone()))
         });
