@@ -246,21 +246,15 @@ fn chain(index: &Index<'_>, from: FnId, to: FnId) -> String {
 /// Why what a function writes is not the tool's write, when the index stops there: set-up,
 /// or a cache's bookkeeping.
 fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
-    if crate::effects::setup::is_setup_fn(&f.name) {
-        Some(format!(
+    use crate::effects::setup::{Barrier, barrier};
+    Some(match barrier(&f.name, f.self_ty.as_deref())? {
+        Barrier::Setup => format!(
             "set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
             f.display
-        ))
-    } else if crate::effects::setup::is_cache_fn(&f.name)
-        || f.self_ty
-            .as_deref()
-            .is_some_and(crate::effects::setup::is_cache_type)
-    {
-        Some(format!(
+        ),
+        Barrier::Cache => format!(
             "a cache (`{}` keeps one; a retry rewrites the same)",
             f.display
-        ))
-    } else {
-        None
-    }
+        ),
+    })
 }

@@ -902,20 +902,16 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Set-up and authentication functions (`effects::setup`), functions named for the cache
-    /// they keep, and the methods of a type that keeps a cache, except tool bodies: what they write is set-up a retry does not
-    /// repeat, or a cache it rewrites the same.
+    /// The barriers of `effects::setup::barrier` (set-up, a cache's bookkeeping), except tool
+    /// bodies: what they write is set-up a retry does not repeat, or a cache it rewrites the
+    /// same.
     fn setup_barrier(&self) -> Vec<bool> {
         // A tool's own body is never a barrier (`connect_endpoint` is a tool that connects).
         let mut setup: Vec<bool> = (0..self.fns.len())
             .map(|id| {
                 let f = self.func(id);
                 !self.tool_body[id]
-                    && (crate::effects::setup::is_setup_fn(&f.name)
-                        || crate::effects::setup::is_cache_fn(&f.name)
-                        || f.self_ty
-                            .as_deref()
-                            .is_some_and(crate::effects::setup::is_cache_type))
+                    && crate::effects::setup::barrier(&f.name, f.self_ty.as_deref()).is_some()
             })
             .collect();
         // What a model says of a function replaces what its body shows: it is not searched

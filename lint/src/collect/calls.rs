@@ -259,8 +259,7 @@ impl Collector<'_> {
             "nanoid" => self.unstable("`nanoid!()`".into(), Loc::of_tokens(mac)),
             "json" => {
                 self.json_doc(&mac.tokens);
-                self.json_rpc_method(mac.tokens.clone(), Loc::of_tokens(mac));
-                self.json_page_script(mac.tokens.clone(), Loc::of_tokens(mac));
+                self.json_keys(mac.tokens.clone(), Loc::of_tokens(mac));
                 // `json!({ "results": apply_label_change(&client, ..).await })`: the calls
                 // in its values are the function's calls.
                 if has_paren_group(mac.tokens.clone()) {

@@ -17,7 +17,8 @@ impl Collector<'_> {
             other => other,
         };
         let syn::Type::Path(p) = ty else { return None };
-        let [first, second] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+        let mut segs = p.path.segments.iter();
+        let (Some(first), Some(second), None) = (segs.next(), segs.next(), segs.next()) else {
             return None;
         };
         if first.ident != "Self" {

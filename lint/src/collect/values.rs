@@ -810,24 +810,33 @@ pub(super) fn posts_that_read(state: &mut super::FnState) {
 
 /// The values of a `json!` body's keys named in `keys`, at any depth, in order: each the
 /// tokens after `"key":` up to the next comma (`{"expression": js}` → `js`).
-fn json_values_of(tokens: proc_macro2::TokenStream, keys: &[&str]) -> Vec<Vec<TokenTree>> {
-    fn walk(tokens: proc_macro2::TokenStream, keys: &[&str], out: &mut Vec<Vec<TokenTree>>) {
+fn json_values_of(
+    tokens: proc_macro2::TokenStream,
+    keys: &[&'static str],
+) -> Vec<(&'static str, Vec<TokenTree>)> {
+    fn walk(
+        tokens: proc_macro2::TokenStream,
+        keys: &[&'static str],
+        out: &mut Vec<(&'static str, Vec<TokenTree>)>,
+    ) {
         let toks: Vec<TokenTree> = tokens.into_iter().collect();
         for (i, t) in toks.iter().enumerate() {
             match t {
                 TokenTree::Group(g) => walk(g.stream(), keys, out),
-                TokenTree::Literal(l)
-                    if {
-                        let s = l.to_string();
-                        s.strip_prefix('"')
-                            .and_then(|s| s.strip_suffix('"'))
-                            .is_some_and(|s| keys.contains(&s))
-                    } =>
-                {
+                TokenTree::Literal(l) => {
+                    let text = l.to_string();
+                    let Some(key) = text
+                        .strip_prefix('"')
+                        .and_then(|s| s.strip_suffix('"'))
+                        .and_then(|s| keys.iter().find(|k| **k == s))
+                    else {
+                        continue;
+                    };
                     if let Some(TokenTree::Punct(p)) = toks.get(i + 1)
                         && p.as_char() == ':'
                     {
-                        out.push(
+                        out.push((
+                            key,
                             toks[i + 2..]
                                 .iter()
                                 .take_while(
@@ -835,7 +844,7 @@ fn json_values_of(tokens: proc_macro2::TokenStream, keys: &[&str]) -> Vec<Vec<To
                                 )
                                 .cloned()
                                 .collect(),
-                        );
+                        ));
                     }
                 }
                 _ => {}
@@ -848,13 +857,26 @@ fn json_values_of(tokens: proc_macro2::TokenStream, keys: &[&str]) -> Vec<Vec<To
 }
 
 impl Collector<'_> {
+    /// The keys of a `json!` body that say what a call does, read in one walk: a JSON-RPC
+    /// `"method"` ([`Collector::json_rpc_method`]) and a CDP script's `"expression"`
+    /// ([`Collector::json_page_script`]).
+    pub(super) fn json_keys(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
+        let values = json_values_of(tokens, &["method", "expression", "functionDeclaration"]);
+        if values.is_empty() {
+            return;
+        }
+        self.json_rpc_method(&values, loc);
+        self.json_page_script(&values, loc);
+    }
+
     /// The script of a Chrome DevTools Protocol `Runtime.evaluate` / `callFunctionOn`
     /// (`json!({"expression": js})`, `js` a text this function shows): a script whose DOM
     /// calls change the page (`el.click()`, `window.scrollBy(..)`) is a browser action.
-    pub(super) fn json_page_script(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
-        let Some(e) = json_values_of(tokens, &["expression", "functionDeclaration"])
-            .into_iter()
-            .find_map(|v| syn::parse2::<Expr>(v.into_iter().collect()).ok())
+    fn json_page_script(&mut self, values: &[(&str, Vec<TokenTree>)], loc: Loc) {
+        let Some(e) = values
+            .iter()
+            .filter(|(k, _)| *k != "method")
+            .find_map(|(_, v)| syn::parse2::<Expr>(v.iter().cloned().collect()).ok())
         else {
             return;
         };
@@ -874,19 +896,18 @@ impl Collector<'_> {
 
     /// `json!({"method": "getAssetsByOwner", ..})`: a JSON-RPC call whose method's verb
     /// decides (`sendTransaction` writes, `getBalance` reads).
-    pub(super) fn json_rpc_method(&mut self, tokens: proc_macro2::TokenStream, loc: Loc) {
+    fn json_rpc_method(&mut self, values: &[(&str, Vec<TokenTree>)], loc: Loc) {
         use crate::effects::verbs::{Verb, rpc_verb};
-        let find = |tokens| {
-            json_values_of(tokens, &["method"])
-                .into_iter()
-                .find_map(|v| match v.as_slice() {
-                    [TokenTree::Literal(l)] => syn::parse_str::<syn::LitStr>(&l.to_string())
-                        .ok()
-                        .map(|s| s.value()),
-                    _ => None,
-                })
-        };
-        let Some(method) = find(tokens) else {
+        let Some(method) = values
+            .iter()
+            .filter(|(k, _)| *k == "method")
+            .find_map(|(_, v)| match v.as_slice() {
+                [TokenTree::Literal(l)] => syn::parse_str::<syn::LitStr>(&l.to_string())
+                    .ok()
+                    .map(|s| s.value()),
+                _ => None,
+            })
+        else {
             return;
         };
         match rpc_verb(&method) {

@@ -106,6 +106,27 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.strip_prefix("connect_").is_some_and(connection)
 }
 
+/// Why a function stops the write search (a barrier), when it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Barrier {
+    /// Set-up: it connects, opens, authenticates or bootstraps ([`is_setup_fn`]).
+    Setup,
+    /// A cache's bookkeeping: named for the cache it keeps, or a method of a cache type.
+    Cache,
+}
+
+/// The one rule the index stops at and `explain` reports: set-up, or a cache's bookkeeping
+/// (tool bodies aside, which the caller checks).
+pub fn barrier(name: &str, self_ty: Option<&str>) -> Option<Barrier> {
+    if is_setup_fn(name) {
+        Some(Barrier::Setup)
+    } else if is_cache_fn(name) || self_ty.is_some_and(is_cache_type) {
+        Some(Barrier::Cache)
+    } else {
+        None
+    }
+}
+
 /// Whether a type keeps a cache (`TokenCache`, `CacheStore`, `ResponseCache`): what its
 /// methods write (the cache file, its entries) is bookkeeping a retry rewrites the same, not
 /// the tool's effect.

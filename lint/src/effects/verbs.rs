@@ -151,24 +151,9 @@ pub fn names_a_query(name: &str) -> bool {
 /// (`post`, `send`, `create`, `request`) say how it asks, not what it changes; any other
 /// write verb rules it out (`store_embedding`, `delete_completion`).
 pub fn names_inference(name: &str) -> bool {
-    const INFERENCE: &[&str] = &[
-        "embed",
-        "embeds",
-        "embedding",
-        "embeddings",
-        "completion",
-        "completions",
-        "inference",
-        "infer",
-        "rerank",
-        "moderation",
-        "moderations",
-        "transcribe",
-        "transcription",
-        "tokenize",
-    ];
     let ws = words(name);
-    ws.iter().any(|w| INFERENCE.contains(&w.as_str()))
+    ws.iter()
+        .any(|w| super::vocabulary::INFERENCE.contains(&w.as_str()))
         && !ws.iter().any(|w| {
             is_write_verb(w) && !matches!(w.as_str(), "post" | "send" | "create" | "request")
         })
@@ -201,16 +186,11 @@ fn classify_word(w: &str) -> Option<Verb> {
 /// reaches only opaque calls. Looks at the tool name's leading verb and the description's
 /// first word.
 pub fn name_says_write(name: &str, description: &str) -> Option<String> {
-    let last = name
-        .rsplit(['.', '/', ':'])
-        .find(|s| !s.is_empty())
-        .unwrap_or(name);
-    let ws = words(last);
-    // A name with a read verb or a cache in it breaks no tie (`get_pull_request`,
-    // `write_status`, `clear_cache`).
+    let (last, ws) = tie_breaking_words(name)?;
+    // Nor one about a cache (`clear_cache`): emptying a memo.
     if ws
         .iter()
-        .any(|w| matches!(w.as_str(), "cache" | "memo" | "caches") || is_read_verb(w))
+        .any(|w| matches!(w.as_str(), "cache" | "memo" | "caches"))
     {
         return None;
     }
@@ -238,24 +218,27 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
 /// or an everyday in-memory operation there (`cast_block`, `env_set`, `cast_run`,
 /// `compiler_resolve`).
 pub fn name_says_write_loosely(name: &str, description: &str) -> Option<String> {
-    if let Some(why) = name_says_write(name, description) {
-        return Some(why);
-    }
+    name_says_write(name, description).or_else(|| {
+        let (_, ws) = tie_breaking_words(name)?;
+        (ws.len() >= 2)
+            .then(|| {
+                ws.last()
+                    .filter(|w| client_write_verb(w) || is_plain_verb(w))
+            })
+            .flatten()
+            .map(|v| format!("its name `{name}` says `{v}`"))
+    })
+}
+
+/// The last dotted or slashed segment of a tool's name and its words, when the name may break
+/// a tie: not when a read verb is in it (`get_pull_request`, `write_status`).
+fn tie_breaking_words(name: &str) -> Option<(&str, Vec<String>)> {
     let last = name
         .rsplit(['.', '/', ':'])
         .find(|s| !s.is_empty())
         .unwrap_or(name);
     let ws = words(last);
-    if ws.iter().any(|w| is_read_verb(w)) {
-        return None;
-    }
-    (ws.len() >= 2)
-        .then(|| {
-            ws.last()
-                .filter(|w| client_write_verb(w) || is_plain_verb(w))
-        })
-        .flatten()
-        .map(|v| format!("its name `{name}` says `{v}`"))
+    (!ws.iter().any(|w| is_read_verb(w))).then_some((last, ws))
 }
 
 /// Whether a word says "writes" in a tool's name or description whatever follows it
@@ -452,19 +435,8 @@ pub fn client_write(
     ];
     // A model's answer asked for (`client.chat().create(req)`, async-openai's
     // `embeddings().create(..)`): inference, which changes nothing.
-    let inference = |p: &str| {
-        matches!(
-            p,
-            "chat"
-                | "completions"
-                | "completion"
-                | "embeddings"
-                | "responses"
-                | "moderations"
-                | "transcriptions"
-                | "translations"
-        )
-    };
+    let inference =
+        |p: &str| super::vocabulary::INFERENCE.contains(&p) || matches!(p, "chat" | "responses");
     let after_accessor = position >= 1
         && BARE_AFTER_ACCESSOR.contains(&first.as_str())
         && prev.is_some_and(|p| {

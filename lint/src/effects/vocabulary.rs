@@ -314,6 +314,28 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("revert", Named, PLAIN),
 ];
 
+/// Words that name asking a model to infer (an embedding, a completion, a transcription):
+/// a function so named, or an SDK accessor so named (`client.embeddings().create(..)`), only
+/// reads. One list for [`super::verbs::names_inference`] and the SDK-write check.
+pub const INFERENCE: &[&str] = &[
+    "embed",
+    "embeds",
+    "embedding",
+    "embeddings",
+    "completion",
+    "completions",
+    "inference",
+    "infer",
+    "rerank",
+    "moderation",
+    "moderations",
+    "transcribe",
+    "transcription",
+    "transcriptions",
+    "translations",
+    "tokenize",
+];
+
 /// The write verbs ([`Meaning::Write`]).
 pub fn write_verbs() -> impl Iterator<Item = &'static str> {
     VERBS.iter().filter(|v| v.1 == Write).map(|v| v.0)
