@@ -402,6 +402,52 @@ const WRITE_SUBCOMMANDS: &[&str] = &[
     "autoscale",
 ];
 
+/// Second words that only list or show what the first names (`run list`, `rollout status`).
+const LISTING_WORDS: &[&str] = &[
+    "list", "ls", "view", "show", "status", "get", "describe", "logs", "inspect", "history",
+];
+
+/// What `program` run with `args` does, for programs whose arguments are a noun and a verb
+/// that the general rules misread: the GitHub CLI (`gh pr view` reads, `gh run rerun`
+/// writes; `gh api` reads unless given fields or a method). `None`: not such a program;
+/// `Some(None)`: its words do not decide (the deciding word is not known, `gh api -X …`).
+pub fn program_args_write(program: &str, args: &[String]) -> Option<Option<bool>> {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    (base == "gh").then(|| gh_args_write(args))
+}
+
+/// [`program_args_write`] for `gh`.
+fn gh_args_write(args: &[String]) -> Option<bool> {
+    let mut bare = args.iter().filter(|a| !a.starts_with('-'));
+    let first = bare.next()?;
+    match first.as_str() {
+        "api" => {
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                match a.as_str() {
+                    "-X" | "--method" => {
+                        return crate::effects::models::words_write(
+                            idemcheck_spec::config::ModelWords::HttpMethod,
+                            it.next()?,
+                        );
+                    }
+                    "-f" | "-F" | "--field" | "--raw-field" | "--input" => return Some(true),
+                    _ => {}
+                }
+            }
+            Some(false)
+        }
+        "search" | "status" | "browse" | "version" | "help" => Some(false),
+        _ => {
+            let verb = bare.next()?;
+            if verb == "…" {
+                return None;
+            }
+            Some(!LISTING_WORDS.contains(&verb.as_str()) && verb != "checks" && verb != "diff")
+        }
+    }
+}
+
 /// Subcommands that are a noun whose second word decides (`remote add` vs `remote -v`).
 const NOUN_SUBCOMMANDS: &[&str] = &[
     "remote",
@@ -457,8 +503,13 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
         return Some((writes, text));
     }
     if WRITE_SUBCOMMANDS.contains(&first) {
-        // One word alone is not yet a command line (`["add"]` could be anything).
-        return (words.len() >= 2).then_some((true, text));
+        // A noun that is also a verb, listed or shown (`run list`, `rollout status`): a
+        // read. One word alone is not yet a command line (`["add"]` could be anything).
+        let shown = words
+            .get(1)
+            .and_then(|w| w.as_deref())
+            .is_some_and(|w| LISTING_WORDS.contains(&w));
+        return (words.len() >= 2).then_some((!shown, text));
     }
     let reads = READ_ONLY_SUBCOMMANDS
         .iter()

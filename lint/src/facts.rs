@@ -278,6 +278,10 @@ pub struct FnFacts {
     /// Where it runs a process whose program is not written here (`Command::new(binary)`):
     /// what runs is decided by the values it is given (a tool list's `binary` field).
     pub runs_given_program: Option<Loc>,
+    /// It runs a program written here with the arguments a list parameter hands it
+    /// (`fn run(&self, args: &[&str]) { Command::new("gh").args(args) .. }`): what runs is
+    /// decided at each call by the words passed there ([`crate::effects::models`]).
+    pub runs_given_args: Option<GivenArgs>,
 }
 
 /// One string-literal arm of a `match` on text (see [`FnFacts::str_arms`]).
@@ -309,6 +313,18 @@ pub struct WordParam {
     /// A JSON-RPC sender: its own POST is decided by the method (otherwise the parameter
     /// decides only when the function itself shows no effect).
     pub sender: bool,
+}
+
+/// A program run with the arguments its function is handed (see
+/// [`FnFacts::runs_given_args`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GivenArgs {
+    /// The list parameter's position (receiver not counted).
+    pub pos: u32,
+    /// The program (`gh`).
+    pub program: String,
+    /// Where the process is started.
+    pub loc: Loc,
 }
 
 /// Which framework style a tool is written in.

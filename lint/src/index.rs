@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use idemcheck_spec::config::{ConfigError, ModelEffect};
 
-use crate::effects::models::{ModelRow, ModelTable, words_write};
+use crate::effects::models::{ModelRow, ModelTable};
 use crate::facts::{
     Call, CallTarget, Evidence, FileFacts, FnFacts, ToolBody, ToolFacts, ToolStyle,
 };
@@ -710,7 +710,7 @@ impl<'a> Index<'a> {
                     let post = text.is_some_and(|t| t.eq_ignore_ascii_case("POST"));
                     let verdict = match text {
                         Some(_) if query && post => Some(false),
-                        Some(t) => words_write(words, t),
+                        Some(t) => models.rows[row].words_write(words, t),
                         None => None,
                     };
                     if verdict == Some(true) {
@@ -742,7 +742,7 @@ impl<'a> Index<'a> {
                             .words
                             .iter()
                             .find(|(p, _)| *p == argument)
-                            .and_then(|(_, text)| words_write(words, text)),
+                            .and_then(|(_, text)| models.rows[row].words_write(words, text)),
                     };
                     decided.entry(caller).or_default().push((row, verdict));
                     // What the walk judged at that call is the model's to say now.

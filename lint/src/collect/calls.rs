@@ -69,6 +69,7 @@ impl Collector<'_> {
                 args: Vec::new(),
                 loc: Loc::of_tokens(c),
                 stdin_piped: false,
+                args_param: None,
             };
             self.fn_stack.last_mut().unwrap().pending_proc = Some(spec);
         }

@@ -162,6 +162,7 @@ impl Collector<'_> {
                         args: Vec::new(),
                         loc: Loc::of_tokens(call),
                         stdin_piped: false,
+                        args_param: None,
                     });
                 }
                 if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "OpenOptions" {
@@ -429,7 +430,16 @@ impl Collector<'_> {
                                         );
                                     }
                                 }
-                                _ => {}
+                                // `.args(args)`: a list parameter (its callers' words
+                                // decide) or a local word list.
+                                _ => {
+                                    if let Some(pos) = self.list_param(arr) {
+                                        spec.args_param = Some(pos);
+                                        spec.args.push("…".to_string());
+                                    } else if let Some(words) = self.local_list(arr) {
+                                        spec.args.extend(words);
+                                    }
+                                }
                             }
                         }
                     }
@@ -490,6 +500,20 @@ impl Collector<'_> {
         if spec.program.is_none() && !literal_args {
             // Neither the program nor its arguments are written here: the callers' values
             // decide (see `ev::command_words`).
+            return;
+        }
+        if let (Some(program), Some(pos)) = (&spec.program, spec.args_param)
+            && !ev::read_only_process(Some(program), &spec.args)
+        {
+            // `Command::new("gh").args(args)` with `args` a parameter: the words each caller
+            // hands over decide ([`crate::facts::FnFacts::runs_given_args`]).
+            if let Some(f) = self.cur() {
+                f.facts.runs_given_args = Some(crate::facts::GivenArgs {
+                    pos,
+                    program: program.clone(),
+                    loc: spec.loc,
+                });
+            }
             return;
         }
         if spec.program.is_some() && !spec.args.is_empty() && !literal_args {

@@ -68,10 +68,18 @@ fn literal_words(e: &Expr) -> Option<String> {
             _ => None,
         }
     }
-    fn list<'a>(items: impl Iterator<Item = &'a Expr>) -> Option<String> {
-        let parts: Option<Vec<String>> = items.map(one).collect();
-        let parts = parts?;
-        (!parts.is_empty()).then(|| parts.join(" "))
+    // A list whose first item is a literal (`["commit", "-m", msg]`): an item that is not
+    // one is `…`.
+    fn list<'a>(mut items: impl Iterator<Item = &'a Expr>) -> Option<String> {
+        let mut text = one(items.next()?)?;
+        for e in items {
+            text.push(' ');
+            match one(e) {
+                Some(w) => text.push_str(&w),
+                None => text.push('…'),
+            }
+        }
+        Some(text)
     }
     let args = |m: &syn::Macro| {
         m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
@@ -95,6 +103,59 @@ fn is_http_method_type(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => is_http_method_type(&r.elem),
         syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Method"),
+        _ => false,
+    }
+}
+
+/// The local an expression names, through references and argument-less method calls
+/// (`args`, `&args`, `query.to_string()`, `args.iter()`).
+pub(super) fn named_local(e: &Expr) -> Option<&syn::Ident> {
+    let mut e = strip(e);
+    while let Expr::MethodCall(m) = e
+        && m.args.is_empty()
+    {
+        e = strip(&m.receiver);
+    }
+    let Expr::Path(p) = e else { return None };
+    p.path.get_ident()
+}
+
+/// The position of the parameter of `params` an expression names.
+fn param_position(params: &[(String, u32)], e: &Expr) -> Option<u32> {
+    if params.is_empty() {
+        return None;
+    }
+    let id = named_local(e)?;
+    params.iter().find(|(n, _)| id == n).map(|(_, pos)| *pos)
+}
+
+/// A list of text, as a command's arguments are handed over: `&[&str]`, `&[String]`,
+/// `Vec<String>`, `&[impl AsRef<OsStr>]`, `impl IntoIterator<Item = ..>`.
+fn is_text_list_type(ty: &syn::Type) -> bool {
+    let element = |t: &syn::Type| match t {
+        syn::Type::ImplTrait(_) => true,
+        syn::Type::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+            let id = p.path.segments[0].ident.to_string();
+            // `&[S]` with `S: AsRef<OsStr>`: a generic of one capital letter.
+            crate::frameworks::is_text_type(t)
+                || id == "OsString"
+                || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase()))
+        }
+        _ => crate::frameworks::is_text_type(t),
+    };
+    match ty {
+        syn::Type::Reference(r) => is_text_list_type(&r.elem),
+        syn::Type::Slice(s) => element(&s.elem),
+        syn::Type::Array(a) => element(&a.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            s.ident == "Vec"
+                && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if element(t)))
+        }),
+        syn::Type::ImplTrait(i) => i.bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "IntoIterator"))
+        }),
         _ => false,
     }
 }
@@ -123,30 +184,27 @@ impl Collector<'_> {
                 && (crate::frameworks::is_text_type(&pt.ty) || is_http_method_type(&pt.ty))
             {
                 f.text_params.push((pi.ident.to_string(), pos));
+            } else if let syn::Pat::Ident(pi) = &*pt.pat
+                && is_text_list_type(&pt.ty)
+            {
+                f.list_params.push((pi.ident.to_string(), pos));
             }
             pos += 1;
         }
+    }
+
+    /// The position of the list parameter an expression is (`args`, `&args`,
+    /// `args.iter()`).
+    pub(super) fn list_param(&self, e: &Expr) -> Option<u32> {
+        let f = self.fn_stack.last()?;
+        param_position(&f.list_params, e)
     }
 
     /// The position of the text parameter an expression is (`query`, `&query`,
     /// `query.to_string()`).
     fn text_param(&self, e: &Expr) -> Option<u32> {
         let f = self.fn_stack.last()?;
-        if f.text_params.is_empty() {
-            return None;
-        }
-        let mut e = strip(e);
-        while let Expr::MethodCall(m) = e
-            && m.args.is_empty()
-        {
-            e = strip(&m.receiver);
-        }
-        let Expr::Path(p) = e else { return None };
-        let id = p.path.get_ident()?;
-        f.text_params
-            .iter()
-            .find(|(n, _)| id == n)
-            .map(|(_, pos)| *pos)
+        param_position(&f.text_params, e)
     }
 
     /// `Request { query, variables }`, `Request { query: query, .. }`: the body's document
@@ -251,6 +309,11 @@ impl Collector<'_> {
         for (pos, a) in args.into_iter().enumerate() {
             if let Some(w) = literal_words(a) {
                 words.push((pos as u32, w));
+            } else if let Some(list) = self.local_list(a)
+                && list.first().is_some_and(|w| w != "…")
+            {
+                // `let args = vec!["pr", "view", &n]; gh.run(&args)`: the local's words.
+                words.push((pos as u32, list.join(" ")));
             } else if let Some(p) = self.text_param(a) {
                 forwards.push((pos as u32, p));
             }
@@ -452,6 +515,87 @@ query ListIssues($first: Int!) { issues(first: $first) { nodes { id } } }
 pub const GET_ISSUE: &str = "query GetIssue($id: String!) { issue(id: $id) { id } }";
 pub const CREATE_ISSUE: &str = "mutation CreateIssue($t: String!) { issueCreate(input: {title: $t}) { success } }";
 "#;
+
+    /// A runner of one program whose arguments its callers hand over (multi-account-github-mcp's
+    /// `GhClient::run`, adb-mcp-rs's `execute_adb`): each call is judged by its words.
+    const RUNNER: &str = r#"
+use tokio::process::Command;
+pub struct Gh;
+impl Gh {
+    pub async fn run(&self, account: Option<&str>, args: &[&str]) -> Result<Value> {
+        let out = Command::new("gh").args(args).env("NO_COLOR", "1").output().await?;
+        Ok(serde_json::from_slice(&out.stdout)?)
+    }
+    pub async fn api(&self, endpoint: &str, method: Option<&str>) -> Result<Value> {
+        let mut args = vec!["api"];
+        if let Some(m) = method { args.push("-X"); args.push(m); }
+        args.push(endpoint);
+        self.run(None, &args).await
+    }
+}
+pub fn adb(args: Vec<&str>) -> String {
+    let mut cmd = std::process::Command::new("adb");
+    cmd.args(&args);
+    String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+}
+pub struct Server { gh: Gh }
+impl Server {
+    #[rmcp::tool(description = "me")]
+    pub async fn get_me(&self) -> Result<Value> { self.gh.run(None, &["api", "user"]).await }
+    #[rmcp::tool(description = "PRs")]
+    pub async fn list_prs(&self, repo: String) -> Result<Value> {
+        let mut args = vec!["pr", "list", "--repo", &repo];
+        args.push("--json");
+        self.gh.run(None, &args).await
+    }
+    #[rmcp::tool(description = "runs")]
+    pub async fn list_runs(&self, repo: String) -> Result<Value> {
+        self.gh.run(None, &["run", "list", "--repo", &repo]).await
+    }
+    #[rmcp::tool(description = "Create a PR")]
+    pub async fn open_pr(&self, title: String) -> Result<Value> {
+        self.gh.run(None, &["pr", "create", "--title", &title]).await
+    }
+    #[rmcp::tool(description = "Label an issue")]
+    pub async fn add_label(&self, n: String) -> Result<Value> {
+        self.gh.run(None, &["api", "repos/o/r/labels", "-f", &n]).await
+    }
+    #[rmcp::tool(description = "Branches")]
+    pub async fn branches(&self) -> Result<Value> { self.gh.api("repos/o/r/branches", None).await }
+    #[rmcp::tool(description = "Device state")]
+    pub async fn state(&self) -> String { adb(vec!["get-state"]) }
+    #[rmcp::tool(description = "Switch to USB")]
+    pub async fn usb(&self) -> String { adb(vec!["usb"]) }
+    #[rmcp::tool(description = "Forward a port")]
+    pub async fn forward(&self, port: u16) -> String { adb(vec!["forward", &format!("tcp:{port}"), "tcp:80"]) }
+}
+"#;
+
+    #[test]
+    fn a_program_run_with_its_callers_arguments_is_judged_by_their_words() {
+        let rows = inventory_rows(&[("src/lib.rs", RUNNER)]);
+        let kinds: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|(n, _, _, k)| (n.as_str(), k.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("add_label", "Write"),
+                // `gh api -X …`: the method is not known at the call.
+                ("branches", "Unknown"),
+                ("forward", "Write"),
+                ("get_me", "Read"),
+                ("list_prs", "Read"),
+                // `run` is a noun here: `gh run list`.
+                ("list_runs", "Read"),
+                ("open_pr", "Write"),
+                ("state", "Read"),
+                // Words the vocabulary does not know still run the program.
+                ("usb", "Write"),
+            ]
+        );
+    }
 
     #[test]
     fn a_request_sent_for_its_caller_is_judged_by_the_caller_text() {

@@ -11,6 +11,8 @@ pub(super) struct ProcSpec {
     pub(super) loc: Loc,
     /// `.stdin(Stdio::piped())`: the caller talks to the process after it starts.
     pub(super) stdin_piped: bool,
+    /// `.args(args)` with a list parameter of the function: its callers' words decide.
+    pub(super) args_param: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -102,6 +104,8 @@ pub(super) struct FnState {
     pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
+    /// Its parameters that are lists of text (`args: &[&str]`, `Vec<String>`), likewise.
+    pub(super) list_params: Vec<(String, u32)>,
     /// The text parameter that becomes its request body's document (see [`super::sent`]).
     pub(super) doc_param: Option<u32>,
     /// The text parameter that becomes its JSON-RPC request's `method`.

@@ -415,6 +415,21 @@ impl Collector<'_> {
         }
     }
 
+    /// The words of a word-list local an expression names (`args`, `&args`, `args.iter()`),
+    /// an unknown word as `…`.
+    pub(super) fn local_list(&self, e: &Expr) -> Option<Vec<String>> {
+        let f = self.fn_stack.last()?;
+        if f.lists.is_empty() {
+            return None;
+        }
+        let list = f.lists.get(&super::sent::named_local(e)?.to_string())?;
+        Some(
+            list.iter()
+                .map(|w| w.clone().unwrap_or_else(|| "…".to_string()))
+                .collect(),
+        )
+    }
+
     /// Words added to a list local; once it reads as a command line, its subcommand decides.
     pub(super) fn append_list(&mut self, name: &str, words: Vec<Option<String>>, loc: Loc) {
         let Some(f) = self.fn_stack.last_mut() else {

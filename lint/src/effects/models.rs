@@ -41,6 +41,32 @@ pub struct ModelRow {
     /// it applies only when the function shows no effect of its own (a dispatcher by its
     /// parameter's name) rather than always (a JSON-RPC sender).
     pub inferred: Option<Inferred>,
+    /// The program a `by-argument` command model runs (`gh`): its words are the program's
+    /// arguments ([`ModelRow::words_write`]).
+    pub program: Option<String>,
+}
+
+impl ModelRow {
+    /// What the words handed to the deciding argument at one call say (see
+    /// [`words_write`]), for the program this row runs when it runs one: `gh api user`
+    /// reads, `gh pr create` writes.
+    pub fn words_write(&self, words: ModelWords, text: &str) -> Option<bool> {
+        let Some(program) = &self.program else {
+            return words_write(words, text);
+        };
+        let args: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        if crate::evidence::read_only_process(Some(program), &args) {
+            return Some(false);
+        }
+        if let Some(decided) = crate::evidence::program_args_write(program, &args) {
+            // A program whose words are modelled: `None` when the deciding word is not
+            // known at this call (`gh api -X …`).
+            return decided;
+        }
+        // Words that say neither run the program all the same (`adb usb`, `adb forward …`):
+        // a process started, as any whose arguments say nothing is.
+        words_write(words, text).or(Some(true))
+    }
 }
 
 /// Where an inferred row comes from.
@@ -79,6 +105,7 @@ impl ModelTable {
                     evidence: model_evidence(m),
                     model: m.clone(),
                     inferred: None,
+                    program: None,
                 });
             }
         }
@@ -91,6 +118,39 @@ impl ModelTable {
     pub fn infer(&mut self, files: &[crate::facts::FileFacts]) {
         for (fi, file) in files.iter().enumerate() {
             for (j, f) in file.fns.iter().enumerate() {
+                if let Some(given) = &f.runs_given_args {
+                    // `Command::new("gh").args(args)`: the words each caller hands over.
+                    self.rows.push(ModelRow {
+                        evidence: Evidence {
+                            kind: EvidenceKind::Process,
+                            strong: true,
+                            what: format!(
+                                "`{}` runs `{}` with the arguments its argument {} names ({}:{})",
+                                f.display, given.program, given.pos, file.rel, given.loc.line
+                            ),
+                            loc: Loc::default(),
+                            unless_resolved: None,
+                            via: None,
+                        },
+                        model: EffectModel {
+                            function: f.display.clone(),
+                            effect: ModelEffect::ByArgument {
+                                argument: given.pos,
+                                words: ModelWords::Command,
+                            },
+                            path: std::path::PathBuf::new(),
+                            line: 0,
+                            span: 0..0,
+                        },
+                        inferred: Some(Inferred {
+                            file: fi,
+                            function: j,
+                            opaque_only: false,
+                        }),
+                        program: Some(given.program.clone()),
+                    });
+                    continue;
+                }
                 let Some(wp) = f.word_param else { continue };
                 // A dispatcher named for what it does with the operation decides by its own
                 // name: `get_property(disp, "Subject")` reads whatever the property is, and
@@ -133,6 +193,7 @@ impl ModelTable {
                     ),
                 };
                 self.rows.push(ModelRow {
+                    program: None,
                     evidence: Evidence {
                         kind: if wp.sender {
                             EvidenceKind::Http
@@ -365,6 +426,65 @@ mod tests {
         assert_eq!(words_write(Command, "commit -m x"), Some(true));
         assert_eq!(words_write(Command, "remove"), Some(true));
         assert_eq!(words_write(Command, "hello world"), None);
+        // A noun that is also a verb, then a listing word.
+        assert_eq!(words_write(Command, "run list --repo x"), Some(false));
+        assert_eq!(words_write(Command, "rollout status deploy/x"), Some(false));
+        assert_eq!(words_write(Command, "run build"), Some(true));
+    }
+
+    #[test]
+    fn a_program_runner_row_judges_the_words_as_its_program_arguments() {
+        let row = |program: &str| ModelRow {
+            model: EffectModel {
+                function: "Gh::run".into(),
+                effect: ModelEffect::ByArgument {
+                    argument: 0,
+                    words: Command,
+                },
+                path: std::path::PathBuf::new(),
+                line: 0,
+                span: 0..0,
+            },
+            evidence: model_evidence(&EffectModel {
+                function: "Gh::run".into(),
+                effect: ModelEffect::Read,
+                path: std::path::PathBuf::new(),
+                line: 0,
+                span: 0..0,
+            }),
+            inferred: None,
+            program: Some(program.into()),
+        };
+        let gh = row("gh");
+        assert_eq!(gh.words_write(Command, "api user"), Some(false));
+        assert_eq!(
+            gh.words_write(Command, "api repos/o/r -X DELETE"),
+            Some(true)
+        );
+        assert_eq!(
+            gh.words_write(Command, "api repos/o/r/labels -f …"),
+            Some(true)
+        );
+        assert_eq!(gh.words_write(Command, "api … -X …"), None);
+        assert_eq!(gh.words_write(Command, "pr view 12 --json …"), Some(false));
+        assert_eq!(gh.words_write(Command, "pr diff 12"), Some(false));
+        assert_eq!(gh.words_write(Command, "pr merge 12"), Some(true));
+        assert_eq!(gh.words_write(Command, "run rerun 9"), Some(true));
+        assert_eq!(gh.words_write(Command, "search prs …"), Some(false));
+        assert_eq!(gh.words_write(Command, "pr …"), None);
+        let git = row("/usr/bin/git");
+        assert_eq!(git.words_write(Command, "status --porcelain"), Some(false));
+        assert_eq!(git.words_write(Command, "push origin main"), Some(true));
+        let adb = row("adb");
+        assert_eq!(adb.words_write(Command, "get-state"), Some(false));
+        // Words the vocabulary does not know still start the process.
+        assert_eq!(adb.words_write(Command, "usb"), Some(true));
+        // No program: the words alone.
+        let bare = ModelRow {
+            program: None,
+            ..row("x")
+        };
+        assert_eq!(bare.words_write(Command, "usb"), None);
     }
 
     /// Each built-in API row, asked directly.
