@@ -244,7 +244,7 @@ fn chain(index: &Index<'_>, from: FnId, to: FnId) -> String {
 }
 
 /// Why what a function writes is not the tool's write, when the index stops there: set-up,
-/// or a cache's bookkeeping.
+/// a cache's bookkeeping, or an audit trail.
 fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
     use crate::effects::setup::{Barrier, barrier};
     Some(match barrier(&f.name, f.self_ty.as_deref())? {
@@ -254,6 +254,10 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
         ),
         Barrier::Cache => format!(
             "a cache (`{}` keeps one; a retry rewrites the same)",
+            f.display
+        ),
+        Barrier::Audit => format!(
+            "an audit trail (`{}` records that a call happened; the system of record is unchanged)",
             f.display
         ),
     })

@@ -36,7 +36,18 @@ impl Collector<'_> {
             } else {
                 c.args.first()
             };
-            if dest.is_some_and(ev::names_a_temporary) {
+            let path_getter = self.fn_stack.last().is_some_and(|f| f.returns_path);
+            if last == "create_dir_all" && path_getter {
+                // `fn data_dir() -> PathBuf { fs::create_dir_all(&d)?; d }`: set-up a retry
+                // finds done, for the caller to write in or read from; what the caller does
+                // decides (a weak read: the tool's name may still break the tie).
+                self.read_evidence(
+                    "set-up: a directory made sure to exist (`fs::create_dir_all`) by a function that hands back its path".to_string(),
+                    loc(),
+                    None,
+                    false,
+                );
+            } else if dest.is_some_and(ev::names_a_temporary) {
                 // `fs::write(&temp_path, ..)`, `fs::remove_file(&temp_path)`: the tool's
                 // scratch file, written for a program to read and cleaned up. Not
                 // `fs::rename(&tmp, &dest)`: that writes `dest`.

@@ -283,7 +283,26 @@ impl Collector<'_> {
             {
                 self.read_signal(format!("a read statement (`.{name}(..)`)"), loc(), None);
             }
-            if !(i == 0 && is_self(root)) && class.read_call {
+            if !(i == 0 && is_self(root))
+                && mc.args.len() >= 2
+                && crate::effects::verbs::words(&name)
+                    .first()
+                    .is_some_and(|w| w == "download")
+            {
+                // `client.download_media(&media, &path)`: what it fetches is saved at the
+                // path it is handed.
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
+                };
+                self.evidence(
+                    EvidenceKind::Fs,
+                    true,
+                    format!("filesystem write (`.{name}(..)` saves to the path it is handed)"),
+                    loc(),
+                    unless,
+                );
+            } else if !(i == 0 && is_self(root)) && class.read_call {
                 let unless = match unless {
                     Some(u) => Some(u),
                     None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
@@ -700,6 +719,30 @@ mod tests {
 mod judged {
     fn kinds(src: &str) -> Vec<(String, String)> {
         crate::analysis::inventory_kinds(&[("src/lib.rs", src)])
+    }
+
+    /// An SDK download handed a path saves there; one that hands the bytes back reads.
+    #[test]
+    fn a_download_to_a_path_writes_a_file() {
+        let src = r#"
+pub struct S { client: grammers_client::Client }
+impl S {
+    #[rmcp::tool(description = "Save a photo")]
+    async fn save_photo(&self, m: Media, path: String) -> String {
+        self.client.download_media(&m, &path).await.unwrap();
+        path
+    }
+    #[rmcp::tool(description = "Show a photo")]
+    async fn show_photo(&self, m: Media) -> Vec<u8> { self.client.download_bytes(&m).await.unwrap() }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("save_photo".into(), "Write".into()),
+                ("show_photo".into(), "Read".into())
+            ]
+        );
     }
 
     /// A method called through a path of fields (`self.reg.todos.create(..)`,

@@ -104,6 +104,9 @@ pub(super) struct FnState {
     pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
+    /// It hands back a path (`-> PathBuf`, `-> Result<PathBuf>`): a directory it makes sure
+    /// exists is set-up (`fn data_dir() -> PathBuf { fs::create_dir_all(&d); d }`).
+    pub(super) returns_path: bool,
     /// Its parameters that are lists of text (`args: &[&str]`, `Vec<String>`), likewise.
     pub(super) list_params: Vec<(String, u32)>,
     /// The text parameter that becomes its request body's document (see [`super::sent`]).

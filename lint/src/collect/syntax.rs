@@ -134,6 +134,22 @@ pub(super) fn unwrap_type(ty: &Type) -> &Type {
 
 /// Whether a return type can name a type of the workspace, checked without spelling it out:
 /// not `bool`, `String`, `Vec<..>`, `()` and the like (most functions return those).
+/// Whether a return type is a path: `PathBuf`, `&Path`, through `Result` and `Option`.
+pub(super) fn returns_path(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => returns_path(&r.elem),
+        Type::Path(p) => p.path.segments.last().is_some_and(|seg| {
+            if seg.ident == "PathBuf" || seg.ident == "Path" {
+                return true;
+            }
+            (seg.ident == "Result" || seg.ident == "Option")
+                && matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
+                    if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if returns_path(t)))
+        }),
+        _ => false,
+    }
+}
+
 pub(super) fn returns_named_type(ty: &Type) -> bool {
     const STD: &[&str] = &[
         "bool", "String", "Vec", "usize", "u8", "u16", "u32", "u64", "i32", "i64", "f64", "str",

@@ -378,10 +378,12 @@ impl Collector<'_> {
         }
         self.note_text_params(sig);
         if let syn::ReturnType::Type(_, ty) = &sig.output
-            && syntax::returns_named_type(ty)
             && let Some(f) = self.fn_stack.last_mut()
         {
-            f.facts.ret = syntax::returned_type_name(ty);
+            if syntax::returns_named_type(ty) {
+                f.facts.ret = syntax::returned_type_name(ty);
+            }
+            f.returns_path = syntax::returns_path(ty);
         }
         // Destructured model-supplied keys in parameters; the types of plain parameters.
         for input in &sig.inputs {

@@ -113,15 +113,32 @@ pub enum Barrier {
     Setup,
     /// A cache's bookkeeping: named for the cache it keeps, or a method of a cache type.
     Cache,
+    /// An audit trail: named for it, or a method of an audit type ([`is_audit`]).
+    Audit,
 }
 
-/// The one rule the index stops at and `explain` reports: set-up, or a cache's bookkeeping
-/// (tool bodies aside, which the caller checks).
+/// Whether a function or its type keeps an audit trail (`AuditLogger::log`,
+/// `AuditFileWriter::try_enqueue`, `write_audit_entry`, `log_audit`): the record that a
+/// call happened, kept for people to read, is bookkeeping, not the tool's effect. A retry
+/// adds one more line that says so; the system of record is unchanged.
+pub fn is_audit(name: &str, self_ty: Option<&str>) -> bool {
+    let audit = |w: &String| matches!(w.as_str(), "audit" | "audits" | "auditor");
+    crate::effects::verbs::words(name).iter().any(audit)
+        || self_ty.is_some_and(|ty| {
+            let ty = ty.rsplit("::").next().unwrap_or(ty);
+            crate::effects::verbs::words(ty).iter().any(audit)
+        })
+}
+
+/// The one rule the index stops at and `explain` reports: set-up, a cache's bookkeeping or
+/// an audit trail (tool bodies aside, which the caller checks).
 pub fn barrier(name: &str, self_ty: Option<&str>) -> Option<Barrier> {
     if is_setup_fn(name) {
         Some(Barrier::Setup)
     } else if is_cache_fn(name) || self_ty.is_some_and(is_cache_type) {
         Some(Barrier::Cache)
+    } else if is_audit(name, self_ty) {
+        Some(Barrier::Audit)
     } else {
         None
     }
@@ -299,5 +316,67 @@ impl Api {
         let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
         assert_eq!(kind("list_accounts"), "Read");
         assert_eq!(kind("save_note"), "Write");
+    }
+
+    #[test]
+    fn audit_names() {
+        assert!(super::is_audit("log", Some("AuditLogger")));
+        assert!(super::is_audit(
+            "try_enqueue",
+            Some("crate::audit::AuditFileWriter")
+        ));
+        assert!(super::is_audit("write_audit_entry", None));
+        assert!(!super::is_audit(
+            "log_bot_message",
+            Some("ConversationLogger")
+        ));
+        assert!(!super::is_audit("save", Some("AuditoriumStore")));
+    }
+
+    /// An audit trail a tool appends to, and a directory a path getter makes sure exists,
+    /// are not the tool's write; a directory the tool itself makes, and a file it writes
+    /// beside the audit line, are.
+    #[test]
+    fn an_audit_line_and_a_path_getters_directory_are_bookkeeping() {
+        let src = r#"
+use rmcp::tool;
+use std::path::PathBuf;
+pub struct AuditLogger { path: PathBuf }
+impl AuditLogger {
+    pub fn log(&self, tool: &str) {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).unwrap();
+        let _ = writeln!(f, "{tool}");
+    }
+}
+fn data_dir() -> std::io::Result<PathBuf> {
+    let d = PathBuf::from("/var/lib/app");
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+pub struct Server { audit: AuditLogger }
+impl Server {
+    #[tool(description = "List containers")]
+    async fn list_containers(&self) -> String {
+        self.audit.log("list_containers");
+        std::fs::read_to_string(data_dir().unwrap().join("containers.json")).unwrap()
+    }
+    #[tool(description = "Remove a note")]
+    async fn remove_note(&self, name: String) -> String {
+        self.audit.log("remove_note");
+        std::fs::remove_file(data_dir().unwrap().join(name)).unwrap();
+        "ok".into()
+    }
+    #[tool(description = "Make a folder")]
+    async fn make_folder(&self, name: String) -> String {
+        std::fs::create_dir_all(name).unwrap();
+        "ok".into()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("list_containers"), "Read");
+        assert_eq!(kind("remove_note"), "Write");
+        assert_eq!(kind("make_folder"), "Write");
     }
 }
