@@ -247,7 +247,7 @@ fn chain(index: &Index<'_>, from: FnId, to: FnId) -> String {
 /// a cache's bookkeeping, or an audit trail.
 fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
     use crate::effects::setup::{Barrier, barrier};
-    Some(match barrier(&f.name, f.self_ty.as_deref())? {
+    Some(match barrier(&f.name, f.self_ty.as_deref(), &f.module)? {
         Barrier::Setup => format!(
             "set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
             f.display

@@ -911,7 +911,8 @@ impl<'a> Index<'a> {
             .map(|id| {
                 let f = self.func(id);
                 !self.tool_body[id]
-                    && crate::effects::setup::barrier(&f.name, f.self_ty.as_deref()).is_some()
+                    && crate::effects::setup::barrier(&f.name, f.self_ty.as_deref(), &f.module)
+                        .is_some()
             })
             .collect();
         // What a model says of a function replaces what its body shows: it is not searched

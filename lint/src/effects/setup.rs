@@ -53,6 +53,9 @@ pub fn is_setup_fn(name: &str) -> bool {
             "browser",
             "sandbox",
             "container",
+            // A file watcher or a daemon started once and kept.
+            "watcher",
+            "daemon",
         ]
         .iter()
         .any(|k| rest.ends_with(k))
@@ -121,23 +124,25 @@ pub enum Barrier {
 /// `AuditFileWriter::try_enqueue`, `write_audit_entry`, `log_audit`): the record that a
 /// call happened, kept for people to read, is bookkeeping, not the tool's effect. A retry
 /// adds one more line that says so; the system of record is unchanged.
-pub fn is_audit(name: &str, self_ty: Option<&str>) -> bool {
+pub fn is_audit(name: &str, self_ty: Option<&str>, module: &str) -> bool {
     let audit = |w: &String| matches!(w.as_str(), "audit" | "audits" | "auditor");
+    let last = |path: &str| path.rsplit("::").next().unwrap_or(path).to_string();
     crate::effects::verbs::words(name).iter().any(audit)
-        || self_ty.is_some_and(|ty| {
-            let ty = ty.rsplit("::").next().unwrap_or(ty);
-            crate::effects::verbs::words(ty).iter().any(audit)
-        })
+        || self_ty.is_some_and(|ty| crate::effects::verbs::words(&last(ty)).iter().any(audit))
+        // A module named for the trail (`agent::redact_audit::record`), not one that does
+        // what it audits (`migration_audit::apply_migration_plan`).
+        || (crate::effects::verbs::words(&last(module)).last().is_some_and(audit)
+            && !matches!(crate::effects::verbs::leading_verb(name), Some(crate::effects::verbs::Verb::Write(w)) if w != "record" && w != "log"))
 }
 
 /// The one rule the index stops at and `explain` reports: set-up, a cache's bookkeeping or
 /// an audit trail (tool bodies aside, which the caller checks).
-pub fn barrier(name: &str, self_ty: Option<&str>) -> Option<Barrier> {
+pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrier> {
     if is_setup_fn(name) {
         Some(Barrier::Setup)
     } else if is_cache_fn(name) || self_ty.is_some_and(is_cache_type) {
         Some(Barrier::Cache)
-    } else if is_audit(name, self_ty) {
+    } else if is_audit(name, self_ty, module) {
         Some(Barrier::Audit)
     } else {
         None
@@ -320,17 +325,23 @@ impl Api {
 
     #[test]
     fn audit_names() {
-        assert!(super::is_audit("log", Some("AuditLogger")));
-        assert!(super::is_audit(
+        use super::is_audit;
+        assert!(is_audit("log", Some("AuditLogger"), ""));
+        assert!(is_audit(
             "try_enqueue",
-            Some("crate::audit::AuditFileWriter")
+            Some("crate::audit::AuditFileWriter"),
+            ""
         ));
-        assert!(super::is_audit("write_audit_entry", None));
-        assert!(!super::is_audit(
+        assert!(is_audit("write_audit_entry", None, "store"));
+        assert!(is_audit("record", None, "agent::redact_audit"));
+        assert!(!is_audit(
             "log_bot_message",
-            Some("ConversationLogger")
+            Some("ConversationLogger"),
+            "history"
         ));
-        assert!(!super::is_audit("save", Some("AuditoriumStore")));
+        assert!(!is_audit("save", Some("AuditoriumStore"), ""));
+        // A module named for an audit that does what it audits.
+        assert!(!is_audit("apply_migration_plan", None, "migration_audit"));
     }
 
     /// An audit trail a tool appends to, and a directory a path getter makes sure exists,

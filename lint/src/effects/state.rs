@@ -214,10 +214,24 @@ pub fn connection_handle(field: &str) -> bool {
         .any(|h| last == *h || last.strip_suffix(h).is_some_and(|head| head.ends_with('_')))
 }
 
-/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics.
+/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,
+/// circuit breakers.
 pub fn benign_type(name: &str) -> bool {
     [
-        "Cache", "Pool", "Lease", "Memo", "Lru", "Metrics", "Stats", "Limiter", "Throttle",
+        "Cache",
+        "Pool",
+        "Lease",
+        "Memo",
+        "Lru",
+        "Metrics",
+        "Stats",
+        "Limiter",
+        "Throttle",
+        // A circuit breaker's success and failure counts, health and telemetry: how calls
+        // went, not what they did.
+        "Breaker",
+        "Health",
+        "Telemetry",
         // A value under construction (`AddIssueParamsBuilder::custom_fields`), not state.
         "Builder",
     ]
@@ -498,6 +512,7 @@ mod tests {
         assert!(benign_type("ReadSessionLease"));
         assert!(!benign_type("NoteStore"));
         assert!(benign_type("AddIssueParamsBuilder"));
+        assert!(benign_type("CircuitBreaker"));
         assert!(browser_action("click", Some("element")));
         assert!(browser_action("goto", Some("client")));
         assert!(!browser_action("click", Some("counter")));

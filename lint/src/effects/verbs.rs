@@ -393,7 +393,35 @@ pub fn client_write(
                 | "timeout"
                 | "time"
         );
-        return (!preposition).then(|| first.clone());
+        // `start_latitude_opt`, `startDate`, `start_position`: where something starts, an
+        // accessor, not an action.
+        let place = first == "start"
+            && matches!(
+                ws[1].as_str(),
+                "date"
+                    | "latitude"
+                    | "longitude"
+                    | "lat"
+                    | "lng"
+                    | "position"
+                    | "pos"
+                    | "index"
+                    | "offset"
+                    | "line"
+                    | "column"
+                    | "col"
+                    | "point"
+                    | "page"
+                    | "byte"
+                    | "char"
+                    | "row"
+                    | "location"
+                    | "timestamp"
+                    | "cursor"
+                    | "date_time"
+                    | "datetime"
+            );
+        return (!preposition && !place).then(|| first.clone());
     }
     // A bare verb: only on a client, or after a resource accessor of a builder chain
     // (`client.issues(o, r).create(..)`), never `send` (reqwest's and channels' terminal).
@@ -657,6 +685,11 @@ mod tests {
     fn client_calls() {
         assert!(client_write("create_pod", 0, None, Some("client")).is_some());
         assert!(client_write("delete_branch", 1, Some("repos"), Some("gh")).is_some());
+        // Where something starts is an accessor.
+        assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
+        assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());
+        assert!(client_write("start_position", 0, None, Some("node")).is_none());
+        assert!(client_write("start_workflow", 0, None, Some("client")).is_some());
         assert!(client_write("create", 1, Some("issues"), Some("octocrab")).is_some());
         assert!(client_write("delete", 0, None, Some("pods_api")).is_some());
         assert!(client_write("remove", 0, None, Some("items")).is_none());
