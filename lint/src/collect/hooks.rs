@@ -36,6 +36,14 @@ pub(super) struct FwState {
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
+    /// Tool names the constructors of the file's types write (see
+    /// [`crate::frameworks::tool_trait::constructor_name`]), by type.
+    pub(super) ctor_names: FastMap<String, String>,
+    pub(super) want_ctor_names: bool,
+    /// Tools of a tool trait's shape that name themselves nowhere in their impl (index into
+    /// the file's tools, type): named by their type's constructor at the end of the file,
+    /// dropped when it names none.
+    pub(super) named_by_ctor: Vec<(usize, String)>,
     function_tools: bool,
     /// The file may hold a static tool table (it says `description`).
     tables: bool,
@@ -112,6 +120,7 @@ impl Collector<'_> {
         // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
+        self.fw.want_ctor_names = has("Tool for") && has("name:");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             || has("register")
@@ -512,6 +521,17 @@ impl Collector<'_> {
 
     /// Link derived swiftide tools to their methods.
     pub(super) fn fw_finish(&mut self) {
+        // Tools named by their type's constructor, which may come after the impl.
+        let mut dropped = Vec::new();
+        for (i, ty) in std::mem::take(&mut self.fw.named_by_ctor) {
+            match self.fw.ctor_names.get(&ty) {
+                Some(name) => self.tools[i].name = name.clone(),
+                None => dropped.push(i),
+            }
+        }
+        for i in dropped.into_iter().rev() {
+            self.tools.remove(i);
+        }
         for (ident, d, start) in std::mem::take(&mut self.fw.derived) {
             let ty = ident.to_string();
             let body = match self.local_methods.get(&(ty.clone(), d.method.clone())) {

@@ -994,6 +994,9 @@ mod tests {
         "use a::;\nfn f() { std::fs::remove_file(\"x\").ok(); }\n",
         "static _: u8 = 1;\n",
         "fn f() { g( }\nuse std::fs;\n",
+        // A tool named by its type's constructor, before and after the trait impl.
+        "struct D { name: String }\nimpl W { fn new() -> Self { Self { d: D { name: \"w\".into() } } } }\nimpl Tool for W { fn definition(&self) -> &D { &self.d } fn execute(&self) { std::fs::write(\"a\", \"b\").unwrap() } }\n",
+        "impl Tool for W { fn definition(&self) -> &D { &self.d } fn execute(&self) {} }\nimpl W { fn new() -> Self { Self { d: D { name: \"w\".into() } } } }\nimpl Tool for V { fn definition(&self) -> &D { &self.d } fn execute(&self) {} }\n",
     ];
 
     /// The streamed collection ([`collect_streamed`]: each item walked as it is parsed) gives

@@ -520,6 +520,12 @@ impl Collector<'_> {
         if let Some(n) = &const_name {
             self.const_names.insert(self_ty.clone(), n.clone());
         }
+        if trait_path.is_none()
+            && self.fw.want_ctor_names
+            && let Some(name) = frameworks::tool_trait::constructor_name(&i.items)
+        {
+            self.fw.ctor_names.entry(self_ty.clone()).or_insert(name);
+        }
         let saved = self.impl_ctx.replace(ctx);
         let trait_last = trait_path
             .as_ref()
@@ -560,7 +566,9 @@ impl Collector<'_> {
             && !tp.is_empty()
             && !frameworks::rmcp_tool_base::is_tool_base(&trait_last)
             && !frameworks::rmcp_tool_base::is_run_trait(&trait_last)
-            && frameworks::tool_trait::is_shape(&trait_last, &i.items))
+            && (frameworks::tool_trait::is_shape(&trait_last, &i.items)
+                || (self.fw.want_ctor_names
+                    && frameworks::tool_trait::is_shape_named_elsewhere(&trait_last, &i.items))))
             // An inherent impl of a tool's shape (`impl FsDeleteTool { const NAME; fn execute;
             // fn create_route }`).
             || (tp.is_empty() && frameworks::tool_trait::is_inherent_shape(&i.items));
@@ -611,6 +619,7 @@ impl Collector<'_> {
                         frameworks::tool_trait::name_expr(&i.items)
                             .and_then(|e| frameworks::rig::tool_name(e, &self.fw.consts))
                     };
+                    let named_here = const_name.is_some() || trait_name().is_some();
                     let name = const_name.clone().or_else(trait_name).or_else(|| {
                         fn_idx
                             .get("name")
@@ -638,6 +647,11 @@ impl Collector<'_> {
                         (Vec::new(), Vec::new()),
                     );
                     self.fw_rig_description(&i.items);
+                    if tool_trait && !named_here && !fn_idx.contains_key("name") {
+                        // Named by its constructor, looked up at the end of the file.
+                        let at = self.tools.len() - 1;
+                        self.fw.named_by_ctor.push((at, self_ty.clone()));
+                    }
                 }
             }
         }

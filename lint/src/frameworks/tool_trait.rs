@@ -126,6 +126,15 @@ fn unconverted(e: &Expr) -> &Expr {
 
 /// The `name: "x"` (or `"x".to_string()`) field of a struct literal a metadata method builds.
 fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
+    let f = items.iter().find_map(|i| match i {
+        ImplItem::Fn(f) if METADATA_METHODS.iter().any(|m| f.sig.ident == m) => Some(f),
+        _ => None,
+    })?;
+    first_name_field(&f.block)
+}
+
+/// The first literal `name: ".."` field of a struct literal in a block.
+fn first_name_field(block: &syn::Block) -> Option<&Expr> {
     use syn::visit::Visit;
     struct Find<'a>(Option<&'a Expr>);
     impl<'a> Visit<'a> for Find<'a> {
@@ -145,12 +154,8 @@ fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
             syn::visit::visit_field_value(self, fv);
         }
     }
-    let f = items.iter().find_map(|i| match i {
-        ImplItem::Fn(f) if METADATA_METHODS.iter().any(|m| f.sig.ident == m) => Some(f),
-        _ => None,
-    })?;
     let mut find = Find(None);
-    find.visit_block(&f.block);
+    find.visit_block(block);
     find.0
 }
 
@@ -215,6 +220,39 @@ pub fn is_inherent_shape(items: &[ImplItem]) -> bool {
             matches!(i, ImplItem::Fn(f) if ROUTE_METHODS
                 .iter()
                 .chain(SCHEMA_METHODS)
+                .any(|n| f.sig.ident == n))
+        })
+}
+
+/// The tool name a type's constructor writes into the metadata it keeps: `impl
+/// MemoryReadTool { fn new(..) -> Self { Self { definition: ToolDef { name:
+/// "memory_read".to_string(), .. }, .. } } }` gives `memory_read`, for a tool impl whose
+/// metadata method hands back that field (`fn definition(&self) -> &ToolDef {
+/// &self.definition }`: alaya-agent-rs). The first `name: ".."` of a struct literal in the
+/// inherent impl's methods, when it reads as a tool name.
+pub fn constructor_name(items: &[ImplItem]) -> Option<String> {
+    items.iter().find_map(|it| match it {
+        ImplItem::Fn(f) => match first_name_field(&f.block)? {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()).filter(|v| is_tool_name(v)),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Whether an impl of a trait named for tools has a tool's shape but names the tool
+/// nowhere in itself: a method that runs it and a metadata or schema method (its name is
+/// then the one its constructor writes, [`constructor_names`]).
+pub fn is_shape_named_elsewhere(trait_last: &str, items: &[ImplItem]) -> bool {
+    trait_last.contains("Tool")
+        && run_method(items).is_some()
+        && items.iter().any(|i| {
+            matches!(i, ImplItem::Fn(f) if SCHEMA_METHODS
+                .iter()
+                .chain(METADATA_METHODS)
                 .any(|n| f.sig.ident == n))
         })
 }
@@ -320,6 +358,58 @@ mod tests {
             "Tool",
             &items("impl Tool for W { fn name(&self) -> &str { \"w\" } fn parameters(&self) {} }")
         ));
+    }
+
+    /// A tool whose metadata method hands back a field its constructor filled
+    /// (alaya-agent-rs): the name is the constructor's.
+    #[test]
+    fn a_name_written_by_the_constructor_names_the_tool() {
+        let src = r#"
+            use async_trait::async_trait;
+            pub struct ToolDef { pub name: String, pub description: String }
+            #[async_trait]
+            pub trait Tool: Send + Sync {
+                fn definition(&self) -> &ToolDef;
+                async fn execute(&self, arguments: Value) -> Result<Value, Error>;
+            }
+            pub struct MemoryWriteTool { definition: ToolDef, root: PathBuf }
+            impl MemoryWriteTool {
+                fn new(root: PathBuf) -> Self {
+                    Self {
+                        definition: ToolDef {
+                            name: "memory_write".to_string(),
+                            description: "Create a file under /memories.".to_string(),
+                        },
+                        root,
+                    }
+                }
+            }
+            #[async_trait]
+            impl Tool for MemoryWriteTool {
+                fn definition(&self) -> &ToolDef { &self.definition }
+                async fn execute(&self, arguments: Value) -> Result<Value, Error> {
+                    std::fs::write(self.root.join("x"), "y")?;
+                    Ok(Value::Null)
+                }
+            }
+            // No name anywhere: not taken for a tool.
+            pub struct Unnamed { definition: ToolDef }
+            #[async_trait]
+            impl Tool for Unnamed {
+                fn definition(&self) -> &ToolDef { &self.definition }
+                async fn execute(&self, arguments: Value) -> Result<Value, Error> { Ok(arguments) }
+            }
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        assert_eq!(
+            tools,
+            vec![(
+                "memory_write".into(),
+                "MemoryWriteTool::execute".into(),
+                "tool-trait".into(),
+                "Write".into()
+            )]
+        );
     }
 
     #[test]
