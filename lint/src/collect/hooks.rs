@@ -123,6 +123,8 @@ impl Collector<'_> {
         self.fw.want_ctor_names = has("Tool for") && has("name:");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
+            // Another type named for tools built with a closure (`ToolSpec::new(..)`).
+            || (has("Tool") && has("::new(") && has("|"))
             || has("register")
             || has("::tool()")
             || has("ToolBuilder")

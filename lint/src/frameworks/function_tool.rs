@@ -63,17 +63,38 @@ pub fn is_constructor(resolved: &[String]) -> bool {
     n >= 2 && resolved[n - 1] == "new" && resolved[n - 2] == "FunctionTool"
 }
 
+/// Whether a callee is the constructor of another type named for tools (`ToolSpec::new`,
+/// `SimpleTool::new`): a tool when handed a name, a description and a closure, in that
+/// order (vv-agent-rs's `ToolSpec::new("task_finish", "Finish ..", Arc::new(|ctx, args|
+/// ..))`).
+fn is_tool_constructor(resolved: &[String]) -> bool {
+    let n = resolved.len();
+    n >= 2 && resolved[n - 1] == "new" && resolved[n - 2].contains("Tool")
+}
+
 /// The function tool a call builds, if it is one.
 pub fn of_call<'a>(
     c: &'a ExprCall,
     resolve: &impl Fn(&syn::Path) -> Vec<String>,
 ) -> Option<FunctionTool<'a>> {
     let Expr::Path(p) = &*c.func else { return None };
-    if !is_constructor(&resolve(&p.path)) || c.args.len() < 3 {
+    if c.args.len() < 3 {
         return None;
     }
+    let resolved = resolve(&p.path);
     let args: Vec<&Expr> = c.args.iter().collect();
-    from_args(&args, false)
+    if is_constructor(&resolved) {
+        return from_args(&args, false);
+    }
+    if !is_tool_constructor(&resolved) {
+        return None;
+    }
+    // Another type's constructor: only a tool name, a literal description and a closure.
+    let tool = from_args(&args, false)?;
+    (super::tool_trait::is_tool_name(&tool.name)
+        && tool.description.is_some()
+        && matches!(tool.handler, Some(Handler::Closure(_))))
+    .then_some(tool)
 }
 
 /// A function tool or registry entry from the arguments of its call: the name first, the
@@ -105,12 +126,25 @@ pub(super) fn handler_of(e: &Expr) -> (Option<Handler<'_>>, &Expr) {
     (handler, e)
 }
 
-/// `Box::pin(..)`-free handler expression: parentheses and references removed.
+/// `Box::pin(..)`-free handler expression: parentheses, references and a shared or boxed
+/// pointer around it (`Arc::new(|ctx, args| ..)`) removed.
 pub(super) fn strip_handler(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_handler(&p.expr),
         Expr::Reference(r) => strip_handler(&r.expr),
         Expr::Group(g) => strip_handler(&g.expr),
+        Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(&*c.func, Expr::Path(p) if {
+                    let segs = &p.path.segments;
+                    segs.len() == 2
+                        && matches!(segs[0].ident.to_string().as_str(), "Arc" | "Box" | "Rc")
+                        && segs[1].ident == "new"
+                })
+                && matches!(strip_handler(&c.args[0]), Expr::Closure(_)) =>
+        {
+            strip_handler(&c.args[0])
+        }
         _ => e,
     }
 }
@@ -254,6 +288,47 @@ pub fn build() -> Vec<Arc<dyn Tool>> {
                     "save_note".into(),
                     "adk-function-tool".into(),
                     "Write".into()
+                ),
+            ]
+        );
+    }
+
+    /// Another type named for tools, built with a name, a description and a closure (a
+    /// shared one too): vv-agent-rs's `ToolSpec::new`. Not one built with a schema value.
+    #[test]
+    fn a_tool_spec_built_with_a_closure_is_a_tool() {
+        let src = r#"
+use std::sync::Arc;
+pub(crate) fn write_file_tool() -> ToolSpec {
+    ToolSpec::new("write_file", "Write a file.", Arc::new(|ctx, args| {
+        std::fs::write(args["path"].as_str().unwrap(), "x").unwrap();
+        ToolExecutionResult::ok()
+    }))
+}
+pub(crate) fn read_file_tool() -> ToolSpec {
+    ToolSpec::new("read_file", "Read a file.", Arc::new(|ctx, args| {
+        ToolExecutionResult::text(std::fs::read_to_string(args["path"].as_str().unwrap()).unwrap())
+    }))
+}
+pub fn schema() -> ToolDefinition {
+    let params = serde_json::json!({});
+    ToolDefinition::new("not_a_tool", "A schema.", params)
+}
+"#;
+        assert_eq!(
+            inventory(src),
+            [
+                (
+                    "read_file".to_string(),
+                    "read_file_tool::{closure}".to_string(),
+                    "adk-function-tool".to_string(),
+                    "Read".to_string()
+                ),
+                (
+                    "write_file".to_string(),
+                    "write_file_tool::{closure}".to_string(),
+                    "adk-function-tool".to_string(),
+                    "Write".to_string()
                 ),
             ]
         );

@@ -197,7 +197,7 @@ fn schema_call_name(items: &[ImplItem]) -> Option<&Expr> {
 }
 
 /// One word a model calls a tool by: letters, digits, `_`, `-`, `.`, starting with a letter.
-fn is_tool_name(s: &str) -> bool {
+pub(crate) fn is_tool_name(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
