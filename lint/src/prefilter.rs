@@ -4,7 +4,7 @@
 //! hand-written `tools/call` handler, and each leaves a mark in the source text that a byte
 //! search finds: `#[tool`, `tool_router`, `#[side_effect`, `Tool for`, `mcp_tool`,
 //! `tools/call`, a handler name such as `call_tool`, rig's `const NAME` beside `fn call`, a
-//! tool list's file name (`"tools.json"`, `"tools.toml"`), the
+//! tool list's file name (`"tools.json"`, `"tools.toml"`, `"tools.yaml"`), the
 //! configured attributes and traits, and `idemcheck` itself (suppression comments, the
 //! crate's paths). A package in which no file holds such a mark defines no tool; the only
 //! way a tool can reach its code is through a dependency, so a package is parsed when it
@@ -55,6 +55,8 @@ const MARKS: &[(&str, bool)] = &[
     // A tool list kept in a data file (`include_str!("../tools.json")`, `"tools.toml"`).
     ("tools.json\"", false),
     ("tools.toml\"", false),
+    ("tools.yaml\"", false),
+    ("tools.yml\"", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.

@@ -486,6 +486,13 @@ impl Collector<'_> {
         self.via_hint = None;
         if let Some(spec) = proc {
             if session {
+                if spec.program.is_none()
+                    && let Some(f) = self.cur()
+                    && f.facts.runs_given_program.is_none()
+                {
+                    // Fed its input as it runs, it is still the program it is given.
+                    f.facts.runs_given_program = Some(spec.loc);
+                }
                 self.read_signal(
                     format!(
                         "a session process started (`{}`): what is sent to it decides",

@@ -473,6 +473,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
             if let Some(spec) = f.pending_proc.take() {
                 f.proc_vars.insert(name.clone(), spec);
+            } else if let Some(init) = &l.init
+                && let Some(from) = command_from(&init.expr)
+                && let Some(spec) = f.proc_vars.get(&from).cloned()
+            {
+                // `let t = tokio::process::Command::from(cmd)`: the same command, async.
+                f.proc_vars.insert(name.clone(), spec);
             }
             if f.saw_take {
                 f.take_vars.insert(name);
@@ -755,5 +761,22 @@ fn fresh_id_call(e: &syn::Expr) -> bool {
             syn::Expr::Await(a) => e = super::strip(&a.base),
             _ => return false,
         }
+    }
+}
+
+/// `Command::from(cmd)` (`tokio::process::Command::from(std_cmd)`): the local converted.
+fn command_from(e: &syn::Expr) -> Option<String> {
+    let syn::Expr::Call(c) = e else { return None };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    let n = segs.len();
+    if n < 2 || segs[n - 1].ident != "from" || segs[n - 2].ident != "Command" || c.args.len() != 1 {
+        return None;
+    }
+    match &c.args[0] {
+        syn::Expr::Path(a) => a.path.get_ident().map(ToString::to_string),
+        _ => None,
     }
 }

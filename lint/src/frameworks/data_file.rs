@@ -42,7 +42,8 @@
 //! The per-file pass only gathers facts ([`refs`]: the data files a file's literals name;
 //! [`crate::facts::FnFacts::str_arms`]; [`crate::facts::FnFacts::runs_given_program`]);
 //! [`link`], run once every file is collected, reads the data files and makes the tools.
-//! YAML files are not read (no YAML parser is built in).
+//! YAML files (`.yaml`, `.yml`) are read as JSON and TOML are (mycommandmcp's
+//! `mycommand-tools.yaml`: `tools: - name: .. command: ls`).
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -58,7 +59,7 @@ use crate::facts::{
 };
 
 /// Extensions of the data files read.
-const EXTENSIONS: &[&str] = &[".json", ".toml"];
+const EXTENSIONS: &[&str] = &[".json", ".toml", ".yaml", ".yml"];
 
 /// Keys of an entry that describe it to the model.
 const DESCRIPTION_KEYS: &[&str] = &["description", "synopsis", "summary", "desc", "help"];
@@ -175,6 +176,10 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
         ".toml" => toml::from_str::<toml::Value>(text)
             .ok()
             .and_then(|v| serde_json::to_value(v).ok()),
+        ".yaml" | ".yml" => yaml_rust2::YamlLoader::load_from_str(text)
+            .ok()
+            .and_then(|docs| docs.into_iter().next())
+            .map(yaml_value),
         _ => None,
     };
     let Some(value) = value else {
@@ -232,6 +237,32 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// A YAML document as the JSON value the rest reads (keys that are not text, aliases and
+/// bad values become text or null).
+fn yaml_value(y: yaml_rust2::Yaml) -> Value {
+    use yaml_rust2::Yaml;
+    match y {
+        Yaml::String(s) | Yaml::Real(s) => Value::String(s),
+        Yaml::Integer(i) => Value::from(i),
+        Yaml::Boolean(b) => Value::Bool(b),
+        Yaml::Array(items) => Value::Array(items.into_iter().map(yaml_value).collect()),
+        Yaml::Hash(map) => Value::Object(
+            map.into_iter()
+                .filter_map(|(k, v)| {
+                    let key = match k {
+                        Yaml::String(s) | Yaml::Real(s) => s,
+                        Yaml::Integer(i) => i.to_string(),
+                        Yaml::Boolean(b) => b.to_string(),
+                        _ => return None,
+                    };
+                    Some((key, yaml_value(v)))
+                })
+                .collect(),
+        ),
+        Yaml::Alias(_) | Yaml::Null | Yaml::BadValue => Value::Null,
+    }
 }
 
 /// Arrays of objects under keys naming tools ([`names_tools`]), or the value itself when it
@@ -300,10 +331,10 @@ fn program_of(obj: &serde_json::Map<String, Value>) -> Option<(String, String, V
 /// The line and columns of an entry's name (its value quoted, on a line that says `name`),
 /// searched from byte `from`; and where the search goes on.
 fn line_of(text: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
+    let rest = &text.as_bytes()[from.min(text.len())..];
     let quoted = format!("\"{name}\"");
     let mut found = None;
-    for at in memchr::memmem::find_iter(&text.as_bytes()[from.min(text.len())..], quoted.as_bytes())
-    {
+    for at in memchr::memmem::find_iter(rest, quoted.as_bytes()) {
         let at = from + at;
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         if text[line_start..at].contains("name") {
@@ -312,14 +343,21 @@ fn line_of(text: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
         }
         found.get_or_insert(at);
     }
+    let mut width = quoted.chars().count();
+    if found.is_none() {
+        // YAML writes names bare too (`- name: list_files`).
+        let bare = format!("name: {name}");
+        found = memchr::memmem::find(rest, bare.as_bytes()).map(|at| from + at + "name: ".len());
+        width = name.chars().count();
+    }
     match found {
         Some(at) => {
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             let column = text[line_start..at].chars().count() as u32 + 1;
             (
                 memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() as u32 + 1,
-                (column, column + quoted.chars().count() as u32),
-                at + quoted.len(),
+                (column, column + width as u32),
+                at + width,
             )
         }
         None => (1, (1, 1), from),
@@ -1035,6 +1073,48 @@ synopsis = "Battery level"
         assert!(got[1].2.contains("by its words"), "{}", got[1].2);
         assert!(got[5].2.contains("runner::exec_direct"), "{}", got[5].2);
         assert!(got[5].2.contains("`termux-sensor`"), "{}", got[5].2);
+    }
+
+    /// A YAML list of commands (mycommandmcp), run by a function that converts its
+    /// `std::process::Command` for tokio and may pipe input to it.
+    #[test]
+    fn a_yaml_list_of_commands_is_judged_by_the_process_model() {
+        let main = r#"
+const CONFIG_FILENAME: &str = "mycommand-tools.yaml";
+pub struct Server { tools: std::collections::HashMap<String, ToolConfig> }
+impl Server {
+    pub async fn execute_command(&self, tool_name: &str, args: Option<&str>) -> Result<String> {
+        let tool = self.tools.get(tool_name).unwrap();
+        let mut cmd = std::process::Command::new(&tool.command);
+        if let Some(a) = args { cmd.args(a.split_whitespace()); }
+        let mut tokio_cmd = tokio::process::Command::from(cmd);
+        if tool.accept_input { tokio_cmd.stdin(std::process::Stdio::piped()); }
+        let child = tokio_cmd.spawn()?;
+        Ok(String::from_utf8_lossy(&child.wait_with_output().await?.stdout).into_owned())
+    }
+}
+"#;
+        let yaml = r#"
+prompts:
+  - name: "summarize"
+    content: "Summarize"
+tools:
+  - name: "list_files"
+    description: "Lists files in a directory"
+    command: "ls"
+  - name: remove_file
+    description: "Removes a file"
+    command: "rm"
+"#;
+        let got = judged(&[("src/main.rs", main), ("mycommand-tools.yaml", yaml)]);
+        let kinds: Vec<(&str, Judgement)> = got.iter().map(|(n, k, _)| (n.as_str(), *k)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("list_files", Judgement::Read),
+                ("remove_file", Judgement::Write)
+            ]
+        );
     }
 
     #[test]
