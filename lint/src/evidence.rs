@@ -260,6 +260,28 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
         &["status", "is-active", "is-enabled", "list-units", "show"],
     ),
     ("npm", &["ls", "list", "view", "outdated", "--version"]),
+    // Nix evaluates, searches and shows; building, installing and running change the store
+    // or the profile (`flake`, `config`, .. decide by their own sub-command, below).
+    (
+        "nix",
+        &[
+            "eval",
+            "log",
+            "search",
+            "why-depends",
+            "path-info",
+            "show-config",
+            "show-derivation",
+            "hash",
+            "--version",
+            "flake",
+            "config",
+            "derivation",
+            "store",
+            "profile",
+            "registry",
+        ],
+    ),
 ];
 
 /// Whether running `program` with `args` only reads. `None` program (not a literal) is
@@ -305,7 +327,23 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         // The first argument that is not an option (git -C dir status).
         let mut iter = args.iter();
         while let Some(a) = iter.next() {
-            if a == "-C" || a == "-c" || a == "--namespace" || a == "-n" || a == "--context" {
+            // Options followed by their value (`git -C dir`, `nix --extra-experimental-features
+            // "nix-command flakes"`, `nix --option k v`).
+            if matches!(
+                a.as_str(),
+                "-C" | "-c"
+                    | "--namespace"
+                    | "-n"
+                    | "--context"
+                    | "--extra-experimental-features"
+                    | "--experimental-features"
+                    | "--store"
+            ) {
+                iter.next();
+                continue;
+            }
+            if a == "--option" {
+                iter.next();
                 iter.next();
                 continue;
             }
@@ -314,26 +352,15 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
                 continue;
             }
             // A sub-command whose own sub-command decides (`git worktree list`, `git stash
-            // show`, `git remote -v`): read when that one only lists or shows.
-            if base == "git"
-                && matches!(
-                    a.as_str(),
-                    "worktree" | "stash" | "remote" | "submodule" | "notes" | "tag" | "branch"
-                )
+            // show`, `git remote -v`, `nix flake show`): read when that one only lists or
+            // shows.
+            if let Some((_, _, reads)) = COMPOUND_SUBCOMMANDS
+                .iter()
+                .find(|(p, noun, _)| *p == base && *noun == a.as_str())
             {
-                return iter.next().is_some_and(|next| {
-                    matches!(
-                        next.as_str(),
-                        "list"
-                            | "show"
-                            | "status"
-                            | "-v"
-                            | "-l"
-                            | "--list"
-                            | "-a"
-                            | "--show-current"
-                    )
-                });
+                return iter
+                    .next()
+                    .is_some_and(|next| reads.contains(&next.as_str()));
             }
             return subs.contains(&a.as_str());
         }
@@ -341,6 +368,40 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     }
     false
 }
+
+/// Sub-commands whose own sub-command decides, by program, with the second words that only
+/// list or show (`git worktree list`, `nix flake show`).
+const COMPOUND_SUBCOMMANDS: &[(&str, &str, &[&str])] = &[
+    ("git", "worktree", GIT_LISTING),
+    ("git", "stash", GIT_LISTING),
+    ("git", "remote", GIT_LISTING),
+    ("git", "submodule", GIT_LISTING),
+    ("git", "notes", GIT_LISTING),
+    ("git", "tag", GIT_LISTING),
+    ("git", "branch", GIT_LISTING),
+    ("nix", "flake", &["show", "metadata", "info", "check"]),
+    ("nix", "config", &["show", "check"]),
+    ("nix", "derivation", &["show"]),
+    (
+        "nix",
+        "store",
+        &["ls", "cat", "path-info", "ping", "info", "verify"],
+    ),
+    ("nix", "profile", &["list", "history"]),
+    ("nix", "registry", &["list"]),
+];
+
+/// What git's compound sub-commands list or show with.
+const GIT_LISTING: &[&str] = &[
+    "list",
+    "show",
+    "status",
+    "-v",
+    "-l",
+    "--list",
+    "-a",
+    "--show-current",
+];
 
 /// Subcommands of git, docker, kubectl, cargo and npm that change state.
 const WRITE_SUBCOMMANDS: &[&str] = &[
@@ -637,6 +698,23 @@ mod tests {
 
     #[test]
     fn processes() {
+        let nix = |a: &[&str]| read_only_process(Some("nix"), &s(a));
+        assert!(nix(&[
+            "--extra-experimental-features",
+            "nix-command flakes",
+            "eval",
+            "--json",
+            "x"
+        ]));
+        assert!(nix(&["flake", "show", "--json", "."]));
+        assert!(nix(&["config", "show"]));
+        assert!(nix(&["search", "nixpkgs", "ripgrep"]));
+        assert!(!nix(&["build", "."]));
+        assert!(!nix(&["profile", "install", "nixpkgs#hello"]));
+        assert!(!nix(&["flake", "update"]));
+        let git = |a: &[&str]| read_only_process(Some("git"), &s(a));
+        assert!(git(&["worktree", "list"]));
+        assert!(!git(&["worktree", "add", "x"]));
         assert!(read_only_process(
             Some("git"),
             &s(&["status", "--porcelain"])
