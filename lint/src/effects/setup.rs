@@ -138,7 +138,10 @@ pub fn is_audit(name: &str, self_ty: Option<&str>, module: &str) -> bool {
 /// The one rule the index stops at and `explain` reports: set-up, a cache's bookkeeping or
 /// an audit trail (tool bodies aside, which the caller checks).
 pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrier> {
-    if is_setup_fn(name) {
+    // A function of a module named for bootstrapping (`bootstrap::ensure_ytdlp`: the
+    // program fetched the first time it is needed), as one named so is.
+    let bootstrap_module = module.split("::").any(|m| m == "bootstrap");
+    if is_setup_fn(name) || bootstrap_module {
         Some(Barrier::Setup)
     } else if is_cache_fn(name) || self_ty.is_some_and(is_cache_type) {
         Some(Barrier::Cache)
@@ -321,6 +324,28 @@ impl Api {
         let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
         assert_eq!(kind("list_accounts"), "Read");
         assert_eq!(kind("save_note"), "Write");
+    }
+
+    #[test]
+    fn a_bootstrap_module_is_set_up() {
+        use super::{Barrier, barrier};
+        assert_eq!(
+            barrier("ensure_ytdlp", None, "bootstrap"),
+            Some(Barrier::Setup)
+        );
+        assert_eq!(
+            barrier("ensure", None, "bootstrap::ytdlp"),
+            Some(Barrier::Setup)
+        );
+        // A manager named for bootstrapping a target does the work it is asked for.
+        assert_eq!(
+            barrier(
+                "install_coolify",
+                None,
+                "services::target_bootstrap_manager"
+            ),
+            None
+        );
     }
 
     #[test]

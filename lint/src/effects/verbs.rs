@@ -332,13 +332,30 @@ pub fn value_check(name: &str) -> bool {
 /// method before it and its receiver: its first word is a client-write verb and the name
 /// is not a local compound.
 pub fn client_write_name(name: &str) -> bool {
-    if vocabulary(name) & LOCAL != 0 {
+    if vocabulary(name) & LOCAL != 0 || buffer_put(name) {
         return false;
     }
     let first = first_word(name);
     // A common in-memory verb (`add`, `set`, `store`) in a compound name (`add_worklog`) can
     // still be a client's write: [`client_write`] decides by the receiver.
     client_write_verb(&first) || (is_write_verb(&first) && first.len() < name.len())
+}
+
+/// A buffer's `put` of a number or a slice (`bytes::BufMut`: `put_u64_le`, `put_slice`,
+/// `put_i32`): a value serialised into memory.
+fn buffer_put(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("put_") else {
+        return false;
+    };
+    let ty = rest
+        .strip_suffix("_le")
+        .or_else(|| rest.strip_suffix("_be"))
+        .or_else(|| rest.strip_suffix("_ne"))
+        .unwrap_or(rest);
+    matches!(ty, "slice" | "bytes" | "uint" | "int" | "f32" | "f64")
+        || (ty.len() >= 2
+            && matches!(ty.as_bytes()[0], b'u' | b'i')
+            && ty[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether a method call on something the workspace does not define is a write, by the
@@ -685,6 +702,11 @@ mod tests {
     fn client_calls() {
         assert!(client_write("create_pod", 0, None, Some("client")).is_some());
         assert!(client_write("delete_branch", 1, Some("repos"), Some("gh")).is_some());
+        // A buffer's puts serialise into memory.
+        assert!(!client_write_name("put_u64_le"));
+        assert!(!client_write_name("put_slice"));
+        assert!(!client_write_name("put_i32"));
+        assert!(client_write_name("put_object"));
         // Where something starts is an accessor.
         assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());
