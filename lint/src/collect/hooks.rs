@@ -113,6 +113,19 @@ fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
     sig
 }
 
+/// Whether a text calls the constructor of a type whose name holds `Tool` (`ToolSpec::new(`,
+/// `SimpleTool::new(`): the identifier before each `::new(`, looked at without allocating.
+fn tool_type_constructed(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"::new(").any(|at| {
+        let start = bytes[..at]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(0, |i| i + 1);
+        memchr::memmem::find(&bytes[start..at], b"Tool").is_some()
+    })
+}
+
 impl Collector<'_> {
     /// Which scans can find anything in this file, from its text.
     pub(super) fn fw_prepare(&mut self, text: &str) {
@@ -124,7 +137,7 @@ impl Collector<'_> {
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
-            || (has("Tool") && has("::new(") && has("|"))
+            || tool_type_constructed(text)
             || has("register")
             || has("::tool()")
             || has("ToolBuilder")
