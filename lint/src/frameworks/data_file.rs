@@ -84,33 +84,37 @@ const SUBCOMMAND_KEYS: &[&str] = &["subcommand", "args", "arguments"];
 /// The data files named by the string literals of a source text (lexically: `"….json"`,
 /// `"….toml"`), with whether each is embedded (`include_str!`/`include_bytes!`).
 pub fn refs(text: &str) -> Vec<DataRef> {
+    // One pass for every extension (this runs over every parsed file).
+    static NEEDLES: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| {
+            aho_corasick::AhoCorasick::new(EXTENSIONS.iter().map(|e| format!("{e}\"")))
+                .expect("fixed patterns")
+        });
     let mut out = Vec::new();
-    for ext in EXTENSIONS {
-        let needle = format!("{ext}\"");
-        for end in memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes()) {
-            let end = end + ext.len();
-            let Some(start) = text[..end].rfind(['"', '\n']) else {
-                continue;
-            };
-            if text.as_bytes()[start] != b'"' {
-                continue;
-            }
-            let path = &text[start + 1..end];
-            let file = path.rsplit('/').next().unwrap_or(path);
-            if file.len() <= ext.len()
-                || path.contains(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '\\'))
-                || matches!(file, "Cargo.toml" | "idemcheck.toml" | "package.json")
-            {
-                continue;
-            }
-            let before = text[..start].trim_end();
-            let embedded = before.ends_with("include_str!(") || before.ends_with("include_bytes!(");
-            out.push(DataRef {
-                path: path.to_string(),
-                embedded,
-                line: memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count() as u32 + 1,
-            });
+    for m in NEEDLES.find_iter(text) {
+        let ext = EXTENSIONS[m.pattern().as_usize()];
+        let end = m.start() + ext.len();
+        let Some(start) = text[..end].rfind(['"', '\n']) else {
+            continue;
+        };
+        if text.as_bytes()[start] != b'"' {
+            continue;
         }
+        let path = &text[start + 1..end];
+        let file = path.rsplit('/').next().unwrap_or(path);
+        if file.len() <= ext.len()
+            || path.contains(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '\\'))
+            || matches!(file, "Cargo.toml" | "idemcheck.toml" | "package.json")
+        {
+            continue;
+        }
+        let before = text[..start].trim_end();
+        let embedded = before.ends_with("include_str!(") || before.ends_with("include_bytes!(");
+        out.push(DataRef {
+            path: path.to_string(),
+            embedded,
+            line: memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count() as u32 + 1,
+        });
     }
     out.sort_by_key(|r| r.line);
     out

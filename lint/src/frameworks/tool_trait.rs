@@ -245,7 +245,7 @@ pub fn constructor_name(items: &[ImplItem]) -> Option<String> {
 
 /// Whether an impl of a trait named for tools has a tool's shape but names the tool
 /// nowhere in itself: a method that runs it and a metadata or schema method (its name is
-/// then the one its constructor writes, [`constructor_names`]).
+/// then the one its constructor writes, [`constructor_name`]).
 pub fn is_shape_named_elsewhere(trait_last: &str, items: &[ImplItem]) -> bool {
     trait_last.contains("Tool")
         && run_method(items).is_some()
