@@ -117,12 +117,14 @@ fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
 /// `SimpleTool::new(`): the identifier before each `::new(`, looked at without allocating.
 fn tool_type_constructed(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr::memmem::find_iter(bytes, b"::new(").any(|at| {
-        let start = bytes[..at]
+    // From each `Tool` (rare in most code) to the end of its identifier.
+    memchr::memmem::find_iter(bytes, b"Tool").any(|at| {
+        let rest = &bytes[at..];
+        let end = rest
             .iter()
-            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-            .map_or(0, |i| i + 1);
-        memchr::memmem::find(&bytes[start..at], b"Tool").is_some()
+            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .unwrap_or(rest.len());
+        rest[end..].starts_with(b"::new(")
     })
 }
 
