@@ -450,6 +450,13 @@ pub(super) fn finish_doc_param(state: &mut FnState) {
 mod tests {
     use crate::analysis::inventory_rows;
 
+    /// (name, kind) of each inventory row.
+    fn names_and_kinds(rows: &[(String, String, String, String)]) -> Vec<(&str, &str)> {
+        rows.iter()
+            .map(|(n, _, _, k)| (n.as_str(), k.as_str()))
+            .collect()
+    }
+
     /// A GraphQL client whose documents live in another module, as linear-mcp-rs has it.
     const CLIENT: &str = r#"
 mod graphql;
@@ -574,10 +581,7 @@ impl Server {
     #[test]
     fn a_program_run_with_its_callers_arguments_is_judged_by_their_words() {
         let rows = inventory_rows(&[("src/lib.rs", RUNNER)]);
-        let kinds: Vec<(&str, &str)> = rows
-            .iter()
-            .map(|(n, _, _, k)| (n.as_str(), k.as_str()))
-            .collect();
+        let kinds = names_and_kinds(&rows);
         assert_eq!(
             kinds,
             [
@@ -604,10 +608,7 @@ impl Server {
             ("src/graphql/mod.rs", "pub mod queries;"),
             ("src/graphql/queries.rs", QUERIES),
         ]);
-        let kinds: Vec<(&str, &str)> = rows
-            .iter()
-            .map(|(n, _, _, k)| (n.as_str(), k.as_str()))
-            .collect();
+        let kinds = names_and_kinds(&rows);
         assert_eq!(
             kinds,
             [

@@ -216,12 +216,14 @@ pub fn is_inherent_shape(items: &[ImplItem]) -> bool {
     });
     literal_name
         && run_method(items).is_some()
-        && items.iter().any(|i| {
-            matches!(i, ImplItem::Fn(f) if ROUTE_METHODS
-                .iter()
-                .chain(SCHEMA_METHODS)
-                .any(|n| f.sig.ident == n))
-        })
+        && has_method(items, &[ROUTE_METHODS, SCHEMA_METHODS])
+}
+
+/// Whether an impl has a method of one of the names of `groups`.
+fn has_method(items: &[ImplItem], groups: &[&[&str]]) -> bool {
+    items.iter().any(|i| {
+        matches!(i, ImplItem::Fn(f) if groups.iter().flat_map(|g| g.iter()).any(|n| f.sig.ident == n))
+    })
 }
 
 /// The tool name a type's constructor writes into the metadata it keeps: `impl
@@ -249,24 +251,14 @@ pub fn constructor_name(items: &[ImplItem]) -> Option<String> {
 pub fn is_shape_named_elsewhere(trait_last: &str, items: &[ImplItem]) -> bool {
     trait_last.contains("Tool")
         && run_method(items).is_some()
-        && items.iter().any(|i| {
-            matches!(i, ImplItem::Fn(f) if SCHEMA_METHODS
-                .iter()
-                .chain(METADATA_METHODS)
-                .any(|n| f.sig.ident == n))
-        })
+        && has_method(items, &[SCHEMA_METHODS, METADATA_METHODS])
 }
 
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
-    let has = |names: &[&str]| {
-        items
-            .iter()
-            .any(|i| matches!(i, ImplItem::Fn(f) if names.iter().any(|n| f.sig.ident == n)))
-    };
     name_expr(items).is_some()
         && run_method(items).is_some()
-        && (has(SCHEMA_METHODS) || trait_last.contains("Tool"))
+        && (has_method(items, &[SCHEMA_METHODS]) || trait_last.contains("Tool"))
 }
 
 #[cfg(test)]
