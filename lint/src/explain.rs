@@ -260,5 +260,9 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
             "an audit trail (`{}` records that a call happened; the system of record is unchanged)",
             f.display
         ),
+        Barrier::Pacing => format!(
+            "pacing (`{}` counts calls to rate-limit or stop them; the system of record is unchanged)",
+            f.display
+        ),
     })
 }

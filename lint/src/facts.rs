@@ -170,6 +170,21 @@ pub struct Call {
     pub forwards: Vec<(u32, u32)>,
 }
 
+impl Call {
+    /// A call of `target` with nothing known of its place or arguments (a body made after
+    /// the walk: a tool's arm, a data-defined tool's executor arm).
+    pub fn to(target: CallTarget) -> Call {
+        Call {
+            target,
+            loc: Loc::default(),
+            docs: Vec::new(),
+            owned_receiver: false,
+            words: Vec::new(),
+            forwards: Vec::new(),
+        }
+    }
+}
+
 /// Text passed to a function that sends it (a GraphQL document, a statement, an endpoint).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SentText {
@@ -282,6 +297,11 @@ pub struct FnFacts {
     /// (`fn run(&self, args: &[&str]) { Command::new("gh").args(args) .. }`): what runs is
     /// decided at each call by the words passed there ([`crate::effects::models`]).
     pub runs_given_args: Option<GivenArgs>,
+    /// Its `match` on a tool name dispatches tools beyond doubt: it is handed a whole tool
+    /// call and matches on the call's name ([`crate::frameworks::dispatch::tool_call_param`]),
+    /// or a parameter named for the tool (`tool_name: &str`) whose arms hand the call on
+    /// ([`crate::frameworks::dispatch::arms_hand_on`]).
+    pub dispatches_tools: bool,
 }
 
 /// One string-literal arm of a `match` on text (see [`FnFacts::str_arms`]).

@@ -275,6 +275,11 @@ impl<'a> Index<'a> {
         index
     }
 
+    /// How deep [`Index::writes_only_own_fields`] follows a value's own methods: a
+    /// recursive-descent parser's `expr` → `term` → `unary` → `primary` → `peek` →
+    /// `skip_ws` advances its position six calls down.
+    const OWN_FIELDS_DEPTH: u32 = 8;
+
     /// Calls of a method on a value the caller built itself (`let mut r = LintResult::new();
     /// r.sort()`) when all the method writes is its own fields — itself or through its own
     /// methods (`self.update_counts()`): that is the local value, not state kept between
@@ -287,7 +292,7 @@ impl<'a> Index<'a> {
             for e in edges {
                 if calls[e.call].owned_receiver
                     && self.any[e.callee].is_some()
-                    && self.writes_only_own_fields(e.callee, 4, &mut memo)
+                    && self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, &mut memo)
                 {
                     out.push((caller, e.call));
                 }
@@ -1052,8 +1057,14 @@ impl<'a> Index<'a> {
             },
             CallTarget::TypeFn(ty, name) => self.methods_of(ty, name, krate),
             // The receiver's type is not known here: every workspace method of that name,
-            // in any crate (effects often live in another member than the caller).
-            CallTarget::AnyMethod(name) => self.methods_named(name),
+            // in any crate (effects often live in another member than the caller). Never the
+            // caller itself: a method calling its own name on a value of unknown type hands
+            // on to another type's method (`fn hover(&self) { client.hover(params) }`).
+            CallTarget::AnyMethod(name) => {
+                let mut found = self.methods_named(name);
+                found.retain(|&id| id != caller);
+                found
+            }
             CallTarget::ReturnedMethod(inner, name) => {
                 let mut found = Vec::new();
                 for callee in self.resolve(caller, inner) {
@@ -1318,6 +1329,13 @@ impl<'a> Index<'a> {
             )
             .chain(own_post)
             .chain(self.query_reads.get(&id).copied())
+    }
+
+    /// Whether a read of `at` is one a model decided by the words of the call (`send_request(
+    /// "textDocument/rename", ..)`): the operation the call names, not a look-up on the way.
+    pub fn read_decided_by_words(&self, ev: &Evidence, at: FnId) -> bool {
+        self.decided_evidence(at, false)
+            .any(|d| std::ptr::eq(d, ev))
     }
 
     /// The model of a workspace function, if one names it.

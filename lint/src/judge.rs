@@ -96,8 +96,13 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
 /// cannot see into. Judged a write by its name (its findings are warnings). Its name alone
 /// decides, never its description; a settling read reached rules it out (the caller checked).
 fn reads_named_a_write(index: &Index<'_>, cx: &ToolCx<'_>, body: FnId) -> Option<WriteReason> {
-    let why = crate::effects::verbs::name_says_write(&cx.tool.name, "")?;
+    let why = crate::effects::verbs::name_says_write_over_reads(&cx.tool.name)?;
     let (ev, at, chain) = index.read_path(body)?;
+    // The read is the operation itself, decided by the words the call hands over (an LSP
+    // `textDocument/rename`, an RPC `getBalance`): no write is left behind it.
+    if index.read_decided_by_words(ev, at) {
+        return None;
+    }
     Some(WriteReason::Evidence {
         description: format!(
             "it reads ({}) and no write was found in the code it reaches, but {why}: the write it is named for is behind calls the lint cannot see into",

@@ -245,9 +245,17 @@ impl Collector<'_> {
             if name == "get"
                 && mc.args.len() == 1
                 && (self.text_of(&mc.args[0]).is_some_and(|t| t.contains('/'))
-                    || recv
-                        .as_deref()
-                        .is_some_and(|r| r.to_ascii_lowercase().contains("client")))
+                    || recv.as_deref().is_some_and(|r| {
+                        let r = r.to_ascii_lowercase();
+                        r.contains("client") || r.contains("http")
+                    })
+                    // A request builder: `.get(&url).send()`, `.get(url).header(..)`.
+                    || chain.get(i + 1).is_some_and(|next| {
+                        matches!(
+                            next.method.to_string().as_str(),
+                            "send" | "header" | "headers" | "query" | "bearer_auth" | "basic_auth"
+                        )
+                    }))
             {
                 self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
             }
@@ -349,6 +357,15 @@ impl Collector<'_> {
                 );
             } else if class.browser && crate::effects::state::browser_action(&name, recv.as_deref())
             {
+                // A workspace method of that name on a value of unknown type is followed
+                // instead (`client.hover(params)` on the server's own LSP client).
+                let unless = match unless {
+                    Some(u) => Some(u),
+                    None if !(i == 0 && is_self(root)) => {
+                        self.call(CallTarget::AnyMethod(name.clone()), Loc::default())
+                    }
+                    None => None,
+                };
                 self.evidence(
                     EvidenceKind::State,
                     false,

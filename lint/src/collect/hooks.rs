@@ -135,15 +135,17 @@ impl Collector<'_> {
         // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
-        self.fw.want_ctor_names = has("Tool for") && has("name:");
+        self.fw.want_ctor_names = has("Tool") && has(" for ") && has("name:");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
             || tool_type_constructed(text)
+            // A function making a tool (`define_tool("bash", "..", params, |p| ..)`).
+            || has("_tool(")
             || has("register")
             || has("::tool()")
             || has("ToolBuilder")
-            || (has(".insert(") && has("Box::new(") && has("Tool"));
+            || (has(".insert(") && has("Box::new(") && (has("Tool") || has("tools/call")));
         self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
@@ -171,7 +173,8 @@ impl Collector<'_> {
         let enclosing_name = cur.facts.name.clone();
         let self_ty = cur.facts.self_ty.clone();
         if self.fw.function_tools {
-            let (found, pairs) = function_tool::find(block, &|p: &syn::Path| self.resolve(p));
+            let (found, pairs) =
+                function_tool::find(block, self.fw.tools_call, &|p: &syn::Path| self.resolve(p));
             self.fw.handlers.extend(pairs);
             for t in found {
                 let style = if t.registry {
@@ -255,6 +258,15 @@ impl Collector<'_> {
             && let Some(f) = self.fn_stack.last_mut()
         {
             f.tool_name_sig = Some(Box::new(sig.clone()));
+        } else if arms.is_empty()
+            && let Some(param) = dispatch::tool_call_param(sig)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            // `fn execute(&self, call: ToolCall) { match call.name.as_str() { .. } }`: an
+            // executor handed the whole call.
+            f.tool_name_sig = Some(Box::new(sig.clone()));
+            f.tool_call_param = Some(param);
+            f.facts.dispatches_tools = true;
         }
         self.fw_arms(arms, sig, false);
     }
@@ -268,9 +280,26 @@ impl Collector<'_> {
         if !dispatch::is_tool_name_expr(&m.expr) {
             return;
         }
-        let arms = dispatch::literal_arms(m);
-        if !dispatch::arms_do_work(&arms) {
+        let call_param = self
+            .fn_stack
+            .last()
+            .and_then(|f| f.tool_call_param.as_ref());
+        if call_param.is_some_and(|p| dispatch::root_var(&m.expr).as_ref() != Some(p)) {
             return;
+        }
+        let arms = dispatch::literal_arms(m);
+        if !dispatch::arms_do_work(&arms) || (call_param.is_some() && arms.len() < 2) {
+            return;
+        }
+        // A parameter named for the tool whose arms hand the call on (`fn dispatch(ctx,
+        // tool_name: &str, input) { match tool_name { "read_file" => read_file(ws, input),
+        // .. } }`): a dispatcher, whoever calls it.
+        if call_param.is_none()
+            && dispatch::names_the_tool_param(&sig)
+            && dispatch::arms_hand_on(&arms)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.facts.dispatches_tools = true;
         }
         self.fw_arms(arms, &sig, true);
     }

@@ -100,6 +100,9 @@ pub(super) struct FnState {
     /// The signature of a function that takes a tool name (`fn call_document_tool(name:
     /// &str, ..)`): its `match` on the name is a dispatch ([`Collector::fw_sub_dispatch`]).
     pub(super) tool_name_sig: Option<Box<syn::Signature>>,
+    /// The parameter holding the whole tool call it is handed (`call: ToolCall`), when that
+    /// is how it takes the tool's name: only a `match` on that call's name dispatches.
+    pub(super) tool_call_param: Option<String>,
     /// Locals bound to a value built here (`let r = LintResult::new()`, `T { .. }`).
     pub(super) owned_locals: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).

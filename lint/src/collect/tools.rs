@@ -568,7 +568,11 @@ impl Collector<'_> {
             && !frameworks::rmcp_tool_base::is_run_trait(&trait_last)
             && (frameworks::tool_trait::is_shape(&trait_last, &i.items)
                 || (self.fw.want_ctor_names
-                    && frameworks::tool_trait::is_shape_named_elsewhere(&trait_last, &i.items))))
+                    && frameworks::tool_trait::is_shape_named_elsewhere(
+                        &trait_last,
+                        &self_ty,
+                        &i.items,
+                    ))))
             // An inherent impl of a tool's shape (`impl FsDeleteTool { const NAME; fn execute;
             // fn create_route }`).
             || (tp.is_empty() && frameworks::tool_trait::is_inherent_shape(&i.items));

@@ -925,7 +925,13 @@ impl Collector<'_> {
         else {
             return;
         };
-        match rpc_verb(&method) {
+        // A Language Server Protocol method decides by the protocol's own words.
+        let verb = match crate::effects::lsp::method(&method) {
+            Some(true) => Some(Verb::Write("execute")),
+            Some(false) => Some(Verb::Read("get")),
+            None => rpc_verb(&method),
+        };
+        match verb {
             Some(Verb::Read(_)) => {
                 if let Some(f) = self.fn_stack.last_mut() {
                     f.rpc_reads = true;

@@ -6,6 +6,7 @@
 
 pub mod cdp;
 pub mod cmdlets;
+pub mod lsp;
 pub mod models;
 pub mod setup;
 pub mod state;
@@ -216,6 +217,129 @@ impl Server {
         let all = kinds(src);
         assert_eq!(kind_of(&all, "invalidate"), Judgement::Write);
         assert_ne!(kind_of(&all, "fetch"), Judgement::Write);
+    }
+
+    /// A server fronting a language server: `client.hover(params)` on a value of unknown
+    /// type is the workspace's own LSP client method (followed, not taken for a browser
+    /// action; a method calling its own name on another value is never itself), and LSP
+    /// methods decide by the protocol: `textDocument/rename` computes edits, only
+    /// `workspace/executeCommand` changes the workspace.
+    #[test]
+    fn language_server_requests_are_judged_by_the_protocol() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct LspClient { stdin: ChildStdin }
+impl LspClient {
+    async fn send_request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        self.write_message(&request).await?;
+        Ok(Value::Null)
+    }
+    async fn write_message(&mut self, msg: &Value) -> Result<()> {
+        self.stdin.write_all(msg.to_string().as_bytes()).await?;
+        Ok(())
+    }
+    pub async fn hover(&mut self, params: Value) -> Result<Value> { self.send_request("textDocument/hover", params).await }
+    pub async fn rename(&mut self, params: Value) -> Result<Value> { self.send_request("textDocument/rename", params).await }
+    pub async fn run_command(&mut self, params: Value) -> Result<Value> { self.send_request("workspace/executeCommand", params).await }
+}
+pub struct Analyzer { lsp: Mutex<Option<LspClient>> }
+impl Analyzer {
+    pub async fn hover(&self, params: Value) -> Result<Value> {
+        if let Some(client) = self.lsp.lock().await.as_mut() {
+            return client.hover(params).await;
+        }
+        Ok(Value::Null)
+    }
+}
+pub struct S { analyzer: Analyzer, lsp: LspClient }
+#[tool_router]
+impl S {
+    #[tool(description = "Hover information for a symbol")]
+    async fn get_hover(&self, p: Value) -> String { self.analyzer.hover(p).await; "ok".into() }
+    #[tool(description = "The edits that rename a symbol")]
+    async fn rename_edits(&mut self, p: Value) -> String { self.lsp.rename(p).await; "ok".into() }
+    #[tool(description = "Run a server command")]
+    async fn server_command(&mut self, p: Value) -> String { self.lsp.run_command(p).await; "ok".into() }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "get_hover"), Judgement::Read);
+        assert_eq!(kind_of(&all, "rename_edits"), Judgement::Read);
+        assert_eq!(kind_of(&all, "server_command"), Judgement::Write);
+    }
+
+    /// `.get(&url).send()` on a client field of any name is an HTTP GET (a read); a name led
+    /// by a verb that as often names a lookup (`resolve_problem`) does not outweigh it, while
+    /// one that says write whatever follows (`create_problem`) still does.
+    #[test]
+    fn a_lookup_verb_does_not_outweigh_a_read() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct Oj { http: reqwest::Client, base: String }
+impl Oj {
+    pub async fn get_raw(&self, path: &str) -> Result<String> {
+        let url = format!("{}{path}", self.base);
+        let resp = self.http.get(&url).send().await?;
+        Ok(resp.text().await?)
+    }
+}
+#[tool_router]
+impl Oj {
+    #[tool(description = "Resolve a problem URL to its id")]
+    async fn resolve_problem(&self, q: String) -> String { self.get_raw(&q).await.unwrap_or_default() }
+    #[tool(description = "Create a problem")]
+    async fn create_problem(&self, q: String) -> String { self.get_raw(&q).await.unwrap_or_default() }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "resolve_problem"), Judgement::Read);
+        assert_eq!(kind_of(&all, "create_problem"), Judgement::Write);
+    }
+
+    /// A value built in the call whose methods advance its own position six calls down (a
+    /// recursive-descent parser: `expr` → `term` → `unary` → `primary` → `peek` →
+    /// `skip_ws`) changes nothing kept between calls; a rate limiter's token count, reached
+    /// through the buckets it keeps, is pacing, not the tool's effect.
+    #[test]
+    fn a_local_parser_and_a_rate_limiter_keep_no_state_that_matters() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+struct Parser<'a> { src: &'a [u8], pos: usize }
+fn evaluate(src: &str) -> Result<f64, String> {
+    let mut p = Parser { src: src.as_bytes(), pos: 0 };
+    let v = p.expr()?;
+    Ok(v)
+}
+impl<'a> Parser<'a> {
+    fn skip_ws(&mut self) { while self.pos < self.src.len() { self.pos += 1; } }
+    fn peek(&mut self) -> Option<u8> { self.skip_ws(); self.src.get(self.pos).copied() }
+    fn primary(&mut self) -> Result<f64, String> { self.peek(); Ok(1.0) }
+    fn unary(&mut self) -> Result<f64, String> { self.primary() }
+    fn term(&mut self) -> Result<f64, String> { self.unary() }
+    fn expr(&mut self) -> Result<f64, String> { self.term() }
+}
+struct Bucket { count: u32 }
+impl Bucket { fn try_consume(&mut self) -> bool { self.count += 1; self.count < 10 } }
+pub struct RateLimiter { buckets: HashMap<String, Bucket> }
+impl RateLimiter {
+    fn check_fetch(&mut self, host: &str) -> bool { self.buckets.entry(host.into()).or_insert(Bucket { count: 0 }).try_consume() }
+}
+pub struct S { limiter: Mutex<RateLimiter>, http: reqwest::Client }
+#[tool_router]
+impl S {
+    #[tool(description = "Evaluate an arithmetic expression")]
+    async fn math_eval(&self, e: String) -> String { evaluate(&e).map(|v| v.to_string()).unwrap_or_default() }
+    #[tool(description = "Fetch a web page")]
+    async fn web_fetch(&self, url: String) -> String {
+        self.limiter.lock().unwrap().check_fetch(&url);
+        self.http.get(&url).send().await.unwrap().text().await.unwrap()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_ne!(kind_of(&all, "math_eval"), Judgement::Write);
+        assert_eq!(kind_of(&all, "web_fetch"), Judgement::Read);
     }
 
     #[test]

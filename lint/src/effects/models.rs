@@ -360,6 +360,8 @@ pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
         // whatever the parameter is called: its words decide as a command's do.
         // A Chrome DevTools Protocol method (`Page.navigate`): the protocol's own words.
         ModelWords::RpcMethod if let Some(decided) = super::cdp::method(text) => decided,
+        // A Language Server Protocol method (`textDocument/rename`): computes, never edits.
+        ModelWords::RpcMethod if let Some(writes) = super::lsp::method(text) => Some(writes),
         ModelWords::RpcMethod if text.split_whitespace().nth(1).is_some() => {
             words_write(ModelWords::Command, text)
         }

@@ -67,6 +67,9 @@ pub fn is_setup_fn(name: &str) -> bool {
             "directory",
             "directories",
             "folder",
+            // `ensure_repo`: a repository made on first use (`git init` when missing).
+            "repo",
+            "repository",
             "exists",
         ]
         .iter()
@@ -118,6 +121,20 @@ pub enum Barrier {
     Cache,
     /// An audit trail: named for it, or a method of an audit type ([`is_audit`]).
     Audit,
+    /// A count of calls kept to pace or stop them: a method of a rate limiter, throttle or
+    /// circuit breaker ([`is_pacing_type`]).
+    Pacing,
+}
+
+/// Whether a type paces calls or stops them (`RateLimiter`, `Throttle`, `CircuitBreaker`):
+/// the tokens it takes and the failures it counts (in itself or in the buckets it keeps)
+/// say how calls went, not what they did; a retry takes one more token and changes nothing
+/// in a system of record.
+pub fn is_pacing_type(ty: &str) -> bool {
+    let name = ty.rsplit("::").next().unwrap_or(ty);
+    ["Limiter", "Throttle", "Throttler", "Breaker"]
+        .iter()
+        .any(|k| name.ends_with(k))
 }
 
 /// Whether a function or its type keeps an audit trail (`AuditLogger::log`,
@@ -147,6 +164,8 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
         Some(Barrier::Cache)
     } else if is_audit(name, self_ty, module) {
         Some(Barrier::Audit)
+    } else if self_ty.is_some_and(is_pacing_type) {
+        Some(Barrier::Pacing)
     } else {
         None
     }
@@ -264,6 +283,7 @@ mod tests {
         assert!(is_setup_fn("config_or_default"));
         assert!(is_setup_fn("ensure_parent_dir"));
         assert!(is_setup_fn("ensure_output_dir"));
+        assert!(is_setup_fn("ensure_repo"));
         assert!(!is_setup_fn("ensure_deleted"));
         assert!(!is_setup_fn("create_dir"));
         assert!(!is_setup_fn("create_directory"));
@@ -346,6 +366,26 @@ impl Api {
             ),
             None
         );
+    }
+
+    /// Rate limiters, throttles and circuit breakers pace calls: what their methods count
+    /// is no effect; a bucket of something else is not pacing by its name alone.
+    #[test]
+    fn pacing_types_are_a_barrier() {
+        assert_eq!(
+            barrier("check_fetch", Some("RateLimiter"), ""),
+            Some(Barrier::Pacing)
+        );
+        assert_eq!(
+            barrier("record_failure", Some("CircuitBreaker"), ""),
+            Some(Barrier::Pacing)
+        );
+        assert_eq!(
+            barrier("acquire", Some("Throttle"), ""),
+            Some(Barrier::Pacing)
+        );
+        assert_eq!(barrier("put_object", Some("Bucket"), ""), None);
+        assert_eq!(barrier("send", Some("LimiterConfig"), ""), None);
     }
 
     #[test]

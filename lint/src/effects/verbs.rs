@@ -93,6 +93,7 @@ const NOT_CLIENT: u8 = 4;
 const LOCAL: u8 = 8;
 const PLAIN: u8 = 16;
 const QUERY: u8 = 32;
+const LOOKUP: u8 = 64;
 
 /// The lists of [`super::vocabulary`] as one hashed index, built once: each word's bits. Every method call of
 /// a workspace is looked up here, several times; the lists hold hundreds of words.
@@ -119,6 +120,9 @@ fn vocabulary_entry(w: &str) -> Option<(&'static str, u8)> {
                 }
                 if flags & super::vocabulary::QUERY != 0 {
                     bits |= QUERY;
+                }
+                if flags & super::vocabulary::LOOKUP != 0 {
+                    bits |= LOOKUP;
                 }
                 *m.entry(w).or_insert(0) |= bits;
             }
@@ -210,6 +214,18 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .into_iter()
         .find(|w| is_plain_verb(w))
         .map(|v| format!("its description says `{v}`"))
+}
+
+/// [`name_says_write`] against reads the code reaches: not by a verb that as often names a
+/// lookup ([`super::vocabulary::LOOKUP`]: `resolve_problem`, `complete`, `run_template`).
+pub fn name_says_write_over_reads(name: &str) -> Option<String> {
+    let (last, _) = tie_breaking_words(name)?;
+    if let Some(Verb::Write(v)) = leading_verb(last)
+        && vocabulary(v) & LOOKUP != 0
+    {
+        return None;
+    }
+    name_says_write(name, "")
 }
 
 /// [`name_says_write`], or a name in `<object>_<verb>` order (`forge_install`, `http_post`,

@@ -28,6 +28,10 @@ pub const PLAIN: u8 = 2;
 /// reads (`query_search_analytics`, `search_photos`, `list_notebooks`). Verbs that may act
 /// when POSTed (`test_webhook`, `check_in`, `verify_email`) do not carry it.
 pub const QUERY: u8 = 4;
+/// A write verb that as often names a lookup or a computation (`resolve_timezone`,
+/// `complete` a word, `run_template`, `execute_agent_code`): when the code a tool reaches
+/// reads, a name led by it does not outweigh the reads ([`super::verbs::name_says_write_over_reads`]).
+pub const LOOKUP: u8 = 8;
 
 /// The verb vocabulary: every word once, with what it means and its flags. One table, so that
 /// a word's meaning is a column, never its membership in a second list.
@@ -101,9 +105,9 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("pause", Write, NONE),
     ("resume", Write, NONE),
     ("suspend", Write, NONE),
-    ("execute", Write, NONE),
-    ("exec", Write, NOT_CLIENT),
-    ("run", Write, NOT_CLIENT),
+    ("execute", Write, NONE | LOOKUP),
+    ("exec", Write, NOT_CLIENT | LOOKUP),
+    ("run", Write, NOT_CLIENT | LOOKUP),
     ("trigger", Write, NONE),
     ("dispatch", Write, NONE),
     ("register", Write, NONE),
@@ -150,8 +154,8 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("attach", Write, NONE),
     ("detach", Write, NONE),
     ("mark", Write, NOT_CLIENT),
-    ("resolve", Write, NOT_CLIENT),
-    ("complete", Write, NOT_CLIENT),
+    ("resolve", Write, NOT_CLIENT | LOOKUP),
+    ("complete", Write, NOT_CLIENT | LOOKUP),
     ("schedule", Write, NONE),
     ("reschedule", Write, NONE),
     ("book", Write, NONE),
@@ -159,7 +163,7 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("release", Write, NOT_CLIENT),
     ("notify", Write, NONE),
     ("email", Write, NOT_CLIENT),
-    ("invoke", Write, NONE),
+    ("invoke", Write, NONE | LOOKUP),
     ("import", Write, NOT_CLIENT),
     ("sync", Write, NOT_CLIENT),
     ("copy", Write, NOT_CLIENT),

@@ -638,14 +638,7 @@ fn judge_entry(
                 .or_insert_with(|| arm_fn(&mut files[*file], *func, a, value))
                 .clone();
             let arm_line = files[*file].fns[*func].str_arms[a].line;
-            body.calls.push(Call {
-                target,
-                loc: Loc::default(),
-                docs: Vec::new(),
-                owned_receiver: false,
-                words: Vec::new(),
-                forwards: Vec::new(),
-            });
+            body.calls.push(Call::to(target));
             let origin = format!(
                 "defined in data at {at}; its `{key}` = `{value}` selects the arm `{value:?}` of `{display}` at {frel}:{arm_line}"
             );
@@ -734,7 +727,7 @@ fn judge_entry(
 
 /// Record arm `a` of function `func` of `file` as a function of its own (its calls, writes
 /// and reads), named so that nothing else resolves to it; how a call reaches it.
-fn arm_fn(file: &mut FileFacts, func: usize, a: usize, value: &str) -> CallTarget {
+pub(super) fn arm_fn(file: &mut FileFacts, func: usize, a: usize, value: &str) -> CallTarget {
     let g = &file.fns[func];
     let arm = &g.str_arms[a];
     let (start, end) = (arm.calls.0 as usize, arm.calls.1 as usize);

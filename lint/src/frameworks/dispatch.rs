@@ -99,6 +99,97 @@ pub fn takes_tool_name(sig: &syn::Signature) -> bool {
     })
 }
 
+/// Whether a function's tool-name parameter is named for the tool (`tool_name`, `tool`,
+/// `function_name`), not only `name`.
+pub fn names_the_tool_param(sig: &syn::Signature) -> bool {
+    sig.inputs.iter().any(|input| {
+        let syn::FnArg::Typed(pt) = input else {
+            return false;
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return false;
+        };
+        super::is_text_type(&pt.ty)
+            && (pi.ident == "tool_name" || pi.ident == "tool" || pi.ident == "function_name")
+    })
+}
+
+/// Whether the arms of a tool-name `match` hand the call on: three or more arms, most of
+/// them ending in a call of a function or method with arguments (`"read_file" =>
+/// read_file(ws, input).await`), as a dispatcher's do; not arms that end in a value made
+/// there (`"write_file" => Risk::High`, `"search" => { let q = args.get("query"); format!(
+/// "Searching for {q}") }`: a description of the call).
+pub fn arms_hand_on(arms: &[DispatchArm<'_>]) -> bool {
+    fn tail(e: &Expr) -> &Expr {
+        match e {
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(t, None)) => tail(t),
+                _ => e,
+            },
+            Expr::Await(a) => tail(&a.base),
+            Expr::Try(t) => tail(&t.expr),
+            Expr::Paren(p) => tail(&p.expr),
+            _ => e,
+        }
+    }
+    let hands_on = |e: &Expr| match tail(e) {
+        Expr::MethodCall(m) => !m.args.is_empty() || matches!(&*m.receiver, Expr::Call(_)),
+        Expr::Call(c) => {
+            !c.args.is_empty()
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+                    s.ident.to_string().starts_with(|ch: char| ch.is_ascii_lowercase())
+                }))
+        }
+        _ => false,
+    };
+    let handing = arms.iter().filter(|a| hands_on(a.body)).count();
+    arms.len() >= 3 && handing * 2 > arms.len()
+}
+
+/// The parameter of a function that is handed a whole tool call (`call: ToolCall`,
+/// `tool_call: &ToolUse`, `fc: &FunctionCall`): a value whose type names a call of a tool
+/// or function, as an agent loop's executor takes it (`impl ToolExecutor { async fn
+/// execute(&self, call: ToolCall) { match call.name.as_str() { "bash" => .., } } }`).
+pub fn tool_call_param(sig: &syn::Signature) -> Option<String> {
+    fn names_a_call(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => names_a_call(&r.elem),
+            syn::Type::Paren(p) => names_a_call(&p.elem),
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+                let t = s.ident.to_string();
+                [
+                    "ToolCall",
+                    "ToolUse",
+                    "FunctionCall",
+                    "ToolInvocation",
+                    "ToolRequest",
+                ]
+                .iter()
+                .any(|k| t.contains(k))
+            }),
+            _ => false,
+        }
+    }
+    sig.inputs.iter().find_map(|input| {
+        let syn::FnArg::Typed(pt) = input else {
+            return None;
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return None;
+        };
+        names_a_call(&pt.ty).then(|| pi.ident.to_string())
+    })
+}
+
+/// The variable a field chain starts at (`call` for `call.function.name.as_str()`).
+pub fn root_var(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Field(f) => root_var(&f.base),
+        Expr::Path(p) if p.path.segments.len() == 1 => Some(p.path.segments[0].ident.to_string()),
+        _ => None,
+    }
+}
+
 /// Whether an expression names the tool being called: after `&`, `*`, parentheses and
 /// conversions (`.as_str()`, `.as_ref()`, `.unwrap()`, ...), a variable, field or getter
 /// called `name`, `function_name` or containing `tool`.
@@ -353,6 +444,17 @@ mod tests {
         crate::analysis::inventory_rows(files)
     }
 
+    /// Each tool's name and judgement.
+    fn names_and_kinds(files: &[(&str, &str)]) -> Vec<(String, String)> {
+        inventory(files).into_iter().map(|r| (r.0, r.3)).collect()
+    }
+
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
     /// A tool trait's run method that serves several functions by the name it is handed
     /// (rust-agent's `impl Tool for GoalTool { async fn invoke(&self, ctx, function_name:
     /// &str, args) }`): each arm is a tool, with no tools/call handler in sight.
@@ -372,9 +474,10 @@ impl Tool for GoalTool {
     }
 }
 "#;
-        let rows = inventory(&[("src/goal.rs", src)]);
-        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
-        assert_eq!(names, [("get-goal", "Read"), ("set-goal", "Write")]);
+        assert_eq!(
+            names_and_kinds(&[("src/goal.rs", src)]),
+            pairs(&[("get-goal", "Read"), ("set-goal", "Write")])
+        );
     }
 
     /// An agent loop's tool executor (`impl ToolExecutor { async fn dispatch(&mut self, name:
@@ -403,9 +506,106 @@ impl Printer {
     }
 }
 "#;
-        let rows = inventory(&[("src/executor.rs", src)]);
+        assert_eq!(
+            names_and_kinds(&[("src/executor.rs", src)]),
+            pairs(&[("get_lessons", "Read"), ("save_lesson", "Write")])
+        );
+    }
+
+    /// An agent loop's executor handed the whole tool call (patina's `impl ToolExecutor {
+    /// async fn execute(&self, call: ToolCall) { match call.name.as_str() { .. } } }`,
+    /// Lumina-Note's `impl ToolRegistry { async fn execute(&self, tool_call: &ToolCall) }`):
+    /// each arm is a tool, whatever the type is called; a `match` on another value's name in
+    /// such a function, or a single arm, is not.
+    #[test]
+    fn an_executor_handed_the_whole_tool_call_dispatches_on_its_name() {
+        let src = r#"
+pub struct Notes { root: PathBuf }
+impl Notes {
+    pub async fn execute(&self, tool_call: &ToolCall) -> Result<String> {
+        match tool_call.name.as_str() {
+            "read_note" => self.read_note(&tool_call.arguments).await,
+            "create_note" => self.create_note(&tool_call.arguments).await,
+            _ => Err(anyhow!("unknown tool")),
+        }
+    }
+    async fn read_note(&self, a: &Value) -> Result<String> { Ok(std::fs::read_to_string("n.md")?) }
+    async fn create_note(&self, a: &Value) -> Result<String> { std::fs::write("n.md", "x")?; Ok("ok".into()) }
+    pub async fn log(&self, call: &ToolCall, user: &User) -> Result<()> {
+        match user.name.as_str() {
+            "admin" => audit(call).await,
+            "root" => audit(call).await,
+            _ => Ok(()),
+        }
+    }
+    pub async fn one(&self, call: &ToolCall) -> Result<()> {
+        match call.name.as_str() {
+            "ping" => ping().await,
+            _ => Ok(()),
+        }
+    }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/notes.rs", src)]),
+            pairs(&[("create_note", "Write"), ("read_note", "Read")])
+        );
+    }
+
+    /// A function whose parameter is named for the tool and whose arms hand the call on
+    /// (a backend's `pub async fn dispatch(ctx, tool_name: &str, input) { match tool_name {
+    /// "read_file" => read_file(ws, input).await, .. } }`) dispatches tools with no handler
+    /// in sight; a `ToolRegistry`'s `execute(&mut self, name: &str, ..)` too. One whose arms
+    /// describe the call (`"search" => { let q = ..; format!("Searching for {q}") }`) does not.
+    #[test]
+    fn a_dispatcher_named_for_the_tool_it_is_handed() {
+        let src = r#"
+pub async fn dispatch(ctx: &Ctx, tool_name: &str, input: &Value) -> Result<Value> {
+    match tool_name {
+        "read_file" => read_file(ctx, input).await,
+        "write_file" => write_file(ctx, input).await,
+        "list_dir" => list_dir(ctx, input),
+        _ => Err(anyhow!("unknown")),
+    }
+}
+async fn read_file(ctx: &Ctx, input: &Value) -> Result<Value> { Ok(Value::String(std::fs::read_to_string("f")?)) }
+async fn write_file(ctx: &Ctx, input: &Value) -> Result<Value> { std::fs::write("f", "x")?; Ok(Value::Null) }
+fn list_dir(ctx: &Ctx, input: &Value) -> Result<Value> { std::fs::read_dir(".")?; Ok(Value::Null) }
+
+pub fn describe_intent(tool_name: &str, args: &Value) -> String {
+    match tool_name {
+        "web_search" => { let q = args.get("query").and_then(|q| q.as_str()).unwrap_or(".."); format!("Searching for {q}") }
+        "exec" => { let c = args.get("command").and_then(|c| c.as_str()).unwrap_or(".."); format!("Running {c}") }
+        "file_write" => { let p = args.get("path").and_then(|c| c.as_str()).unwrap_or(".."); format!("Writing {p}") }
+        _ => String::new(),
+    }
+}
+
+pub struct ToolRegistry { sent: Vec<String> }
+impl ToolRegistry {
+    pub fn execute(&mut self, name: &str, arguments: Value) -> Result<String> {
+        match name {
+            "shell" => execute_shell(arguments),
+            "cron" => execute_cron(self, arguments),
+            _ => Err(anyhow!("unknown")),
+        }
+    }
+}
+fn execute_shell(a: Value) -> Result<String> { Ok(String::from_utf8(std::process::Command::new("ls").output()?.stdout)?) }
+fn execute_cron(r: &mut ToolRegistry, a: Value) -> Result<String> { std::fs::write("cron.json", "x")?; Ok("ok".into()) }
+"#;
+        let rows = inventory(&[("src/tools.rs", src)]);
         let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
-        assert_eq!(names, [("get_lessons", "Read"), ("save_lesson", "Write")]);
+        assert_eq!(
+            names,
+            [
+                ("cron", "Write"),
+                ("list_dir", "Read"),
+                ("read_file", "Read"),
+                ("shell", "Read"),
+                ("write_file", "Write")
+            ]
+        );
     }
 
     /// A function handed the tool name whose `match` only gives values (task-graph-mcp's
@@ -433,9 +633,10 @@ fn mutations_for_tool(tool_name: &str) -> Vec<Kind> {
     }
 }
 "#;
-        let rows = inventory(&[("src/tools.rs", src)]);
-        let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
-        assert_eq!(names, [("connect", "Write"), ("list_agents", "Read")]);
+        assert_eq!(
+            names_and_kinds(&[("src/tools.rs", src)]),
+            pairs(&[("connect", "Write"), ("list_agents", "Read")])
+        );
     }
 
     /// A function named for nothing in particular (`dispatch`) that takes tools/call's

@@ -72,6 +72,19 @@ fn is_tool_constructor(resolved: &[String]) -> bool {
     n >= 2 && resolved[n - 1] == "new" && resolved[n - 2].contains("Tool")
 }
 
+/// Whether a callee is a function named for making a tool (`define_tool`, `make_tool`,
+/// `build_tool`, `tool`): mate-rs's `define_tool("bash", "Execute a shell command ..",
+/// params, |p: BashParams| async move { execute_bash(p).await })`.
+fn is_tool_maker(resolved: &[String]) -> bool {
+    resolved.last().is_some_and(|f| {
+        f.starts_with(|c: char| c.is_ascii_lowercase())
+            && f.split('_').any(|w| w == "tool")
+            && !f
+                .split('_')
+                .any(|w| matches!(w, "get" | "find" | "lookup" | "call" | "run"))
+    })
+}
+
 /// The function tool a call builds, if it is one.
 pub fn of_call<'a>(
     c: &'a ExprCall,
@@ -86,14 +99,26 @@ pub fn of_call<'a>(
     if is_constructor(&resolved) {
         return from_args(&args, false);
     }
-    if !is_tool_constructor(&resolved) {
+    if is_tool_constructor(&resolved) {
+        // Another type's constructor: only a tool name, a literal description and a closure.
+        let tool = from_args(&args, false)?;
+        return (super::tool_trait::is_tool_name(&tool.name)
+            && tool.description.is_some()
+            && matches!(tool.handler, Some(Handler::Closure(_))))
+        .then_some(tool);
+    }
+    if !is_tool_maker(&resolved) {
         return None;
     }
-    // Another type's constructor: only a tool name, a literal description and a closure.
+    // A function making a tool: a tool name, a description in prose (with spaces) and a
+    // closure or a function last.
     let tool = from_args(&args, false)?;
     (super::tool_trait::is_tool_name(&tool.name)
-        && tool.description.is_some()
-        && matches!(tool.handler, Some(Handler::Closure(_))))
+        && tool
+            .description
+            .as_deref()
+            .is_some_and(|d| d.trim().contains(' '))
+        && tool.handler.is_some())
     .then_some(tool)
 }
 
@@ -152,12 +177,16 @@ pub(super) fn strip_handler(e: &Expr) -> &Expr {
 /// Every `FunctionTool::new(..)` call and tool registration in a function body (nested
 /// items left out: they are scanned when the collector reaches them), and the registrations
 /// that pair a type with a handler function ([`super::registry::of_type_and_handler`]).
+/// `serves_tools_call`: the file answers `tools/call` itself, so a map of command handlers
+/// it fills is its tool table ([`super::registry::of_boxed_insert`]).
 pub fn find<'a>(
     block: &'a syn::Block,
+    serves_tools_call: bool,
     resolve: &impl Fn(&syn::Path) -> Vec<String>,
 ) -> (Vec<FunctionTool<'a>>, Vec<(String, String)>) {
     struct Scan<'a, 'r, R> {
         resolve: &'r R,
+        serves_tools_call: bool,
         out: Vec<FunctionTool<'a>>,
         pairs: Vec<(String, String)>,
         /// Locals bound to a tool's definition (`let t = Tool { name: "x".into(), .. }`).
@@ -183,7 +212,7 @@ pub fn find<'a>(
             if let Some(t) = super::registry::of_method_call(m)
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
                 .or_else(|| super::registry::of_builder_chain(m))
-                .or_else(|| super::registry::of_boxed_insert(m))
+                .or_else(|| super::registry::of_boxed_insert(m, self.serves_tools_call))
             {
                 self.out.push(t);
             } else if let Some(pair) = super::registry::of_type_and_handler(m) {
@@ -194,6 +223,7 @@ pub fn find<'a>(
     }
     let mut scan = Scan {
         resolve,
+        serves_tools_call,
         out: Vec::new(),
         pairs: Vec::new(),
         defs: Vec::new(),
@@ -229,7 +259,7 @@ mod tests {
                 .map(|s| s.ident.to_string())
                 .collect::<Vec<_>>()
         };
-        let got = find(&f.block, &resolve).0;
+        let got = find(&f.block, false, &resolve).0;
         let names: Vec<_> = got.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
         assert!(matches!(got[0].handler, Some(Handler::Closure(_))));
@@ -353,5 +383,28 @@ pub fn build() {
             .find(|f| f.tool == "post_message")
             .expect("a finding for the write tool");
         assert_eq!(f.line, 4);
+    }
+
+    /// A workspace function named for making a tool, handed a tool name, a description in
+    /// prose and a closure (mate-rs's `define_tool("bash", "Execute a shell command ..",
+    /// params, |p: BashParams| async move { execute_bash(p).await })`): a function tool. A
+    /// look-up by name (`find_tool("bash", ..)`) or a label without prose is not.
+    #[test]
+    fn a_function_named_for_making_a_tool_builds_one() {
+        let src = r#"
+pub fn tool() -> Tool {
+    define_tool("write_note", "Write a note to the notes file.", params(), |p: NoteParams| async move { write_note(p).await })
+}
+pub fn other() -> Tool {
+    define_tool("read_note", "Read the notes file.", params(), read_note)
+}
+pub fn lookup(reg: &Registry) -> Option<Tool> { find_tool("bash", "x y", reg, |t| t) }
+pub fn label() -> Tool { make_tool("grep", "grep", params(), |p| async move { p }) }
+async fn write_note(p: NoteParams) -> Result<String, String> { std::fs::write("notes.md", p.text).map_err(|e| e.to_string())?; Ok("ok".into()) }
+async fn read_note(p: NoteParams) -> Result<String, String> { std::fs::read_to_string("notes.md").map_err(|e| e.to_string()) }
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/tools.rs", src)]);
+        let got: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.3.as_str())).collect();
+        assert_eq!(got, [("read_note", "Read"), ("write_note", "Write")]);
     }
 }

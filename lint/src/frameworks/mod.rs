@@ -129,6 +129,7 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
 pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_generated_twins(files);
     confirm_provisional(files);
+    narrow_shared_handlers(files);
     let weak = |s: ToolStyle| {
         matches!(
             s,
@@ -244,19 +245,96 @@ fn confirm_provisional(files: &mut [FileFacts]) {
             let reached = fns.iter().enumerate().any(|(j, g)| {
                 g.name_arms.iter().any(|(_, a)| *a == body)
                     && (depth_of.contains_key(&(fi, j))
+                        // Handed the whole tool call whose name it matches, or a name
+                        // it hands on by its arms.
+                        || g.dispatches_tools
                         || (g.impl_trait.as_deref().is_some_and(|t| t.contains("Tool"))
                             && tool_trait::is_run_method(&g.name))
                         // A method of a type named for running tools (`ToolExecutor::
                         // dispatch(&mut self, name: &str, ..)`, an agent loop's executor).
                         || g.self_ty.as_deref().is_some_and(|t| {
                             t.starts_with("Tool")
-                                && ["Executor", "Dispatcher", "Runner", "Router"]
+                                && ["Executor", "Dispatcher", "Runner", "Router", "Registry"]
                                     .iter()
                                     .any(|k| t.ends_with(k))
                         }))
             });
             reached && !defined.contains(&(krate, t.name.clone()))
         });
+    }
+}
+
+/// A handler value registered under several tool names (`commands.insert("rename",
+/// Box::new(RefactorCommands)); commands.insert("inline", Box::new(RefactorCommands))`)
+/// whose run method selects the work by a text `match` with an arm for each name (`match
+/// method { "rename" => self.rename(..), "inline" => self.inline(..), .. }`): each tool's
+/// body is its own arm (recorded as a function of its own, as an executor's arm for a tool
+/// defined in data is), not the whole method.
+fn narrow_shared_handlers(files: &mut [FileFacts]) {
+    use crate::facts::{Call, CallTarget, FnFacts, ToolBody};
+    let mut shared: rustc_hash::FxHashMap<(usize, String), usize> = Default::default();
+    for f in files.iter() {
+        for t in &f.tools {
+            if let ToolBody::Method(ty, _) = &t.body
+                && t.style == ToolStyle::Registry
+            {
+                *shared.entry((f.krate, ty.clone())).or_default() += 1;
+            }
+        }
+    }
+    shared.retain(|_, n| *n >= 2);
+    if shared.is_empty() {
+        return;
+    }
+    let mut arms: rustc_hash::FxHashMap<(usize, usize, usize), CallTarget> = Default::default();
+    for fi in 0..files.len() {
+        for ti in 0..files[fi].tools.len() {
+            let krate = files[fi].krate;
+            let t = &files[fi].tools[ti];
+            let ToolBody::Method(ty, names) = &t.body else {
+                continue;
+            };
+            if t.style != ToolStyle::Registry || !shared.contains_key(&(krate, ty.clone())) {
+                continue;
+            }
+            // The first run method of the type (in the tool's crate) with an arm for the name.
+            let found = names.iter().find_map(|m| {
+                files.iter().enumerate().find_map(|(hf, h)| {
+                    (h.krate == krate).then_some(())?;
+                    h.fns.iter().enumerate().find_map(|(j, g)| {
+                        if g.self_ty.as_deref() != Some(ty.as_str()) || g.name != *m {
+                            return None;
+                        }
+                        let a = g
+                            .str_arms
+                            .iter()
+                            .position(|arm| arm.values.contains(&t.name))?;
+                        Some((hf, j, a))
+                    })
+                })
+            });
+            let Some((hf, j, a)) = found else {
+                continue;
+            };
+            let name = t.name.clone();
+            let target = arms
+                .entry((hf, j, a))
+                .or_insert_with(|| data_file::arm_fn(&mut files[hf], j, a, &name))
+                .clone();
+            let display = format!("{}[{name:?}]", files[hf].fns[j].display);
+            let body = FnFacts {
+                name: synthetic_ident("handler", &name, Span::call_site()).to_string(),
+                display: display.clone(),
+                loc: files[fi].tools[ti].loc,
+                calls: vec![Call::to(target)],
+                ..FnFacts::default()
+            };
+            files[fi].fns.push(body);
+            let at = files[fi].fns.len() - 1;
+            let t = &mut files[fi].tools[ti];
+            t.body = ToolBody::Local(at);
+            t.function = display;
+        }
     }
 }
 

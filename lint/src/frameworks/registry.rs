@@ -254,8 +254,13 @@ pub fn table_entry(
 /// or `/`.
 /// `tools.insert("create_jira_issue".to_string(), Box::new(CreateIssueTool::new(config)))`:
 /// a handler value inserted into a map of tools (its receiver named for tools or handlers)
-/// under a tool-like name; the tool's body is the value type's run method.
-pub fn of_boxed_insert(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
+/// under a tool-like name; the tool's body is the value type's run method. In a file that
+/// answers `tools/call` itself (`serves_tools_call`), a map of commands or actions is one
+/// too (`commands.insert("analyze_symbol".to_string(), Box::new(AnalysisCommands))`).
+pub fn of_boxed_insert(
+    m: &syn::ExprMethodCall,
+    serves_tools_call: bool,
+) -> Option<FunctionTool<'_>> {
     if m.method != "insert" || m.args.len() != 2 {
         return None;
     }
@@ -268,7 +273,10 @@ pub fn of_boxed_insert(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         _ => return None,
     }
     .to_ascii_lowercase();
-    if !(receiver.contains("tool") || receiver.contains("handler")) {
+    if !(receiver.contains("tool")
+        || receiver.contains("handler")
+        || (serves_tools_call && (receiver.contains("command") || receiver.contains("action"))))
+    {
         return None;
     }
     let (name, name_span) = str_lit(&m.args[0])?;
@@ -593,6 +601,84 @@ pub fn register_tools(tools: &mut HashMap<String, Box<dyn McpToolHandler>>, cach
             [
                 ("create_jira_issue", "Write"),
                 ("search_jira_issues", "Read")
+            ]
+        );
+    }
+
+    /// A server that answers `tools/call` itself and keeps a map of command handlers, one
+    /// handler type registered under several names, whose run method selects the work by
+    /// the name (mcp-rust-analyzer's `commands.insert("rename".to_string(),
+    /// Box::new(RefactorCommands))` and `match method { "rename" => .., "inline" => .. }`):
+    /// each name is a tool whose body is its own arm. A map of commands in a file that does
+    /// not answer `tools/call` is no tool table.
+    #[test]
+    fn a_handler_registered_under_several_names_is_judged_per_arm() {
+        let server = r#"
+pub struct McpServer { commands: HashMap<String, Box<dyn CommandHandler>> }
+#[async_trait]
+pub trait CommandHandler: Send + Sync { async fn handle(&self, params: Option<Value>) -> Result<Value>; }
+impl McpServer {
+    pub fn new() -> Self {
+        let mut commands: HashMap<String, Box<dyn CommandHandler>> = HashMap::new();
+        commands.insert("save_snippet".to_string(), Box::new(SnippetCommands));
+        commands.insert("show_snippet".to_string(), Box::new(SnippetCommands));
+        Self { commands }
+    }
+    pub async fn handle_request(&self, method: &str, params: Value) -> Value {
+        match method {
+            "tools/call" => self.handle_tools_call(params).await,
+            _ => Value::Null,
+        }
+    }
+}
+"#;
+        let commands = r#"
+pub struct SnippetCommands;
+#[async_trait]
+impl CommandHandler for SnippetCommands {
+    async fn handle(&self, params: Option<Value>) -> Result<Value> {
+        let method = params.as_ref().and_then(|p| p.get("method")).and_then(|m| m.as_str()).unwrap_or("");
+        match method {
+            "save_snippet" => self.save(params).await,
+            "show_snippet" => self.show(params).await,
+            _ => bail!("unknown"),
+        }
+    }
+}
+impl SnippetCommands {
+    async fn save(&self, p: Option<Value>) -> Result<Value> { std::fs::write("s.txt", "x")?; Ok(Value::Null) }
+    async fn show(&self, p: Option<Value>) -> Result<Value> { Ok(Value::String(std::fs::read_to_string("s.txt")?)) }
+}
+"#;
+        let cli = r#"
+pub fn cli_commands() -> HashMap<String, Box<dyn Run>> {
+    let mut commands: HashMap<String, Box<dyn Run>> = HashMap::new();
+    commands.insert("build".to_string(), Box::new(Build));
+    commands
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[
+            ("src/server.rs", server),
+            ("src/commands.rs", commands),
+            ("src/cli.rs", cli),
+        ]);
+        let got: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|r| (r.0.as_str(), r.1.as_str(), r.3.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "save_snippet",
+                    "SnippetCommands::handle[\"save_snippet\"]",
+                    "Write"
+                ),
+                (
+                    "show_snippet",
+                    "SnippetCommands::handle[\"show_snippet\"]",
+                    "Read"
+                )
             ]
         );
     }

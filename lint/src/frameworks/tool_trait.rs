@@ -111,26 +111,87 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     }
 }
 
-/// `"x".into()`, `"x".to_string()`, `"x".to_owned()`: `"x"`.
+/// `"x".into()`, `"x".to_string()`, `"x".to_owned()`: `"x"`; and a name type's constructor
+/// of one argument around it (`ToolName::new("echo")`, `String::from("x")`,
+/// `Cow::Borrowed("x")`).
 fn unconverted(e: &Expr) -> &Expr {
     match e {
         Expr::MethodCall(m)
             if m.args.is_empty()
                 && (m.method == "into" || m.method == "to_string" || m.method == "to_owned") =>
         {
-            &m.receiver
+            unconverted(&m.receiver)
         }
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(p)
+                if p.path.segments.len() >= 2
+                    && matches!(
+                        p.path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .as_deref(),
+                        Some("new" | "from" | "Borrowed" | "from_static")
+                    )
+                    && p.path.segments[p.path.segments.len() - 2]
+                        .ident
+                        .to_string()
+                        .starts_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                unconverted(&c.args[0])
+            }
+            _ => e,
+        },
         other => other,
     }
 }
 
-/// The `name: "x"` (or `"x".to_string()`) field of a struct literal a metadata method builds.
+/// The `name: "x"` (or `"x".to_string()`) field of a struct literal a metadata method builds:
+/// one of [`METADATA_METHODS`], or else any method that takes only its receiver, returns a
+/// value of a named type and builds one with a literal name (`fn descriptor(&self) ->
+/// ToolDescriptor { ToolDescriptor { name: "system.get_status".to_string(), .. } }`).
 fn metadata_name(items: &[ImplItem]) -> Option<&Expr> {
-    let f = items.iter().find_map(|i| match i {
+    let named = items.iter().find_map(|i| match i {
         ImplItem::Fn(f) if METADATA_METHODS.iter().any(|m| f.sig.ident == m) => Some(f),
         _ => None,
-    })?;
-    first_name_field(&f.block)
+    });
+    if let Some(f) = named {
+        return first_name_field(&f.block);
+    }
+    items.iter().find_map(|i| match i {
+        ImplItem::Fn(f) if builds_metadata(&f.sig) => first_name_field(&f.block),
+        _ => None,
+    })
+}
+
+/// A method that takes only its receiver and returns a named type other than text, a
+/// JSON value or a list: one that may build a tool's metadata.
+fn builds_metadata(sig: &syn::Signature) -> bool {
+    let [syn::FnArg::Receiver(_)] = sig.inputs.iter().collect::<Vec<_>>().as_slice() else {
+        return false;
+    };
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return false;
+    };
+    let syn::Type::Path(p) = &**ty else {
+        return false;
+    };
+    !is_run_method(&sig.ident.to_string())
+        && p.path.segments.last().is_some_and(|s| {
+            !matches!(
+                s.ident.to_string().as_str(),
+                "String" | "str" | "Value" | "Vec" | "bool" | "Option" | "Result" | "Self"
+            )
+        })
+}
+
+/// A name written as a constant (`GIT_STAGE_TOOL_NAME`, `Self::NAME`).
+fn is_const_path(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+        let t = s.ident.to_string();
+        t.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && t.chars().any(|c| c.is_ascii_uppercase())
+    }))
 }
 
 /// The first literal `name: ".."` field of a struct literal in a block.
@@ -147,7 +208,8 @@ fn first_name_field(block: &syn::Block) -> Option<&Expr> {
                         lit: syn::Lit::Str(_),
                         ..
                     })
-                ) {
+                ) || is_const_path(e)
+                {
                     self.0 = Some(e);
                 }
             }
@@ -246,12 +308,15 @@ pub fn constructor_name(items: &[ImplItem]) -> Option<String> {
 }
 
 /// Whether an impl of a trait named for tools has a tool's shape but names the tool
-/// nowhere in itself: a method that runs it and a metadata or schema method (its name is
-/// then the one its constructor writes, [`constructor_name`]).
-pub fn is_shape_named_elsewhere(trait_last: &str, items: &[ImplItem]) -> bool {
+/// nowhere in itself: a method that runs it and a metadata or schema method, or a type
+/// named for a tool (`impl ToolExecutor for ReadFileTool { async fn execute(..) }`, its
+/// definition built by `impl ReadFileTool { fn def() -> ToolDef { ToolDef { name:
+/// "read_file".into(), .. } } }`). Its name is then the one its own impl writes
+/// ([`constructor_name`]); without one it is no tool.
+pub fn is_shape_named_elsewhere(trait_last: &str, self_ty: &str, items: &[ImplItem]) -> bool {
     trait_last.contains("Tool")
         && run_method(items).is_some()
-        && has_method(items, &[SCHEMA_METHODS, METADATA_METHODS])
+        && (has_method(items, &[SCHEMA_METHODS, METADATA_METHODS]) || self_ty.ends_with("Tool"))
 }
 
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
@@ -354,6 +419,75 @@ mod tests {
 
     /// A tool whose metadata method hands back a field its constructor filled
     /// (alaya-agent-rs): the name is the constructor's.
+    /// A tool trait's metadata method of any name that builds a value with a literal name
+    /// (local-operator's `fn descriptor(&self) -> ToolDescriptor { ToolDescriptor { name:
+    /// "system.get_status".to_string(), .. } }`), a name wrapped in a name type
+    /// (`ToolName::new("echo")`) or written as a constant of the file; and a type named for
+    /// a tool whose only trait method runs it, named by its own impl's definition
+    /// (marsclaw's `impl ReadFileTool { fn def() -> ToolDef { ToolDef { name: "read_file"
+    /// .into(), .. } } }` beside `impl ToolExecutor for ReadFileTool { async fn execute }`).
+    #[test]
+    fn names_in_metadata_of_any_shape_name_the_tool() {
+        let src = r#"
+            pub const GIT_STAGE_TOOL_NAME: &str = "host.git.stage";
+            #[async_trait]
+            pub trait Tool: Send + Sync {
+                fn descriptor(&self) -> ToolDescriptor;
+                async fn execute(&self, args: Value) -> Result<Value, AppError>;
+            }
+            pub struct StatusTool;
+            #[async_trait]
+            impl Tool for StatusTool {
+                fn descriptor(&self) -> ToolDescriptor {
+                    ToolDescriptor { name: "system.get_status".to_string(), description: "Status".to_string() }
+                }
+                async fn execute(&self, _args: Value) -> Result<Value, AppError> { Ok(json!({"status": "ok"})) }
+            }
+            pub struct EchoTool;
+            impl Tool for EchoTool {
+                fn descriptor(&self) -> ToolDescriptor {
+                    ToolDescriptor { name: ToolName::new("echo"), description: "Echo".to_owned() }
+                }
+                async fn execute(&self, args: Value) -> Result<Value, AppError> { Ok(args) }
+            }
+            pub struct GitStageTool;
+            impl Tool for GitStageTool {
+                fn descriptor(&self) -> ToolDescriptor {
+                    ToolDescriptor { name: ToolName::new(GIT_STAGE_TOOL_NAME), description: "Stage".to_owned() }
+                }
+                async fn execute(&self, args: Value) -> Result<Value, AppError> {
+                    std::process::Command::new("git").args(["add", "--", "f"]).status()?;
+                    Ok(args)
+                }
+            }
+            // A wrapper serving every tool: it names none.
+            pub enum AnyTool { Status(StatusTool) }
+            impl Tool for AnyTool {
+                fn descriptor(&self) -> ToolDescriptor { match self { AnyTool::Status(t) => t.descriptor() } }
+                async fn execute(&self, args: Value) -> Result<Value, AppError> { match self { AnyTool::Status(t) => t.execute(args).await } }
+            }
+            pub trait ToolExecutor { async fn execute(&self, call: &ToolCall) -> anyhow::Result<String>; }
+            pub struct ReadFileTool { dir: String }
+            impl ReadFileTool {
+                pub fn def() -> ToolDef { ToolDef { name: "read_file".into(), description: "Read a file".into() } }
+            }
+            impl ToolExecutor for ReadFileTool {
+                async fn execute(&self, call: &ToolCall) -> anyhow::Result<String> { Ok(std::fs::read_to_string(&self.dir)?) }
+            }
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let got: Vec<(&str, &str)> = tools.iter().map(|t| (t.0.as_str(), t.1.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("echo", "EchoTool::execute"),
+                ("host.git.stage", "GitStageTool::execute"),
+                ("read_file", "ReadFileTool::execute"),
+                ("system.get_status", "StatusTool::execute")
+            ]
+        );
+    }
+
     #[test]
     fn a_name_written_by_the_constructor_names_the_tool() {
         let src = r#"
