@@ -302,6 +302,10 @@ pub struct FnFacts {
     /// or a parameter named for the tool (`tool_name: &str`) whose arms hand the call on
     /// ([`crate::frameworks::dispatch::arms_hand_on`]).
     pub dispatches_tools: bool,
+    /// Calls (by index into [`FnFacts::calls`]) handed a tool name with a namespace
+    /// stripped off (`handle_tracing_tool(name.strip_prefix("mcp__proxy__tracing__")?, ..)`),
+    /// and that namespace: the tools the callee dispatches are called by it in front.
+    pub name_prefixes: Vec<(u32, String)>,
 }
 
 /// One string-literal arm of a `match` on text (see [`FnFacts::str_arms`]).

@@ -307,6 +307,22 @@ impl Collector<'_> {
             _ => None,
         };
         for (pos, a) in args.into_iter().enumerate() {
+            // A tool name with its namespace stripped, handed on.
+            let prefix = stripped_prefix(a).or_else(|| {
+                let Expr::Path(p) = strip(a) else { return None };
+                let id = p.path.get_ident()?.to_string();
+                let f = self.fn_stack.last()?;
+                f.prefixed_locals
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == id)
+                    .map(|(_, p)| p.clone())
+            });
+            if let Some(prefix) = prefix
+                && let Some(f) = self.fn_stack.last_mut()
+            {
+                f.facts.name_prefixes.push((idx as u32, prefix));
+            }
             if let Some(w) = literal_words(a) {
                 words.push((pos as u32, w));
             } else if let Some(list) = self.local_list(a)
@@ -444,6 +460,48 @@ pub(super) fn finish_doc_param(state: &mut FnState) {
     read.unless_resolved = None;
     state.facts.reads.push(read);
     state.facts.doc_param = Some(pos);
+}
+
+/// The namespace a text has stripped off, when the expression strips a literal prefix:
+/// `name.strip_prefix("mcp__proxy__")` (through `.unwrap()`, `.expect(..)`, `?`,
+/// `.unwrap_or(..)`), `name.trim_start_matches("mcp__proxy__")`. Only a prefix that ends in
+/// a separator (`_`, `.`, `/`, `:`, `-`) is a namespace.
+pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
+    let mut e = e;
+    loop {
+        match e {
+            Expr::Try(t) => e = &t.expr,
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Reference(r) => e = &r.expr,
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "unwrap"
+                        | "expect"
+                        | "unwrap_or"
+                        | "unwrap_or_default"
+                        | "ok_or"
+                        | "ok_or_else"
+                ) =>
+            {
+                e = &m.receiver
+            }
+            _ => break,
+        }
+    }
+    let Expr::MethodCall(m) = e else { return None };
+    if !(m.method == "strip_prefix" || m.method == "trim_start_matches") || m.args.len() != 1 {
+        return None;
+    }
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(s),
+        ..
+    }) = strip(&m.args[0])
+    else {
+        return None;
+    };
+    let v = s.value();
+    (v.len() >= 3 && v.ends_with(['_', '.', '/', ':', '-'])).then_some(v)
 }
 
 #[cfg(test)]

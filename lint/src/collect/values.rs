@@ -273,6 +273,11 @@ impl Collector<'_> {
     /// `at`: the spans of the binding's first and last tokens; their place (a source-map
     /// lookup) is read only when a text is recorded.
     pub(super) fn record_local_value(&mut self, name: &str, init: &Expr, at: (Span, Span)) {
+        if let Some(prefix) = super::sent::stripped_prefix(init)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.prefixed_locals.push((name.to_string(), prefix));
+        }
         let ty = self.constructed_type(init);
         let returned = match ty {
             Some(_) => None,

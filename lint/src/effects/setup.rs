@@ -108,6 +108,13 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.starts_with("with_")
         || name.strip_prefix("get_or_").is_some_and(connection)
         || name.strip_prefix("ensure_").is_some_and(connection)
+        // `ensure_loaded`, `ensure_initialized`: lazy loading a second call finds done.
+        || name.strip_prefix("ensure_").is_some_and(|rest| {
+            matches!(
+                rest,
+                "loaded" | "initialized" | "initialised" | "init" | "ready" | "indexed"
+            )
+        })
         || name.strip_prefix("open_").is_some_and(connection)
         || name.strip_prefix("connect_").is_some_and(connection)
 }
@@ -160,7 +167,11 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
     let bootstrap_module = module.split("::").any(|m| m == "bootstrap");
     if is_setup_fn(name) || bootstrap_module {
         Some(Barrier::Setup)
-    } else if is_cache_fn(name) || self_ty.is_some_and(is_cache_type) {
+    } else if is_cache_fn(name)
+        || self_ty.is_some_and(is_cache_type)
+        // A function of a module named for the cache (`cache::storage::LocalFileStorage::put`).
+        || module.rsplit("::").any(|m| m == "cache" || m == "caches")
+    {
         Some(Barrier::Cache)
     } else if is_audit(name, self_ty, module) {
         Some(Barrier::Audit)
@@ -284,6 +295,8 @@ mod tests {
         assert!(is_setup_fn("ensure_parent_dir"));
         assert!(is_setup_fn("ensure_output_dir"));
         assert!(is_setup_fn("ensure_repo"));
+        assert!(is_setup_fn("ensure_loaded"));
+        assert!(is_setup_fn("ensure_initialized"));
         assert!(!is_setup_fn("ensure_deleted"));
         assert!(!is_setup_fn("create_dir"));
         assert!(!is_setup_fn("create_directory"));
@@ -366,6 +379,17 @@ impl Api {
             ),
             None
         );
+    }
+
+    /// The functions of a module named for the cache keep the cache.
+    #[test]
+    fn a_cache_module_is_a_barrier() {
+        assert_eq!(
+            barrier("put", Some("LocalFileStorage"), "cache::storage"),
+            Some(Barrier::Cache)
+        );
+        assert_eq!(barrier("put", Some("LocalFileStorage"), "storage"), None);
+        assert_eq!(barrier("save", None, "cached_results"), None);
     }
 
     /// Rate limiters, throttles and circuit breakers pace calls: what their methods count

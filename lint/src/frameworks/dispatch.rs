@@ -608,6 +608,43 @@ fn execute_cron(r: &mut ToolRegistry, a: Value) -> Result<String> { std::fs::wri
         );
     }
 
+    /// Tools served under a namespace the handler strips before it hands the name on
+    /// (mcp-rust-proxy's `let t = tool_name.strip_prefix("mcp__proxy__tracing__").unwrap();
+    /// handle_tracing_tool(t, ..)`): the model calls them by the whole name.
+    #[test]
+    fn a_namespace_the_handler_strips_is_part_of_the_tool_name() {
+        let handler = r#"
+pub async fn call_tool(tool_name: &str, arguments: Value, state: Arc<State>) -> Result<Value, String> {
+    if tool_name.starts_with("mcp__proxy__tracing__") {
+        let tracing_tool = tool_name.strip_prefix("mcp__proxy__tracing__").unwrap();
+        return crate::tracing_tools::handle_tracing_tool(tracing_tool, arguments, state).await;
+    }
+    Err("unknown".into())
+}
+"#;
+        let tools = r#"
+pub async fn handle_tracing_tool(tool_name: &str, arguments: Value, state: Arc<State>) -> Result<Value, String> {
+    match tool_name {
+        "start_session" => start_session(&state, arguments).await,
+        "get_trace" => get_trace(&state, arguments).await,
+        "end_session" => end_session(&state, arguments).await,
+        _ => Err("unknown".into()),
+    }
+}
+async fn start_session(s: &State, a: Value) -> Result<Value, String> { std::fs::write("session", "x").map_err(|e| e.to_string())?; Ok(a) }
+async fn get_trace(s: &State, a: Value) -> Result<Value, String> { Ok(Value::String(std::fs::read_to_string("trace").map_err(|e| e.to_string())?)) }
+async fn end_session(s: &State, a: Value) -> Result<Value, String> { std::fs::remove_file("session").map_err(|e| e.to_string())?; Ok(a) }
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/lib.rs", handler), ("src/tracing_tools.rs", tools)]),
+            pairs(&[
+                ("mcp__proxy__tracing__end_session", "Write"),
+                ("mcp__proxy__tracing__get_trace", "Read"),
+                ("mcp__proxy__tracing__start_session", "Write")
+            ])
+        );
+    }
+
     /// A function handed the tool name whose `match` only gives values (task-graph-mcp's
     /// `mutations_for_tool`: which views a tool changes) dispatches nothing: its arms are no
     /// tools, and the handler's own arms stay the tools.

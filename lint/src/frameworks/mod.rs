@@ -53,7 +53,7 @@ pub mod tool_trait;
 use proc_macro2::Span;
 use syn::{Expr, Lit};
 
-use crate::facts::{FileFacts, ToolStyle};
+use crate::facts::{CallTarget, FileFacts, ToolStyle};
 
 /// What an attribute of a function says about it (see [`attr_mark`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +129,7 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
 pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_generated_twins(files);
     confirm_provisional(files);
+    prefix_namespaced_tools(files);
     narrow_shared_handlers(files);
     let weak = |s: ToolStyle| {
         matches!(
@@ -154,6 +155,79 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
     }
 }
 
+/// The last name of what a call targets (a function's or a method's).
+fn callee_name(t: &CallTarget) -> Option<String> {
+    match t {
+        CallTarget::Path { segments, .. } => segments.last().cloned(),
+        CallTarget::SelfMethod(n)
+        | CallTarget::TypeFn(_, n)
+        | CallTarget::FieldMethod(_, n)
+        | CallTarget::TypedFieldMethod(_, _, n)
+        | CallTarget::AnyMethod(n)
+        | CallTarget::TypedMethod(_, n)
+        | CallTarget::ReturnedMethod(_, n) => Some(n.clone()),
+    }
+}
+
+/// Tools a dispatcher serves under a namespace its caller strips (`if let Some(t) =
+/// tool_name.strip_prefix("mcp__proxy__tracing__") { handle_tracing_tool(t, ..) }`, and
+/// `match tool_name { "start_session" => .. }` there): the model calls them by the whole
+/// name, `mcp__proxy__tracing__start_session`.
+fn prefix_namespaced_tools(files: &mut [FileFacts]) {
+    if !files
+        .iter()
+        .any(|f| f.fns.iter().any(|g| !g.name_prefixes.is_empty()))
+    {
+        return;
+    }
+    let mut by_name: rustc_hash::FxHashMap<(usize, String), Vec<(usize, usize)>> =
+        rustc_hash::FxHashMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        for (j, g) in f.fns.iter().enumerate() {
+            if !g.name_arms.is_empty() {
+                by_name
+                    .entry((f.krate, g.name.clone()))
+                    .or_default()
+                    .push((fi, j));
+            }
+        }
+    }
+    // (file, arm function) → the prefix its tool's name takes.
+    let mut prefix_of: rustc_hash::FxHashMap<(usize, usize), String> =
+        rustc_hash::FxHashMap::default();
+    for f in files.iter() {
+        for g in &f.fns {
+            for (ci, prefix) in &g.name_prefixes {
+                let Some(name) = g
+                    .calls
+                    .get(*ci as usize)
+                    .and_then(|c| callee_name(&c.target))
+                else {
+                    continue;
+                };
+                for &(hf, hj) in by_name.get(&(f.krate, name)).into_iter().flatten() {
+                    for (_, arm) in &files[hf].fns[hj].name_arms {
+                        prefix_of
+                            .entry((hf, *arm))
+                            .or_insert_with(|| prefix.clone());
+                    }
+                }
+            }
+        }
+    }
+    for (fi, f) in files.iter_mut().enumerate() {
+        for t in &mut f.tools {
+            if let crate::facts::ToolBody::Local(b) = t.body
+                && t.style == ToolStyle::McpDispatch
+                && let Some(prefix) = prefix_of.get(&(fi, b))
+                && !t.name.starts_with(prefix.as_str())
+            {
+                t.name = format!("{prefix}{}", t.name);
+            }
+        }
+    }
+}
+
 /// How many calls from a tools/call handler a dispatcher it hands the tool name to may be.
 const HANDOFF_DEPTH: usize = 4;
 
@@ -161,19 +235,6 @@ const HANDOFF_DEPTH: usize = 4;
 /// with the number of calls — followed by the called names, as the per-file facts write
 /// them, inside the caller's crate.
 pub(crate) fn handler_depths(files: &[FileFacts]) -> rustc_hash::FxHashMap<(usize, usize), usize> {
-    use crate::facts::CallTarget;
-    let callee_name = |t: &CallTarget| -> Option<String> {
-        match t {
-            CallTarget::Path { segments, .. } => segments.last().cloned(),
-            CallTarget::SelfMethod(n)
-            | CallTarget::TypeFn(_, n)
-            | CallTarget::FieldMethod(_, n)
-            | CallTarget::TypedFieldMethod(_, _, n)
-            | CallTarget::AnyMethod(n)
-            | CallTarget::TypedMethod(_, n)
-            | CallTarget::ReturnedMethod(_, n) => Some(n.clone()),
-        }
-    };
     // Functions by (crate, name).
     let mut by_name: rustc_hash::FxHashMap<(usize, &str), Vec<(usize, usize)>> =
         rustc_hash::FxHashMap::default();
