@@ -28,6 +28,17 @@ impl Collector<'_> {
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();
         let loc = || path_loc(&p.path);
+        // A trait's method called by its path on a value of a type the function shows
+        // (`tools::Tool::execute(&tool, ..)` after `let tool = MvTool;`): that type's method.
+        if p.path.segments.len() >= 2
+            && p.path.segments[p.path.segments.len() - 2]
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+            && let Some(ty) = c.args.first().and_then(|a| self.local_type(a))
+        {
+            self.call(CallTarget::TypedMethod(ty, last.clone()), Loc::default());
+        }
         self.via_hint = external_crate(&segs).map(Via::Crate);
         if let Some(what) = ev::fs_write(&segs) {
             // The path written: a rename's or a copy's destination, else the first argument.

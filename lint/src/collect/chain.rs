@@ -5,7 +5,7 @@ use super::*;
 
 impl Collector<'_> {
     /// The type of a local or parameter the function shows (`x: &T`, `let x = T::new(..)`).
-    fn local_type(&self, e: &Expr) -> Option<String> {
+    pub(super) fn local_type(&self, e: &Expr) -> Option<String> {
         let Expr::Path(p) = strip(e) else {
             return None;
         };

@@ -33,6 +33,11 @@ use idemcheck_spec::hints::ToolHints;
 /// Per-file state of the hooks.
 #[derive(Debug, Default)]
 pub(super) struct FwState {
+    /// The file's own simple `macro_rules!` ([`super::macros::local_macro`]), by name, when
+    /// the file defines any.
+    pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
+    /// The file defines a `macro_rules!`.
+    pub(super) defines_macros: bool,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
@@ -135,6 +140,7 @@ impl Collector<'_> {
         // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
+        self.fw.defines_macros = has("macro_rules!");
         self.fw.want_ctor_names = has("Tool") && has(" for ") && has("name:");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")

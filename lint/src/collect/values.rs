@@ -360,6 +360,19 @@ impl Collector<'_> {
     pub(super) fn constructed_type(&self, e: &Expr) -> Option<String> {
         match strip(e) {
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            // A unit struct's value (`let core_tool = crate::tools::mv::MvTool;`): its type.
+            // Not an enum's variant (`Mode::Fast`: the segment before is a type).
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs = &p.path.segments;
+                let last = segs.last()?.ident.to_string();
+                let camel = |t: &str| {
+                    t.starts_with(|c: char| c.is_ascii_uppercase())
+                        && t.chars().any(|c| c.is_ascii_lowercase())
+                };
+                let after_module =
+                    segs.len() < 2 || !camel(&segs[segs.len() - 2].ident.to_string());
+                (camel(&last) && after_module && last != "Self" && last != "None").then_some(last)
+            }
             Expr::Call(c) => {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;

@@ -38,6 +38,32 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     /// asked when the child is collected, not here: the cache keeps this file's children
     /// while its text is unchanged, and a file may appear or go meanwhile.)
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        if self.fw.defines_macros && !has_cfg_test(&m.attrs) {
+            let name = m.mac.path.get_ident().map(|i| i.to_string());
+            match (&m.ident, name.as_deref()) {
+                (Some(defined), Some("macro_rules")) => {
+                    if let Some(mac) = super::macros::local_macro(m.mac.tokens.clone()) {
+                        self.fw.local_macros.insert(defined.to_string(), mac);
+                    }
+                }
+                (None, Some(invoked)) => {
+                    // A tool stamped out by the file's own macro: its items, walked as the
+                    // file's.
+                    if let Some(items) = self
+                        .fw
+                        .local_macros
+                        .get(invoked)
+                        .and_then(|mac| super::macros::expand(mac, m.mac.tokens.clone()))
+                    {
+                        for item in &items {
+                            visit::Visit::visit_item(self, item);
+                        }
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
         if m.ident.is_none()
             && matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_))
             && !has_cfg_test(&m.attrs)

@@ -342,6 +342,32 @@ impl S {
         assert_eq!(kind_of(&all, "web_fetch"), Judgement::Read);
     }
 
+    /// A trait's method called by its path on a unit struct's value (`let tool = MvTool;
+    /// tools::Tool::execute(&tool, ..)`): that type's method, followed.
+    #[test]
+    fn a_trait_method_called_by_path_on_a_unit_struct_is_followed() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub trait Tool { async fn execute(&self, path: &str) -> Result<()>; }
+pub struct MvTool;
+impl Tool for MvTool {
+    async fn execute(&self, path: &str) -> Result<()> { std::fs::rename(path, "moved")?; Ok(()) }
+}
+pub struct S;
+#[tool_router]
+impl S {
+    #[tool(description = "The file operation")]
+    async fn file_op(&self, path: String) -> String {
+        let tool = crate::tools::MvTool;
+        crate::tools::Tool::execute(&tool, &path).await;
+        "ok".into()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "file_op"), Judgement::Write);
+    }
+
     #[test]
     fn a_browser_script_that_acts_is_a_write() {
         let src = r#"

@@ -419,6 +419,35 @@ mod tests {
 
     /// A tool whose metadata method hands back a field its constructor filled
     /// (alaya-agent-rs): the name is the constructor's.
+    /// Tools stamped out by the file's own `macro_rules!` (ThinClaw's `memory_host_tool!(
+    /// MemoryWriteTool, "memory_write", write_memory)`) are tools, judged by what the
+    /// invocation hands the macro.
+    #[test]
+    fn tools_written_by_a_local_macro_are_tools() {
+        let src = r#"
+            macro_rules! host_tool {
+                ($tool:ident, $name:literal, $method:ident) => {
+                    pub struct $tool { host: Host }
+                    #[async_trait]
+                    impl Tool for $tool {
+                        fn name(&self) -> &str { $name }
+                        fn parameters_schema(&self) -> Value { json!({}) }
+                        async fn execute(&self, params: Value) -> Result<Value, ToolError> {
+                            $method(&self.host, params).await
+                        }
+                    }
+                };
+            }
+            async fn write_memory(h: &Host, p: Value) -> Result<Value, ToolError> { std::fs::write("MEMORY.md", p.to_string())?; Ok(p) }
+            async fn read_memory(h: &Host, p: Value) -> Result<Value, ToolError> { Ok(Value::String(std::fs::read_to_string("MEMORY.md")?)) }
+            host_tool!(MemoryWriteTool, "memory_write", write_memory);
+            host_tool!(MemoryReadTool, "memory_read", read_memory);
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/memory.rs", src)]);
+        let got: Vec<(&str, &str)> = tools.iter().map(|t| (t.0.as_str(), t.3.as_str())).collect();
+        assert_eq!(got, [("memory_read", "Read"), ("memory_write", "Write")]);
+    }
+
     /// A tool trait's metadata method of any name that builds a value with a literal name
     /// (local-operator's `fn descriptor(&self) -> ToolDescriptor { ToolDescriptor { name:
     /// "system.get_status".to_string(), .. } }`), a name wrapped in a name type
