@@ -523,6 +523,11 @@ pub struct ToolFacts {
     /// handler of its crate reaches that function and no other definition names the tool
     /// (decided once every file is collected, [`crate::frameworks::drop_repeated`]).
     pub provisional: bool,
+    /// Written by an invocation of the file's own `macro_rules!` (expanded here): dropped
+    /// when a tool written out by hand in its crate has its name (a wrapper the macro stamps
+    /// around each hand-written tool, for another framework).
+    #[serde(default)]
+    pub expanded: bool,
     /// A tool defined in data ([`ToolStyle::DataFile`]): where its entry is and what runs
     /// it, the evidence of its judgement when nothing decides it.
     pub data_origin: Option<String>,

@@ -38,6 +38,8 @@ pub(super) struct FwState {
     pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
     /// The file defines a `macro_rules!`.
     pub(super) defines_macros: bool,
+    /// The walk is in the items an invocation of one expands to.
+    pub(super) expanding: bool,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,

@@ -221,6 +221,7 @@ impl Collector<'_> {
             contract: None,
             contract_loc: se.map(|a| Loc::of_span(a.pound_token.span)),
             provisional: false,
+            expanded: self.fw.expanding,
             data_origin: None,
         };
         let conv = |v: &check::Violation| LocFinding {

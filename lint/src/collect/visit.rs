@@ -55,9 +55,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                         .get(invoked)
                         .and_then(|mac| super::macros::expand(mac, m.mac.tokens.clone()))
                     {
+                        let outer = std::mem::replace(&mut self.fw.expanding, true);
                         for item in &items {
                             visit::Visit::visit_item(self, item);
                         }
+                        self.fw.expanding = outer;
                         return;
                     }
                 }

@@ -832,6 +832,7 @@ fn make_tool(
         contract: None,
         contract_loc: None,
         provisional: false,
+        expanded: false,
         data_origin: Some(origin),
     }
 }

@@ -129,6 +129,7 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
 pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_generated_twins(files);
     confirm_provisional(files);
+    drop_stamped_wrappers(files);
     prefix_namespaced_tools(files);
     narrow_shared_handlers(files);
     let weak = |s: ToolStyle| {
@@ -396,6 +397,34 @@ fn narrow_shared_handlers(files: &mut [FileFacts]) {
             t.body = ToolBody::Local(at);
             t.function = display;
         }
+    }
+}
+
+/// Tools a file's own macro stamps out under the name of a tool written out by hand in
+/// the same crate (buildscale-ai's `define_rig_tool!(RigMvTool, tools::mv::MvTool, MvArgs,
+/// "mv")` wrapping `impl Tool for MvTool` for rig): the same tool again; the hand-written
+/// one stays.
+fn drop_stamped_wrappers(files: &mut [FileFacts]) {
+    if !files.iter().any(|f| f.tools.iter().any(|t| t.expanded)) {
+        return;
+    }
+    let by_hand: rustc_hash::FxHashSet<(usize, String)> = files
+        .iter()
+        .flat_map(|f| f.tools.iter().map(move |t| (f.krate, t)))
+        .filter(|(_, t)| {
+            !t.expanded
+                && !t.provisional
+                && !matches!(
+                    t.style,
+                    ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool | ToolStyle::Registry
+                )
+        })
+        .map(|(k, t)| (k, t.name.clone()))
+        .collect();
+    for f in files.iter_mut() {
+        let krate = f.krate;
+        f.tools
+            .retain(|t| !(t.expanded && by_hand.contains(&(krate, t.name.clone()))));
     }
 }
 

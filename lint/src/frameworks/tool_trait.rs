@@ -448,6 +448,36 @@ mod tests {
         assert_eq!(got, [("memory_read", "Read"), ("memory_write", "Write")]);
     }
 
+    /// A macro that stamps a wrapper for another framework around each hand-written tool
+    /// (`define_rig_tool!(RigMvTool, MvTool, "mv")`): the wrapper is the same tool again,
+    /// and the hand-written one stays.
+    #[test]
+    fn a_wrapper_stamped_around_a_hand_written_tool_is_the_same_tool() {
+        let src = r#"
+            pub trait Tool { fn name(&self) -> &str; fn parameters(&self) -> Value; async fn execute(&self, a: Value) -> Result<Value>; }
+            pub struct MvTool;
+            impl Tool for MvTool {
+                fn name(&self) -> &str { "mv" }
+                fn parameters(&self) -> Value { json!({}) }
+                async fn execute(&self, a: Value) -> Result<Value> { std::fs::rename("a", "b")?; Ok(a) }
+            }
+            macro_rules! define_rig_tool {
+                ($rig:ident, $core:path, $name:expr) => {
+                    pub struct $rig;
+                    impl rig::tool::Tool for $rig {
+                        const NAME: &'static str = $name;
+                        type Args = Value;
+                        async fn call(&self, args: Value) -> Result<Value> { let t = $core; Tool::execute(&t, args).await }
+                    }
+                };
+            }
+            define_rig_tool!(RigMvTool, MvTool, "mv");
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/tools.rs", src)]);
+        let got: Vec<(&str, &str)> = tools.iter().map(|t| (t.0.as_str(), t.1.as_str())).collect();
+        assert_eq!(got, [("mv", "MvTool::execute")]);
+    }
+
     /// A tool trait's metadata method of any name that builds a value with a literal name
     /// (local-operator's `fn descriptor(&self) -> ToolDescriptor { ToolDescriptor { name:
     /// "system.get_status".to_string(), .. } }`), a name wrapped in a name type
