@@ -90,6 +90,9 @@ pub struct Index<'a> {
     /// Whether a function is a tool's body (found once; a tool's own function is judged as
     /// the tool, never as a helper: not a dispatcher, a set-up barrier or a query).
     tool_body: Vec<bool>,
+    /// Per function: named as set-up ([`crate::effects::setup::is_setup_fn`]), computed
+    /// once for [`Index::opaque`], which asks of every callee many times.
+    setup_named: std::cell::OnceCell<Vec<bool>>,
     /// The POST each query-named function sends through the calls [`Index::queries_by_post`]
     /// cuts: a read of that function.
     query_reads: rustc_hash::FxHashMap<FnId, &'a Evidence>,
@@ -150,6 +153,7 @@ impl<'a> Index<'a> {
             decided_by_post: rustc_hash::FxHashSet::default(),
             query_named: Vec::new(),
             tool_body: Vec::new(),
+            setup_named: std::cell::OnceCell::new(),
             query_reads: rustc_hash::FxHashMap::default(),
             decided: rustc_hash::FxHashMap::default(),
             model_errors: Vec::new(),
@@ -808,12 +812,16 @@ impl<'a> Index<'a> {
     /// A set-up function (`effects::setup`) it calls counts as showing nothing: what it
     /// writes is not the call's effect.
     fn opaque(&self, id: FnId, depth: u32) -> bool {
+        let setup = self.setup_named.get_or_init(|| {
+            (0..self.fns.len())
+                .map(|f| crate::effects::setup::is_setup_fn(&self.func(f).name))
+                .collect()
+        });
         self.standing(&self.func(id).evidence, id).next().is_none()
             && (depth == 0
-                || self.edges[id].iter().all(|e| {
-                    crate::effects::setup::is_setup_fn(&self.func(e.callee).name)
-                        || self.opaque(e.callee, depth - 1)
-                }))
+                || self.edges[id]
+                    .iter()
+                    .all(|e| setup[e.callee] || self.opaque(e.callee, depth - 1)))
     }
 
     /// Workspace functions a model's path names: `f` (free functions named so, else methods),

@@ -31,11 +31,11 @@ impl Collector<'_> {
         // A trait's method called by its path on a value of a type the function shows
         // (`tools::Tool::execute(&tool, ..)` after `let tool = MvTool;`): that type's method.
         if p.path.segments.len() >= 2
+            && let Some(ty) = c.args.first().and_then(|a| self.local_type(a))
             && p.path.segments[p.path.segments.len() - 2]
                 .ident
                 .to_string()
                 .starts_with(|c: char| c.is_ascii_uppercase())
-            && let Some(ty) = c.args.first().and_then(|a| self.local_type(a))
         {
             self.call(CallTarget::TypedMethod(ty, last.clone()), Loc::default());
         }

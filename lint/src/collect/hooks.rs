@@ -36,10 +36,10 @@ pub(super) struct FwState {
     /// The file's own simple `macro_rules!` ([`super::macros::local_macro`]), by name, when
     /// the file defines any.
     pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
-    /// The file defines a `macro_rules!`.
-    pub(super) defines_macros: bool,
     /// The walk is in the items an invocation of one expands to.
     pub(super) expanding: bool,
+    /// The file may name a tool call's type (`ToolCall`, `FunctionCall`).
+    tool_call_types: bool,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
@@ -142,18 +142,20 @@ impl Collector<'_> {
         // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
         self.fw.want_consts = has("NAME");
-        self.fw.defines_macros = has("macro_rules!");
-        self.fw.want_ctor_names = has("Tool") && has(" for ") && has("name:");
+        let tool = has("Tool");
+        // A parameter holding a whole tool call (`call: ToolCall`, `tool_use: &ToolUse`).
+        self.fw.tool_call_types = tool;
+        self.fw.want_ctor_names = tool && has(" for ") && has("name:");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
             || tool_type_constructed(text)
-            // A function making a tool (`define_tool("bash", "..", params, |p| ..)`).
-            || has("_tool(")
+            // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`).
+            || (tool && has("_tool("))
             || has("register")
             || has("::tool()")
             || has("ToolBuilder")
-            || (has(".insert(") && has("Box::new(") && (has("Tool") || has("tools/call")));
+            || (has(".insert(") && has("Box::new(") && (tool || has("tools/call")));
         self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
@@ -267,6 +269,7 @@ impl Collector<'_> {
         {
             f.tool_name_sig = Some(Box::new(sig.clone()));
         } else if arms.is_empty()
+            && self.fw.tool_call_types
             && let Some(param) = dispatch::tool_call_param(sig)
             && let Some(f) = self.fn_stack.last_mut()
         {

@@ -134,6 +134,12 @@ pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
         }
         _ => return None,
     };
+    // Only a macro that writes a tool is expanded: one whose transcriber names a tool
+    // (`impl Tool for $tool`, `ToolDefinition`, `#[tool]`); the rest cost a walk and hold
+    // none.
+    if !mentions_tool(body.clone()) {
+        return None;
+    }
     let m: Vec<TokenTree> = matcher.into_iter().collect();
     let mut params = Vec::new();
     let mut i = 0;
@@ -158,6 +164,19 @@ pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
         }
     }
     (!params.is_empty()).then_some(LocalMacro { params, body })
+}
+
+/// Whether an identifier in `tokens` names a tool (`Tool`, `ToolDefinition`, `RigTool`,
+/// `tool`).
+fn mentions_tool(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => {
+            let s = i.to_string();
+            s.contains("Tool") || s == "tool"
+        }
+        TokenTree::Group(g) => mentions_tool(g.stream()),
+        _ => false,
+    })
 }
 
 /// The items an invocation of `mac` with `args` makes, when they parse.
@@ -267,5 +286,15 @@ mod tests {
             local_macro(syn::parse_str("($a:ident) => {}; ($b:expr) => {}").unwrap()).is_none()
         );
         assert!(local_macro(syn::parse_str("($($a:ident),*) => {}").unwrap()).is_none());
+        // One that writes no tool is not expanded.
+        assert!(
+            local_macro(
+                syn::parse_str(
+                    "($t:ident) => { impl From<u8> for $t { fn from(x: u8) -> Self { todo!() } } }"
+                )
+                .unwrap()
+            )
+            .is_none()
+        );
     }
 }

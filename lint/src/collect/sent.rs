@@ -309,13 +309,16 @@ impl Collector<'_> {
         for (pos, a) in args.into_iter().enumerate() {
             // A tool name with its namespace stripped, handed on.
             let prefix = stripped_prefix(a).or_else(|| {
-                let Expr::Path(p) = strip(a) else { return None };
-                let id = p.path.get_ident()?.to_string();
                 let f = self.fn_stack.last()?;
+                if f.prefixed_locals.is_empty() {
+                    return None;
+                }
+                let Expr::Path(p) = strip(a) else { return None };
+                let id = p.path.get_ident()?;
                 f.prefixed_locals
                     .iter()
                     .rev()
-                    .find(|(n, _)| *n == id)
+                    .find(|(n, _)| id == n)
                     .map(|(_, p)| p.clone())
             });
             if let Some(prefix) = prefix
@@ -474,15 +477,16 @@ pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
             Expr::Paren(p) => e = &p.expr,
             Expr::Reference(r) => e = &r.expr,
             Expr::MethodCall(m)
-                if matches!(
-                    m.method.to_string().as_str(),
-                    "unwrap"
-                        | "expect"
-                        | "unwrap_or"
-                        | "unwrap_or_default"
-                        | "ok_or"
-                        | "ok_or_else"
-                ) =>
+                if [
+                    "unwrap",
+                    "expect",
+                    "unwrap_or",
+                    "unwrap_or_default",
+                    "ok_or",
+                    "ok_or_else",
+                ]
+                .iter()
+                .any(|n| m.method == n) =>
             {
                 e = &m.receiver
             }

@@ -38,7 +38,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     /// asked when the child is collected, not here: the cache keeps this file's children
     /// while its text is unchanged, and a file may appear or go meanwhile.)
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
-        if self.fw.defines_macros && !has_cfg_test(&m.attrs) {
+        // The file's own `macro_rules!` (a definition is an item macro with a name), and
+        // the invocations of those that write tools.
+        if (m.ident.is_some() || !self.fw.local_macros.is_empty()) && !has_cfg_test(&m.attrs) {
             let name = m.mac.path.get_ident().map(|i| i.to_string());
             match (&m.ident, name.as_deref()) {
                 (Some(defined), Some("macro_rules")) => {

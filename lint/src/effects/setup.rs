@@ -103,18 +103,18 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.starts_with("open_or_")
         || name.ends_with("_or_init")
         || name.ends_with("_or_default")
-        || name.strip_prefix("ensure_").is_some_and(directory)
+        || name.strip_prefix("ensure_").is_some_and(|rest| {
+            directory(rest)
+                || connection(rest)
+                // `ensure_loaded`, `ensure_initialized`: lazy loading a second call finds done.
+                || matches!(
+                    rest,
+                    "loaded" | "initialized" | "initialised" | "init" | "ready" | "indexed"
+                )
+        })
         || name.starts_with("new_with")
         || name.starts_with("with_")
         || name.strip_prefix("get_or_").is_some_and(connection)
-        || name.strip_prefix("ensure_").is_some_and(connection)
-        // `ensure_loaded`, `ensure_initialized`: lazy loading a second call finds done.
-        || name.strip_prefix("ensure_").is_some_and(|rest| {
-            matches!(
-                rest,
-                "loaded" | "initialized" | "initialised" | "init" | "ready" | "indexed"
-            )
-        })
         || name.strip_prefix("open_").is_some_and(connection)
         || name.strip_prefix("connect_").is_some_and(connection)
 }
@@ -164,13 +164,15 @@ pub fn is_audit(name: &str, self_ty: Option<&str>, module: &str) -> bool {
 pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrier> {
     // A function of a module named for bootstrapping (`bootstrap::ensure_ytdlp`: the
     // program fetched the first time it is needed), as one named so is.
-    let bootstrap_module = module.split("::").any(|m| m == "bootstrap");
+    let in_module = |m: &str| module.contains(m) && module.split("::").any(|s| s == m);
+    let bootstrap_module = in_module("bootstrap");
     if is_setup_fn(name) || bootstrap_module {
         Some(Barrier::Setup)
     } else if is_cache_fn(name)
         || self_ty.is_some_and(is_cache_type)
         // A function of a module named for the cache (`cache::storage::LocalFileStorage::put`).
-        || module.rsplit("::").any(|m| m == "cache" || m == "caches")
+        || in_module("cache")
+        || in_module("caches")
     {
         Some(Barrier::Cache)
     } else if is_audit(name, self_ty, module) {
