@@ -295,8 +295,19 @@ impl Collector<'_> {
             .fn_stack
             .last()
             .and_then(|f| f.tool_call_param.as_ref());
-        if call_param.is_some_and(|p| dispatch::root_var(&m.expr).as_ref() != Some(p)) {
-            return;
+        if let Some(p) = call_param {
+            // The call's name, read there or through a local bound to it (`let name =
+            // &tool_call.function.name;`).
+            let root = dispatch::root_var(&m.expr);
+            let named = root.as_ref() == Some(p)
+                || root.as_ref().is_some_and(|r| {
+                    self.fn_stack
+                        .last()
+                        .is_some_and(|f| f.call_name_locals.contains(r))
+                });
+            if !named {
+                return;
+            }
         }
         let arms = dispatch::literal_arms(m);
         if !dispatch::arms_do_work(&arms) || (call_param.is_some() && arms.len() < 2) {

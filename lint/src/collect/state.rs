@@ -103,6 +103,8 @@ pub(super) struct FnState {
     /// The parameter holding the whole tool call it is handed (`call: ToolCall`), when that
     /// is how it takes the tool's name: only a `match` on that call's name dispatches.
     pub(super) tool_call_param: Option<String>,
+    /// Locals bound to that call's name (`let name = &tool_call.function.name;`).
+    pub(super) call_name_locals: Vec<String>,
     /// Locals bound to a text with a namespace stripped (`let t =
     /// name.strip_prefix("mcp__proxy__")?`): the local, the namespace.
     pub(super) prefixed_locals: Vec<(String, String)>,

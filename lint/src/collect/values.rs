@@ -278,6 +278,14 @@ impl Collector<'_> {
         {
             f.prefixed_locals.push((name.to_string(), prefix));
         }
+        // `let name = &tool_call.function.name;` in a function handed the whole tool call.
+        if let Some(f) = self.fn_stack.last_mut()
+            && let Some(param) = &f.tool_call_param
+            && crate::frameworks::dispatch::is_tool_name_expr(init)
+            && crate::frameworks::dispatch::root_var(init).as_ref() == Some(param)
+        {
+            f.call_name_locals.push(name.to_string());
+        }
         let ty = self.constructed_type(init);
         let returned = match ty {
             Some(_) => None,

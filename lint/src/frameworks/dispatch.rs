@@ -515,8 +515,9 @@ impl Printer {
     /// An agent loop's executor handed the whole tool call (patina's `impl ToolExecutor {
     /// async fn execute(&self, call: ToolCall) { match call.name.as_str() { .. } } }`,
     /// Lumina-Note's `impl ToolRegistry { async fn execute(&self, tool_call: &ToolCall) }`):
-    /// each arm is a tool, whatever the type is called; a `match` on another value's name in
-    /// such a function, or a single arm, is not.
+    /// each arm is a tool, whatever the type is called, also through a local bound to the
+    /// call's name (LUNA-AI's `let name = &tool_call.function.name; match name.as_str()`);
+    /// a `match` on another value's name in such a function, or a single arm, is not.
     #[test]
     fn an_executor_handed_the_whole_tool_call_dispatches_on_its_name() {
         let src = r#"
@@ -531,11 +532,23 @@ impl Notes {
     }
     async fn read_note(&self, a: &Value) -> Result<String> { Ok(std::fs::read_to_string("n.md")?) }
     async fn create_note(&self, a: &Value) -> Result<String> { std::fs::write("n.md", "x")?; Ok("ok".into()) }
+}
+async fn list_notes(a: &Value) -> Result<String> { Ok(format!("{:?}", std::fs::read_dir(".")?.count())) }
+async fn delete_note(a: &Value) -> Result<String> { std::fs::remove_file("n.md")?; Ok("ok".into()) }
+impl Notes {
     pub async fn log(&self, call: &ToolCall, user: &User) -> Result<()> {
         match user.name.as_str() {
             "admin" => audit(call).await,
             "root" => audit(call).await,
             _ => Ok(()),
+        }
+    }
+    pub async fn by_local(&self, tc: &ToolCall) -> Result<String> {
+        let name = &tc.function.name;
+        match name.as_str() {
+            "list_notes" => list_notes(&tc.arguments).await,
+            "delete_note" => delete_note(&tc.arguments).await,
+            _ => Err(anyhow!("unknown tool")),
         }
     }
     pub async fn one(&self, call: &ToolCall) -> Result<()> {
@@ -548,7 +561,12 @@ impl Notes {
 "#;
         assert_eq!(
             names_and_kinds(&[("src/notes.rs", src)]),
-            pairs(&[("create_note", "Write"), ("read_note", "Read")])
+            pairs(&[
+                ("create_note", "Write"),
+                ("delete_note", "Write"),
+                ("list_notes", "Read"),
+                ("read_note", "Read")
+            ])
         );
     }
 
