@@ -470,28 +470,20 @@ pub(super) fn finish_doc_param(state: &mut FnState) {
 /// `.unwrap_or(..)`), `name.trim_start_matches("mcp__proxy__")`. Only a prefix that ends in
 /// a separator (`_`, `.`, `/`, `:`, `-`) is a namespace.
 pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
-    let mut e = e;
-    loop {
-        match e {
-            Expr::Try(t) => e = &t.expr,
-            Expr::Paren(p) => e = &p.expr,
-            Expr::Reference(r) => e = &r.expr,
-            Expr::MethodCall(m)
-                if [
-                    "unwrap",
-                    "expect",
-                    "unwrap_or",
-                    "unwrap_or_default",
-                    "ok_or",
-                    "ok_or_else",
-                ]
-                .iter()
-                .any(|n| m.method == n) =>
-            {
-                e = &m.receiver
-            }
-            _ => break,
-        }
+    let mut e = strip(e);
+    while let Expr::MethodCall(m) = e
+        && [
+            "unwrap",
+            "expect",
+            "unwrap_or",
+            "unwrap_or_default",
+            "ok_or",
+            "ok_or_else",
+        ]
+        .iter()
+        .any(|n| m.method == n)
+    {
+        e = strip(&m.receiver);
     }
     let Expr::MethodCall(m) = e else { return None };
     if !(m.method == "strip_prefix" || m.method == "trim_start_matches") || m.args.len() != 1 {

@@ -59,6 +59,17 @@ const TOOL_CALL_TYPES: &[&str] = &[
     "ToolCallResult",
 ];
 
+/// Parts of the names of the types an agent loop hands its executor a model's tool call in
+/// (`ToolCall`, `ChatToolCall`, `ToolUse`, `FunctionCall`): beside [`TOOL_CALL_TYPES`], the
+/// MCP request's own, which say a function answers `tools/call`.
+const AGENT_CALL_TYPE_PARTS: &[&str] = &[
+    "ToolCall",
+    "ToolUse",
+    "FunctionCall",
+    "ToolInvocation",
+    "ToolRequest",
+];
+
 /// Whether a function's signature says it answers tools/call: it takes the request's
 /// parameters or returns its result (`fn dispatch(server: &Server, params: &CallToolParams)
 /// -> Result<CallToolResult>`), whatever it is named.
@@ -157,15 +168,7 @@ pub fn tool_call_param(sig: &syn::Signature) -> Option<String> {
             syn::Type::Paren(p) => names_a_call(&p.elem),
             syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
                 let t = s.ident.to_string();
-                [
-                    "ToolCall",
-                    "ToolUse",
-                    "FunctionCall",
-                    "ToolInvocation",
-                    "ToolRequest",
-                ]
-                .iter()
-                .any(|k| t.contains(k))
+                AGENT_CALL_TYPE_PARTS.iter().any(|k| t.contains(k))
             }),
             _ => false,
         }

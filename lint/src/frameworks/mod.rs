@@ -132,12 +132,7 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
     drop_stamped_wrappers(files);
     prefix_namespaced_tools(files);
     narrow_shared_handlers(files);
-    let weak = |s: ToolStyle| {
-        matches!(
-            s,
-            ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool | ToolStyle::Registry
-        )
-    };
+    let weak = is_weak_style;
     if !files.iter().any(|f| f.tools.iter().any(|t| weak(t.style))) {
         return;
     }
@@ -227,6 +222,15 @@ fn prefix_namespaced_tools(files: &mut [FileFacts]) {
             }
         }
     }
+}
+
+/// Styles whose tools may repeat a definition made in another style (a dispatch arm, a
+/// function tool, a registry entry naming a tool defined elsewhere): they give way to it.
+fn is_weak_style(s: ToolStyle) -> bool {
+    matches!(
+        s,
+        ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool | ToolStyle::Registry
+    )
 }
 
 /// How many calls from a tools/call handler a dispatcher it hands the tool name to may be.
@@ -411,14 +415,7 @@ fn drop_stamped_wrappers(files: &mut [FileFacts]) {
     let by_hand: rustc_hash::FxHashSet<(usize, String)> = files
         .iter()
         .flat_map(|f| f.tools.iter().map(move |t| (f.krate, t)))
-        .filter(|(_, t)| {
-            !t.expanded
-                && !t.provisional
-                && !matches!(
-                    t.style,
-                    ToolStyle::McpDispatch | ToolStyle::AdkFunctionTool | ToolStyle::Registry
-                )
-        })
+        .filter(|(_, t)| !t.expanded && !t.provisional && !is_weak_style(t.style))
         .map(|(k, t)| (k, t.name.clone()))
         .collect();
     for f in files.iter_mut() {
