@@ -284,13 +284,112 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// A shell a command hands a script to (`powershell -Command ..`, `sh -c ..`, `cmd /C ..`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    /// `powershell`, `pwsh`: cmdlets, judged by their verbs ([`crate::effects::cmdlets`]).
+    PowerShell,
+    /// `sh`, `bash`, `zsh`: command lines, each judged as a program run.
+    Posix,
+    /// `cmd`: command lines, each judged as a program run (with cmd's own read commands).
+    Cmd,
+}
+
+/// Commands of Windows' `cmd` that only report.
+const CMD_READS: &[&str] = &["ver", "dir", "type", "where", "vol", "ipconfig", "getmac"];
+
+impl Shell {
+    /// The shell a program (its file name) is.
+    pub fn of(base: &str) -> Option<Shell> {
+        let base = base.to_ascii_lowercase();
+        let base = base.strip_suffix(".exe").unwrap_or(&base);
+        match base {
+            "powershell" | "pwsh" => Some(Shell::PowerShell),
+            "sh" | "bash" | "zsh" | "dash" => Some(Shell::Posix),
+            "cmd" => Some(Shell::Cmd),
+            _ => None,
+        }
+    }
+
+    /// The script the arguments hand over: what follows `-Command`/`-c` (PowerShell), `-c`
+    /// (a POSIX shell) or `/C` (cmd). `None` when there is none, or when a part of it is not
+    /// written in the code (`…`).
+    pub fn script(self, args: &[String]) -> Option<String> {
+        let flag = |a: &str| match self {
+            Shell::PowerShell => {
+                let a = a.to_ascii_lowercase();
+                a == "-command" || a == "-c"
+            }
+            Shell::Posix => a == "-c" || a == "-lc",
+            Shell::Cmd => a.eq_ignore_ascii_case("/c"),
+        };
+        let at = args.iter().position(|a| flag(a))?;
+        let rest = &args[at + 1..];
+        if rest.is_empty() || rest.iter().any(|a| a.contains('…')) {
+            return None;
+        }
+        // A POSIX shell runs its first argument; the rest are `$0`, `$1`, ...
+        let taken = if self == Shell::Posix {
+            &rest[..1]
+        } else {
+            rest
+        };
+        Some(taken.join(" "))
+    }
+
+    /// Whether a script only reads: every command in it reads, and nothing is redirected
+    /// into a file.
+    pub fn script_reads(self, script: &str) -> bool {
+        match self {
+            Shell::PowerShell => crate::effects::cmdlets::script_reads(script),
+            Shell::Posix | Shell::Cmd => {
+                let redirects = script.match_indices('>').any(|(i, _)| {
+                    let after = script[i + 1..].trim_start();
+                    !(after.starts_with('&')
+                        || after.starts_with("/dev/null")
+                        || after.starts_with("nul"))
+                });
+                if redirects || script.contains('`') || script.contains("$(") {
+                    return false;
+                }
+                let mut any = false;
+                let all = script
+                    .split(['|', ';', '&', '\n'])
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .all(|command| {
+                        any = true;
+                        let mut words = command
+                            .split_whitespace()
+                            .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_string());
+                        let Some(program) = words.next() else {
+                            return true;
+                        };
+                        let args: Vec<String> = words.collect();
+                        (self == Shell::Cmd
+                            && CMD_READS.contains(&program.to_ascii_lowercase().as_str()))
+                            || (Shell::of(&program).is_none()
+                                && read_only_process(Some(&program), &args))
+                    });
+                any && all
+            }
+        }
+    }
+}
+
 /// Whether running `program` with `args` only reads. `None` program (not a literal) is
 /// assumed to write.
 pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     let Some(program) = program else {
         return false;
     };
-    let base = program.rsplit('/').next().unwrap_or(program);
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    // A shell handed a script to run: the script decides.
+    if let Some(shell) = Shell::of(base) {
+        return shell
+            .script(args)
+            .is_some_and(|script| shell.script_reads(&script));
+    }
     // `cargo clippy --fix`, `eslint --fix`, `sg run -U`: told to edit what they check.
     if args
         .iter()
@@ -300,6 +399,15 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     }
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
+    }
+    if base.eq_ignore_ascii_case("wmic") || base.eq_ignore_ascii_case("wmic.exe") {
+        // `wmic memorychip get capacity`: asked to get or list, not to call, set, create or
+        // delete.
+        let has = |w: &[&str]| {
+            args.iter()
+                .any(|a| w.iter().any(|x| a.eq_ignore_ascii_case(x)))
+        };
+        return has(&["get", "list"]) && !has(&["call", "set", "create", "delete"]);
     }
     // Asked only for its version or its help (`bun --version`, `grype version`).
     if !args.is_empty()
@@ -361,6 +469,10 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
                 return iter
                     .next()
                     .is_some_and(|next| reads.contains(&next.as_str()));
+            }
+            if a == "config" {
+                let rest: Vec<Option<String>> = iter.map(|w| Some(w.clone())).collect();
+                return !config_writes(&rest);
             }
             return subs.contains(&a.as_str());
         }
@@ -509,6 +621,32 @@ fn gh_args_write(args: &[String]) -> Option<bool> {
     }
 }
 
+/// Whether `config` with these words after it writes (`git config`, `npm config`): told to
+/// get or list, it reads; told to set, unset, add or edit, or handed a name and a value
+/// (`config --local user.name …`), it writes; handed a name alone, it reads it.
+fn config_writes(words: &[Option<String>]) -> bool {
+    let mut names = 0;
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        match w.as_deref() {
+            Some(w) if w.starts_with("--get") || w.starts_with("--show") => return false,
+            Some("-l" | "--list" | "list" | "get" | "--name-only") => return false,
+            Some(
+                "set" | "unset" | "delete" | "edit" | "-e" | "--edit" | "--add" | "--replace-all"
+                | "--rename-section" | "--remove-section",
+            ) => return true,
+            Some(w) if w.starts_with("--unset") => return true,
+            // Options followed by their value.
+            Some("-f" | "--file" | "--type" | "--blob" | "--default") => {
+                it.next();
+            }
+            Some(w) if w.starts_with('-') => {}
+            _ => names += 1,
+        }
+    }
+    names >= 2
+}
+
 /// Subcommands that are a noun whose second word decides (`remote add` vs `remote -v`).
 const NOUN_SUBCOMMANDS: &[&str] = &[
     "remote",
@@ -542,6 +680,9 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
     if let Some(writes) = crate::effects::cmdlets::cmdlet(first) {
         // A PowerShell cmdlet names its action: `Stop-VM`, `Get-VMHost`.
         return Some((writes, text));
+    }
+    if first == "config" {
+        return Some((config_writes(&words[1..]), text));
     }
     if NOUN_SUBCOMMANDS.contains(&first) || first == "tag" {
         // The first word after the noun that is not a listing flag decides; a name given to
@@ -712,7 +853,39 @@ mod tests {
         assert!(!nix(&["build", "."]));
         assert!(!nix(&["profile", "install", "nixpkgs#hello"]));
         assert!(!nix(&["flake", "update"]));
+        // A shell's script decides.
+        let run = |p: &str, a: &[&str]| read_only_process(Some(p), &s(a));
+        assert!(run(
+            "powershell",
+            &["-Command", "Get-Service | ConvertTo-Json"]
+        ));
+        assert!(run(
+            "powershell.exe",
+            &["-NoProfile", "-Command", "Get-Volume"]
+        ));
+        assert!(!run("powershell", &["-Command", "Restart-Service x"]));
+        assert!(!run("powershell", &["-Command", "…"]));
+        assert!(!run("powershell", &["Get-Service"]));
+        assert!(run("cmd", &["/C", "ver"]));
+        assert!(run(
+            "cmd",
+            &["/C", "wmic memorychip get capacity /format:value"]
+        ));
+        assert!(!run("wmic", &["process", "call", "create", "x"]));
+        assert!(!run("cmd", &["/C", "del x"]));
+        assert!(run("sh", &["-c", "ls -la | grep x 2>/dev/null"]));
+        assert!(run("bash", &["-c", "git status --short && git log -1"]));
+        assert!(!run("bash", &["-c", "ls > out.txt"]));
+        assert!(!run("sh", &["-c", "rm -rf x"]));
+        assert!(!run("sh", &["-c", "ls; $(curl x)"]));
+        assert!(!run("sh", &["-c", "sh -c ls"]));
         let git = |a: &[&str]| read_only_process(Some("git"), &s(a));
+        assert!(git(&["config", "--get", "user.name"]));
+        assert!(git(&["config", "user.name"]));
+        assert!(git(&["config", "--list"]));
+        assert!(!git(&["config", "--local", "…", "…"]));
+        assert!(!git(&["config", "--global", "user.name", "me"]));
+        assert!(!git(&["config", "--unset", "user.name"]));
         assert!(git(&["worktree", "list"]));
         assert!(!git(&["worktree", "add", "x"]));
         assert!(read_only_process(

@@ -630,6 +630,10 @@ pub struct FileFacts {
     /// `"tools.toml"`): where a tool list defined in data may be
     /// ([`crate::frameworks::data_file`]).
     pub data_refs: Vec<DataRef>,
+    /// Tool definitions written as JSON in its code (`json!({"name": .., "description": ..,
+    /// "inputSchema": ..})`), linked once every file is collected
+    /// ([`crate::frameworks::data_file`]).
+    pub code_entries: Vec<crate::frameworks::data_file::Entry>,
 }
 
 /// A data file named by a string literal of a source file.

@@ -158,7 +158,14 @@ impl Collector<'_> {
                         f.chain_inner.push(call as *const _ as usize);
                     }
                     proc = Some(ProcSpec {
-                        program: call.args.first().and_then(lit_str),
+                        // A literal, or a local holding one (`let program =
+                        // "docker".to_string(); Command::new(&program)`).
+                        program: call.args.first().and_then(|a| {
+                            lit_str(a).or_else(|| {
+                                self.text_of(a)
+                                    .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
+                            })
+                        }),
                         args: Vec::new(),
                         loc: Loc::of_tokens(call),
                         stdin_piped: false,
@@ -439,22 +446,44 @@ impl Collector<'_> {
                 );
                 open_options = false;
             }
+            // A shell's script is often a local built by `format!`: its template is read
+            // (the script's commands are in it; `{}` stands for values).
+            let shell = proc
+                .as_ref()
+                .and_then(|p| p.program.as_deref())
+                .is_some_and(|p| {
+                    ev::Shell::of(p.rsplit(['/', '\\']).next().unwrap_or(p)).is_some()
+                });
+            let word = |e: &Expr| {
+                lit_str(e)
+                    .or_else(|| shell.then(|| self.text_of(e)).flatten())
+                    .unwrap_or_else(|| "…".to_string())
+            };
             if let Some(spec) = &mut proc {
                 match name.as_str() {
                     "arg" => spec.args.push(
                         mc.args
                             .first()
-                            .and_then(lit_str)
+                            .map(word)
                             .unwrap_or_else(|| "…".to_string()),
                     ),
                     "args" => {
                         if let Some(arr) = mc.args.first() {
                             match strip(arr) {
-                                Expr::Array(a) => spec.args.extend(
-                                    a.elems
-                                        .iter()
-                                        .map(|e| lit_str(e).unwrap_or_else(|| "…".to_string())),
-                                ),
+                                Expr::Array(a) => {
+                                    for e in &a.elems {
+                                        // `["-Command", script]` with `script` a text
+                                        // parameter: each caller's script decides.
+                                        if shell
+                                            && spec.args_param.is_none()
+                                            && lit_str(e).is_none()
+                                            && let Some(pos) = self.text_param(e)
+                                        {
+                                            spec.args_param = Some(pos);
+                                        }
+                                        spec.args.push(word(e));
+                                    }
+                                }
                                 Expr::Macro(mm) => {
                                     if let Ok(items) = mm.mac.parse_body_with(
                                         Punctuated::<Expr, Token![,]>::parse_terminated,

@@ -11,6 +11,11 @@ impl Collector<'_> {
     pub(super) fn finish_file(&mut self, text: &str, facts: &mut FileFacts) {
         // Data files named by its literals, where tools may be defined in data.
         facts.data_refs = crate::frameworks::data_file::refs(text);
+        // Tool definitions written as JSON in code, each once (a macro may be walked twice).
+        let mut entries = std::mem::take(&mut self.fw.code_entries);
+        let mut seen = rustc_hash::FxHashSet::default();
+        entries.retain(|e| seen.insert((e.name.clone(), e.line)));
+        facts.code_entries = entries;
         // Tools assembled from several items: rmcp ToolBase + AsyncTool, rust-mcp-sdk
         // structs, swiftide derives.
         self.fw_link_tool_bases();

@@ -40,6 +40,10 @@ pub(super) struct FwState {
     pub(super) expanding: bool,
     /// The file may name a tool call's type (`ToolCall`, `FunctionCall`).
     tool_call_types: bool,
+    /// The file may define tools as JSON in code (it quotes a schema key).
+    pub(super) json_defs: bool,
+    /// The tool definitions written as JSON in its macros.
+    pub(super) code_entries: Vec<crate::frameworks::data_file::Entry>,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
@@ -159,6 +163,7 @@ impl Collector<'_> {
         self.fw.tools_call = has("tools/call") || has("tools/list");
         self.fw.tables = has("description");
         self.fw.swiftide = has("swiftide");
+        self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
     }
 
     /// The file's string constants, when a rig `NAME` may need them.

@@ -200,9 +200,33 @@ impl Collector<'_> {
         param_position(&f.list_params, e)
     }
 
+    /// The list parameter a local is made from item by item (`args.iter().map(|s|
+    /// s.to_string()).collect()`, `args.to_vec()`): the local carries the caller's words
+    /// as the parameter does.
+    pub(super) fn derived_list_param(&self, e: &Expr) -> Option<u32> {
+        let mut e = strip(e);
+        while let Expr::MethodCall(m) = e
+            && matches!(
+                m.method.to_string().as_str(),
+                "iter"
+                    | "into_iter"
+                    | "map"
+                    | "cloned"
+                    | "copied"
+                    | "collect"
+                    | "to_vec"
+                    | "to_owned"
+                    | "clone"
+            )
+        {
+            e = strip(&m.receiver);
+        }
+        self.list_param(e)
+    }
+
     /// The position of the text parameter an expression is (`query`, `&query`,
     /// `query.to_string()`).
-    fn text_param(&self, e: &Expr) -> Option<u32> {
+    pub(super) fn text_param(&self, e: &Expr) -> Option<u32> {
         let f = self.fn_stack.last()?;
         param_position(&f.text_params, e)
     }
@@ -594,6 +618,16 @@ impl Gh {
         self.run(None, &args).await
     }
 }
+pub fn git(args: &[&str]) -> String {
+    let program = "git".to_string();
+    let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let run = std::thread::spawn(move || {
+        let mut c = std::process::Command::new(&program);
+        c.args(&owned);
+        c.output()
+    });
+    String::from_utf8_lossy(&run.join().unwrap().unwrap().stdout).into_owned()
+}
 pub fn adb(args: Vec<&str>) -> String {
     let mut cmd = std::process::Command::new("adb");
     cmd.args(&args);
@@ -623,6 +657,10 @@ impl Server {
     }
     #[rmcp::tool(description = "Branches")]
     pub async fn branches(&self) -> Result<Value> { self.gh.api("repos/o/r/branches", None).await }
+    #[rmcp::tool(description = "Status")]
+    pub async fn git_status(&self) -> String { git(&["status", "--short"]) }
+    #[rmcp::tool(description = "Commit")]
+    pub async fn git_commit(&self, m: String) -> String { git(&["commit", "-m", &m]) }
     #[rmcp::tool(description = "Device state")]
     pub async fn state(&self) -> String { adb(vec!["get-state"]) }
     #[rmcp::tool(description = "Switch to USB")]
@@ -644,6 +682,9 @@ impl Server {
                 ("branches", "Unknown"),
                 ("forward", "Write"),
                 ("get_me", "Read"),
+                // The words reach the program through a copy made item by item.
+                ("git_commit", "Write"),
+                ("git_status", "Read"),
                 ("list_prs", "Read"),
                 // `run` is a noun here: `gh run list`.
                 ("list_runs", "Read"),
@@ -651,6 +692,63 @@ impl Server {
                 ("state", "Read"),
                 // Words the vocabulary does not know still run the program.
                 ("usb", "Write"),
+            ]
+        );
+    }
+
+    /// Scripts handed to a shell (windows-mcp-server's tools): a literal, a local built by
+    /// `format!`, or a runner's text parameter each caller fills.
+    const SCRIPTS: &str = r#"
+use std::process::Command;
+fn run_ps(script: &str) -> String {
+    let out = Command::new("powershell").args(["-Command", script]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+pub struct Server;
+impl Server {
+    #[rmcp::tool(description = "Services")]
+    pub fn list_services(&self) -> String {
+        let out = Command::new("powershell")
+            .args(["-Command", "Get-Service | Select-Object Name | ConvertTo-Json"])
+            .output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+    #[rmcp::tool(description = "Events")]
+    pub fn read_events(&self, log: String) -> String {
+        let script = format!("Get-WinEvent -LogName '{}' | ConvertTo-Json", log);
+        let out = Command::new("powershell").args(["-Command", &script]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+    #[rmcp::tool(description = "Restart")]
+    pub fn restart(&self, name: String) -> String {
+        let script = format!("Restart-Service -Name '{}'", name);
+        let out = Command::new("powershell").args(["-Command", &script]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+    #[rmcp::tool(description = "Hardware")]
+    pub fn hardware(&self) -> String { run_ps("Get-CimInstance Win32_Processor | ConvertTo-Json") }
+    #[rmcp::tool(description = "Kill")]
+    pub fn kill(&self, id: u32) -> String { run_ps(&format!("Stop-Process -Id {id} -Force")) }
+    #[rmcp::tool(description = "Version")]
+    pub fn version(&self) -> String {
+        let out = Command::new("cmd").args(["/C", "ver"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+}
+"#;
+
+    #[test]
+    fn a_script_handed_to_a_shell_is_judged_by_its_commands() {
+        let rows = inventory_rows(&[("src/lib.rs", SCRIPTS)]);
+        assert_eq!(
+            names_and_kinds(&rows),
+            [
+                ("hardware", "Read"),
+                ("kill", "Write"),
+                ("list_services", "Read"),
+                ("read_events", "Read"),
+                ("restart", "Write"),
+                ("version", "Read"),
             ]
         );
     }

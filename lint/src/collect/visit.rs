@@ -515,6 +515,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         f.saw_take |= take_before;
+        if let (Some(init), Some(name)) = (&l.init, &local_name)
+            && let Some(pos) = self.derived_list_param(&init.expr)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.list_params.push((name.clone(), pos));
+        }
         if let (Some(init), Some(name)) = (&l.init, local_name) {
             // From the `let` and `;` tokens: serialising the whole statement's tokens for
             // its range cost more than the rest of the visit on large functions.
@@ -569,6 +575,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if self.fw.json_defs {
+            crate::frameworks::data_file::code_entries(
+                mac.tokens.clone(),
+                &mut self.fw.code_entries,
+            );
+        }
         self.macro_effects(mac);
     }
 

@@ -44,6 +44,11 @@ pub fn cmdlet(word: &str) -> Option<bool> {
         return None;
     }
     let verb = verb.to_ascii_lowercase();
+    if verb == "new" && noun == "Object" {
+        // `New-Object -ComObject Microsoft.Update.Session`: an object in the script's own
+        // memory, made again on a retry.
+        return Some(false);
+    }
     if let Some((_, writes)) = CMDLET_VERBS.iter().find(|(v, _)| *v == verb) {
         return Some(*writes);
     }
@@ -74,9 +79,67 @@ pub fn script_write(text: &str) -> Option<&str> {
     })
 }
 
+/// Whether a PowerShell script only reads: it runs at least one cmdlet, every cmdlet it runs
+/// reads (`Get-Service | Select-Object Name | ConvertTo-Json`), it calls no method named for
+/// a write (`$p.Kill()`, `[IO.File]::WriteAllText(..)`) and writes no file (`Out-File`, `>`).
+pub fn script_reads(script: &str) -> bool {
+    if script.contains('>') || script.contains('…') {
+        return false;
+    }
+    let mut cmdlets = 0;
+    for t in script.split_whitespace() {
+        let t = t.trim_start_matches(['(', '$', ';', '{', '@']);
+        if let Some((_, call)) = t.split_once("::").or_else(|| t.split_once('.'))
+            && let Some((method, _)) = call.split_once('(')
+            && crate::effects::verbs::words(method)
+                .first()
+                .is_some_and(|w| crate::effects::verbs::is_write_verb(w))
+        {
+            return false;
+        }
+        if t.eq_ignore_ascii_case("Out-File") {
+            return false;
+        }
+        match cmdlet(t) {
+            Some(true) => return false,
+            Some(false) => cmdlets += 1,
+            None => {}
+        }
+    }
+    cmdlets > 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_reads_when_every_cmdlet_it_runs_reads() {
+        for (script, want) in [
+            (
+                "Get-Service | Select-Object Name, Status | ConvertTo-Json",
+                true,
+            ),
+            (
+                "Get-WinEvent -LogName '{}' -MaxEvents {} {} | Select-Object Id | ConvertTo-Json",
+                true,
+            ),
+            ("Get-Process | Stop-Process -Force", false),
+            ("Get-ChildItem | Out-File x.txt", false),
+            ("Get-Content a > b", false),
+            ("(Get-Process -Id 4).Kill()", false),
+            ("[System.IO.File]::WriteAllText('a', 'b')", false),
+            (
+                "$x = New-Object -ComObject Shell.Application; $x.Windows()",
+                true,
+            ),
+            ("$s = New-Object -ComObject X; $s.Delete()", false),
+            ("echo hello", false),
+            ("Get-Item …", false),
+        ] {
+            assert_eq!(script_reads(script), want, "{script}");
+        }
+    }
 
     #[test]
     fn a_cmdlet_is_judged_by_its_verb() {
@@ -84,6 +147,7 @@ mod tests {
             ("Stop-VM", Some(true)),
             ("Set-VM -Name '{}'", Some(true)),
             ("New-VHD", Some(true)),
+            ("New-Object", Some(false)),
             ("Export-VM", Some(true)),
             ("Get-VM", Some(false)),
             ("Get-VMHost -ComputerName x", Some(false)),

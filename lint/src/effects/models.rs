@@ -58,6 +58,10 @@ impl ModelRow {
         if crate::evidence::read_only_process(Some(program), &args) {
             return Some(false);
         }
+        if let Some(shell) = crate::evidence::Shell::of(program) {
+            // The script a shell is handed (`run_ps("Get-Service | ConvertTo-Json")`).
+            return Some(!shell.script_reads(text));
+        }
         if let Some(decided) = crate::evidence::program_args_write(program, &args) {
             // A program whose words are modelled: `None` when the deciding word is not
             // known at this call (`gh api -X …`).
@@ -481,6 +485,16 @@ mod tests {
         assert_eq!(adb.words_write(Command, "get-state"), Some(false));
         // Words the vocabulary does not know still start the process.
         assert_eq!(adb.words_write(Command, "usb"), Some(true));
+        // A shell: the script it is handed.
+        let ps = row("powershell");
+        assert_eq!(
+            ps.words_write(Command, "Get-Service | ConvertTo-Json"),
+            Some(false)
+        );
+        assert_eq!(ps.words_write(Command, "Stop-Service {}"), Some(true));
+        let sh = row("sh");
+        assert_eq!(sh.words_write(Command, "-c ls"), Some(false));
+        assert_eq!(sh.words_write(Command, "rm -rf x"), Some(true));
         // No program: the words alone.
         let bare = ModelRow {
             program: None,

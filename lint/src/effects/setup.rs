@@ -76,6 +76,16 @@ pub fn is_setup_fn(name: &str) -> bool {
         .any(|k| rest.ends_with(k))
     };
     EXACT.contains(&name)
+        // `reauthenticate`, `reconnect`, `re_login`: set-up done again when a session lapsed.
+        || name
+            .strip_prefix("re_")
+            .or_else(|| name.strip_prefix("re"))
+            .is_some_and(|rest| {
+                matches!(
+                    rest,
+                    "authenticate" | "connect" | "login" | "log_in" | "sign_in" | "initialize"
+                )
+            })
         // `ensure_bootstrapped`, `bootstrap_config`: first-run set-up a second run finds done.
         || name.split('_').any(|w| w.starts_with("bootstrap"))
         // `import_from_docker_if_needed`, `merge_missing_default_sources`: done only when
@@ -271,6 +281,10 @@ mod tests {
     fn setup_names() {
         assert!(is_setup_fn("new"));
         assert!(is_setup_fn("authenticate"));
+        assert!(is_setup_fn("reauthenticate"));
+        assert!(is_setup_fn("re_login"));
+        assert!(is_setup_fn("reconnect"));
+        assert!(!is_setup_fn("register"));
         assert!(is_setup_fn("open_database"));
         assert!(!is_setup_fn("open_ticket"));
         assert!(!is_setup_fn("init_repo"));

@@ -58,6 +58,81 @@ use crate::facts::{
     ToolBody, ToolFacts, ToolStyle,
 };
 
+/// Keys of a definition written as JSON in code that hold its input schema: a schema key
+/// an entry of a data file may use that is also an ordinary word (`input`, `params`) is not
+/// enough in code.
+const CODE_SCHEMA_KEYS: &[&str] = &["inputSchema", "input_schema", "parameters"];
+
+/// Whether a source text may hold tool definitions written as JSON (a schema key quoted).
+pub fn may_define_in_code(has: &dyn Fn(&str) -> bool) -> bool {
+    has("\"inputSchema\"") || has("\"input_schema\"") || has("\"parameters\"")
+}
+
+/// The tool definitions written as JSON in a macro's tokens (`json!({"name": "quipu_set",
+/// "description": "..", "inputSchema": {..}})`, a `vec!` of them, an OpenAI `{"type":
+/// "function", "function": {..}}`): each object with a literal `name`, a description and an
+/// input schema. Objects nest at any depth; each is looked at once.
+pub fn code_entries(tokens: proc_macro2::TokenStream, out: &mut Vec<Entry>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    for tt in tokens {
+        if let TokenTree::Group(g) = tt {
+            if g.delimiter() == Delimiter::Brace {
+                code_object(&g, out);
+            }
+            code_entries(g.stream(), out);
+        }
+    }
+}
+
+/// [`code_entries`] for one `{ .. }` object.
+fn code_object(g: &proc_macro2::Group, out: &mut Vec<Entry>) {
+    use proc_macro2::TokenTree;
+    let text = |t: &TokenTree| match t {
+        TokenTree::Literal(l) => syn::parse_str::<syn::LitStr>(&l.to_string())
+            .ok()
+            .map(|s| (s.value(), l.span())),
+        _ => None,
+    };
+    let tokens: Vec<TokenTree> = g.stream().into_iter().collect();
+    let (mut name, mut description, mut schema) = (None, None, false);
+    let mut fields = Vec::new();
+    for pair in tokens.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+        let [key, TokenTree::Punct(colon), value @ ..] = pair else {
+            continue;
+        };
+        if colon.as_char() != ':' {
+            continue;
+        }
+        let Some((key, _)) = text(key) else { continue };
+        let literal = match value {
+            [v] => text(v),
+            _ => None,
+        };
+        if key == "name" {
+            name = literal;
+        } else if DESCRIPTION_KEYS.contains(&key.as_str()) {
+            // A description built in code (`format!`, a constant) is one all the same.
+            description = Some(literal.map(|(d, _)| d).unwrap_or_default());
+        } else if CODE_SCHEMA_KEYS.contains(&key.as_str()) {
+            schema = true;
+        } else if let Some((v, _)) = literal {
+            fields.push((key, v));
+        }
+    }
+    let (Some((name, span)), Some(description), true) = (name, description, schema) else {
+        return;
+    };
+    let loc = Loc::of_span(span);
+    out.push(Entry {
+        name,
+        description: (!description.is_empty()).then_some(description),
+        line: loc.line,
+        columns: (loc.column, loc.end_column),
+        fields,
+        program: None,
+    });
+}
+
 /// Extensions of the data files read.
 const EXTENSIONS: &[&str] = &[".json", ".toml", ".yaml", ".yml"];
 
@@ -155,7 +230,7 @@ pub fn arm_values(p: &Pat) -> Vec<(String, Span)> {
 }
 
 /// One entry of a tool list.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// Its `name`.
     pub name: String,
@@ -170,6 +245,19 @@ pub struct Entry {
     pub fields: Vec<(String, String)>,
     /// The program it names, with the key naming it and its fixed arguments.
     pub program: Option<(String, String, Vec<String>)>,
+}
+
+impl Entry {
+    /// Where the entry is, written for an origin (`` `tools.json:12` ``) and as a location.
+    fn place(&self, rel: &str) -> (String, Loc) {
+        let loc = Loc {
+            line: self.line,
+            column: self.columns.0,
+            end_line: self.line,
+            end_column: self.columns.1,
+        };
+        (format!("`{rel}:{}`", self.line), loc)
+    }
 }
 
 /// The tool entries of a data file's text (`ext`: `.json` or `.toml`); empty when it does not
@@ -428,9 +516,21 @@ pub fn link(
     config: &dyn Fn(usize) -> std::sync::Arc<Config>,
     read: &dyn Fn(&Path) -> Option<String>,
 ) {
-    if !files.iter().any(|f| !f.data_refs.is_empty()) {
-        return;
+    if files.iter().any(|f| !f.data_refs.is_empty()) {
+        link_files(files, root, config, read);
     }
+    if files.iter().any(|f| !f.code_entries.is_empty()) {
+        link_code(files, config);
+    }
+}
+
+/// [`link`] for the data files.
+fn link_files(
+    files: &mut Vec<FileFacts>,
+    root: &Path,
+    config: &dyn Fn(usize) -> std::sync::Arc<Config>,
+    read: &dyn Fn(&Path) -> Option<String>,
+) {
     // Each data file once, with the first file naming it; embedded files first (a copy read
     // at start-up then repeats their tools, and makes none).
     let mut found: BTreeMap<(bool, PathBuf), (usize, Vec<Entry>)> = BTreeMap::new();
@@ -501,13 +601,7 @@ pub fn link(
             if !seen.insert(e.name.clone()) {
                 continue;
             }
-            let at = format!("`{rel}:{}`", e.line);
-            let loc = Loc {
-                line: e.line,
-                column: e.columns.0,
-                end_line: e.line,
-                end_column: e.columns.1,
-            };
+            let (at, loc) = e.place(&rel);
             let (function, body, origin) =
                 judge_entry(files, &executor, e, &at, loc, &mut arm_fns, &mut data);
             let tool = make_tool(e, function, body, origin, loc, &config);
@@ -516,6 +610,143 @@ pub fn link(
         files.push(data);
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel).then(a.path.cmp(&b.path)));
+}
+
+/// [`link`] for the definitions written as JSON in code ([`FileFacts::code_entries`]): the
+/// entries named like no tool defined otherwise, in a list that is no catalogue of those
+/// (half of it or more named like them). Each is run by an executor as a data file's entry
+/// is, else by the function named for it (`quipu_set` by `tool_set`, `handle_quipu_set`,
+/// ..: [`by_name`]), else it is reported unknown with its definition as the evidence.
+fn link_code(files: &mut [FileFacts], config: &dyn Fn(usize) -> std::sync::Arc<Config>) {
+    let defined: rustc_hash::FxHashSet<String> = files
+        .iter()
+        .flat_map(|f| f.tools.iter().map(|t| t.name.clone()))
+        .collect();
+    for fi in 0..files.len() {
+        if files[fi].code_entries.is_empty() {
+            continue;
+        }
+        let all = std::mem::take(&mut files[fi].code_entries);
+        let total = all.len();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let list: Vec<Entry> = all
+            .into_iter()
+            .filter(|e| !defined.contains(&e.name) && seen.insert(e.name.clone()))
+            .collect();
+        if list.is_empty() || (total - list.len()) * 2 >= total {
+            continue;
+        }
+        let (krate, rel) = (files[fi].krate, files[fi].rel.clone());
+        let executor = find_executor(files, krate, &list);
+        let config = config(krate);
+        let prefix = shared_prefix(&list);
+        let mut data = FileFacts {
+            path: files[fi].path.clone(),
+            rel: rel.clone(),
+            krate,
+            parsed: true,
+            ..FileFacts::default()
+        };
+        let mut arm_fns: BTreeMap<(usize, usize, usize), CallTarget> = BTreeMap::new();
+        for e in &list {
+            let (at, loc) = e.place(&rel);
+            let named = match executor {
+                None => by_name(files, krate, &e.name, prefix.as_deref()),
+                Some(_) => None,
+            };
+            let (function, body, origin) = match named {
+                Some((target, display, frel, line)) => {
+                    let mut body = FnFacts {
+                        name: super::synthetic_ident("code", &e.name, Span::call_site())
+                            .to_string(),
+                        display: format!("{rel}[{:?}]", e.name),
+                        loc,
+                        ..FnFacts::default()
+                    };
+                    body.calls.push(Call::to(target));
+                    data.fns.push(body);
+                    let origin = format!(
+                        "defined as JSON in code at {at}; run by `{display}` ({frel}:{line}), the function named for it"
+                    );
+                    (display, ToolBody::Local(data.fns.len() - 1), origin)
+                }
+                None => {
+                    let (function, body, origin) =
+                        judge_entry(files, &executor, e, &at, loc, &mut arm_fns, &mut data);
+                    let origin = origin.replacen("defined in data", "defined as JSON in code", 1);
+                    (function, body, origin)
+                }
+            };
+            data.tools
+                .push(make_tool(e, function, body, origin, loc, &config));
+        }
+        let offset = files[fi].fns.len();
+        for mut t in data.tools {
+            if let ToolBody::Local(i) = &mut t.body {
+                *i += offset;
+            }
+            files[fi].tools.push(t);
+        }
+        files[fi].fns.extend(data.fns);
+    }
+}
+
+/// The namespace all the entries' names share (`quipu_` of `quipu_set`, `quipu_query`), when
+/// there are two entries or more.
+fn shared_prefix(list: &[Entry]) -> Option<String> {
+    let first = list.first()?;
+    let (prefix, _) = first.name.split_once('_')?;
+    let prefix = format!("{prefix}_");
+    (list.len() >= 2 && list.iter().all(|e| e.name.starts_with(&prefix))).then_some(prefix)
+}
+
+/// The one function of a crate named for a tool (`tool_set`, `handle_set`, `set_tool`,
+/// `set_handler`, or the name itself; `set` is the name with the shared namespace stripped):
+/// how a call reaches it, its display, file and line.
+fn by_name(
+    files: &[FileFacts],
+    krate: usize,
+    name: &str,
+    prefix: Option<&str>,
+) -> Option<(CallTarget, String, String, u32)> {
+    let mut stems = vec![name];
+    if let Some(rest) = prefix.and_then(|p| name.strip_prefix(p))
+        && !rest.is_empty()
+    {
+        stems.push(rest);
+    }
+    // In order of preference: named as a tool's function, then the bare name (a helper or a
+    // method of the same name is likelier for the namespace-stripped one).
+    let mut wanted: Vec<String> = stems
+        .iter()
+        .flat_map(|s| {
+            [
+                format!("tool_{s}"),
+                format!("handle_{s}"),
+                format!("{s}_tool"),
+                format!("{s}_handler"),
+            ]
+        })
+        .collect();
+    wanted.extend(stems.iter().map(|s| s.to_string()));
+    let mut found = None;
+    let mut best = usize::MAX;
+    let mut tied = false;
+    for f in files.iter().filter(|f| f.krate == krate) {
+        for g in &f.fns {
+            let Some(rank) = wanted.iter().position(|w| *w == g.name) else {
+                continue;
+            };
+            if rank > best {
+                continue;
+            }
+            // Two functions named for it alike: neither is taken for it.
+            tied = rank == best;
+            best = rank;
+            found = Some((target_of(g), g.display.clone(), f.rel.clone(), g.loc.line));
+        }
+    }
+    if tied { None } else { found }
 }
 
 /// The executor of a crate's tool list: the text `match` whose arms cover the most values of
@@ -740,7 +971,7 @@ pub(super) fn arm_fn(file: &mut FileFacts, func: usize, a: usize, value: &str) -
     };
     let name = super::synthetic_ident(&g.name, value, Span::call_site()).to_string();
     let f = FnFacts {
-        name: name.clone(),
+        name,
         self_ty: g.self_ty.clone(),
         module: g.module.clone(),
         display: format!("{}[{value:?}]", g.display),
@@ -755,8 +986,15 @@ pub(super) fn arm_fn(file: &mut FileFacts, func: usize, a: usize, value: &str) -
         calls,
         ..FnFacts::default()
     };
-    let target = match &f.self_ty {
-        Some(ty) => CallTarget::TypeFn(ty.clone(), name),
+    let target = target_of(&f);
+    file.fns.push(f);
+    target
+}
+
+/// How a call reaches a function: a method of its type, else its path from the crate root.
+fn target_of(f: &FnFacts) -> CallTarget {
+    match &f.self_ty {
+        Some(ty) => CallTarget::TypeFn(ty.clone(), f.name.clone()),
         None => CallTarget::Path {
             absolute: true,
             segments: f
@@ -764,12 +1002,10 @@ pub(super) fn arm_fn(file: &mut FileFacts, func: usize, a: usize, value: &str) -
                 .split("::")
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
-                .chain([name])
+                .chain([f.name.clone()])
                 .collect(),
         },
-    };
-    file.fns.push(f);
-    target
+    }
 }
 
 /// The tool of an entry: named by it, with the findings an empty contract has (kept only if
@@ -1241,5 +1477,49 @@ async fn erp_search(&self) -> String { String::new() }
             ("tools.json", TOOLS_JSON),
         ]);
         assert!(got.iter().all(|r| r.2 == "rmcp"), "{got:?}");
+    }
+
+    /// Tool definitions written as JSON in code with no executor (quipu's `tool_definitions`,
+    /// its host dispatching): each is run by the function named for it, or is unknown.
+    const CODE_DEFS: &str = r#"
+use serde_json::{json, Value};
+pub fn tool_definitions() -> Vec<Value> {
+    vec![
+        json!({"name": "kv_get", "description": "Read a key", "inputSchema": {"type": "object"}}),
+        json!({"name": "kv_set", "description": "Set a key", "inputSchema": {"type": "object"}}),
+        json!({"name": "kv_stats", "description": format!("Stats {}", 1), "inputSchema": {}}),
+        json!({"name": "summarise", "description": "A prompt", "arguments": []}),
+    ]
+}
+pub fn tool_get(input: &Value) -> String { std::fs::read_to_string("kv").unwrap() }
+pub struct Store;
+impl Store { pub fn kv_set(&self) {} }
+pub fn tool_set(input: &Value) { std::fs::write("kv", "v").unwrap(); }
+"#;
+
+    #[test]
+    fn definitions_written_as_json_in_code_are_tools() {
+        let got = judged(&[("src/lib.rs", CODE_DEFS)]);
+        let want = [
+            ("kv_get", Judgement::Read, "tool_get"),
+            ("kv_set", Judgement::Write, "tool_set"),
+            ("kv_stats", Judgement::Unknown, "no executor"),
+        ];
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for ((name, kind, evidence), (n, k, e)) in got.iter().zip(want) {
+            assert_eq!((name.as_str(), *kind), (n, k));
+            assert!(evidence.contains(e), "{name}: {evidence}");
+        }
+        // Named like tools defined in code: a catalogue of those, no tools of its own.
+        let catalogue = r#"
+pub fn list() -> serde_json::Value {
+    serde_json::json!([{"name": "erp_create", "description": "x", "inputSchema": {}}])
+}
+#[rmcp::tool(description = "Create a record")]
+async fn erp_create(&self) -> String { String::new() }
+"#;
+        let got = crate::analysis::inventory_rows(&[("src/lib.rs", catalogue)]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].2, "rmcp");
     }
 }
