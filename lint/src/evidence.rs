@@ -255,6 +255,27 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("rustup", &["show", "which", "--version", "check"]),
+    // Building and testing write only the build cache, as cargo's do.
+    (
+        "go",
+        &[
+            "vet", "version", "list", "env", "doc", "help", "build", "test",
+        ],
+    ),
+    (
+        "dpkg",
+        &[
+            "--get-selections",
+            "-l",
+            "--list",
+            "-L",
+            "--listfiles",
+            "-s",
+            "--status",
+            "-S",
+            "--search",
+        ],
+    ),
     (
         "systemctl",
         &["status", "is-active", "is-enabled", "list-units", "show"],
@@ -377,6 +398,25 @@ impl Shell {
     }
 }
 
+/// Linters and type checkers, which report what they find, with the flags that tell them to
+/// fix it in place besides `--fix*` and `--autocorrect*`.
+const LINTERS: &[(&str, &[&str])] = &[
+    ("flake8", &[]),
+    ("pylint", &[]),
+    ("mypy", &[]),
+    ("pyright", &[]),
+    ("eslint", &[]),
+    ("cppcheck", &[]),
+    ("clang-tidy", &["-fix", "-fix-errors"]),
+    ("shellcheck", &[]),
+    ("hadolint", &[]),
+    ("yamllint", &[]),
+    ("golangci-lint", &[]),
+    ("staticcheck", &[]),
+    ("rubocop", &["-a", "-A"]),
+    ("phpstan", &[]),
+];
+
 /// Whether running `program` with `args` only reads. `None` program (not a literal) is
 /// assumed to write.
 pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
@@ -399,6 +439,12 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     }
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
+    }
+    if let Some((_, fixes)) = LINTERS.iter().find(|(p, _)| *p == base) {
+        // A linter reports, unless told to fix what it finds.
+        return !args.iter().any(|a| {
+            fixes.contains(&a.as_str()) || a.starts_with("--fix") || a.starts_with("--autocorrect")
+        });
     }
     if base.eq_ignore_ascii_case("wmic") || base.eq_ignore_ascii_case("wmic.exe") {
         // `wmic memorychip get capacity`: asked to get or list, not to call, set, create or
@@ -426,7 +472,13 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     if args.iter().any(|a| {
         matches!(
             a.as_str(),
-            "--no-download" | "--skip-download" | "--simulate" | "--dump-json" | "--list-subs"
+            "--no-download"
+                | "--skip-download"
+                | "--simulate"
+                | "--dump-json"
+                | "--list-subs"
+                // Asked for a listing (`cargo install --list`).
+                | "--list"
         )
     }) {
         return true;
@@ -866,6 +918,15 @@ mod tests {
         assert!(!run("powershell", &["-Command", "Restart-Service x"]));
         assert!(!run("powershell", &["-Command", "…"]));
         assert!(!run("powershell", &["Get-Service"]));
+        assert!(run("go", &["vet", "./..."]));
+        assert!(!run("go", &["install", "x@latest"]));
+        assert!(run("cargo", &["install", "--list"]));
+        assert!(!run("cargo", &["install", "ripgrep"]));
+        assert!(run("dpkg", &["--get-selections"]));
+        assert!(!run("dpkg", &["-i", "x.deb"]));
+        assert!(run("eslint", &["src", "--max-warnings=0"]));
+        assert!(!run("eslint", &["--fix", "src"]));
+        assert!(!run("rubocop", &["-A", "x.rb"]));
         assert!(run("cmd", &["/C", "ver"]));
         assert!(run(
             "cmd",

@@ -345,7 +345,7 @@ pub struct WordParam {
 pub struct GivenArgs {
     /// The list parameter's position (receiver not counted).
     pub pos: u32,
-    /// The program (`gh`).
+    /// The program (`gh`); empty when the words' first names it (`Command::new(&args[0])`).
     pub program: String,
     /// Where the process is started.
     pub loc: Loc,

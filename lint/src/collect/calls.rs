@@ -86,13 +86,7 @@ impl Collector<'_> {
             self.read_signal("HTTP GET (`reqwest::get`)".into(), loc(), None);
         }
         if !inner && n >= 2 && last == "new" && segs[n - 2] == "Command" {
-            let spec = ProcSpec {
-                program: c.args.first().and_then(lit_str),
-                args: Vec::new(),
-                loc: Loc::of_tokens(c),
-                stdin_piped: false,
-                args_param: None,
-            };
+            let spec = self.command_spec(c);
             self.fn_stack.last_mut().unwrap().pending_proc = Some(spec);
         }
         if let Some(what) = ev::unstable_source(&segs) {

@@ -157,20 +157,7 @@ impl Collector<'_> {
                     if let Some(f) = self.cur() {
                         f.chain_inner.push(call as *const _ as usize);
                     }
-                    proc = Some(ProcSpec {
-                        // A literal, or a local holding one (`let program =
-                        // "docker".to_string(); Command::new(&program)`).
-                        program: call.args.first().and_then(|a| {
-                            lit_str(a).or_else(|| {
-                                self.text_of(a)
-                                    .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
-                            })
-                        }),
-                        args: Vec::new(),
-                        loc: Loc::of_tokens(call),
-                        stdin_piped: false,
-                        args_param: None,
-                    });
+                    proc = Some(self.command_spec(call));
                 }
                 if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "OpenOptions" {
                     open_options = true;
@@ -340,13 +327,27 @@ impl Collector<'_> {
                 );
             }
             if query_method && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a)) {
-                self.evidence(
-                    EvidenceKind::Sql,
-                    true,
-                    format!("SQL {kw} (`.{name}(..)`)"),
-                    loc(),
-                    unless,
-                );
+                let cache_table = mc
+                    .args
+                    .iter()
+                    .find_map(|a| crate::effects::statement::stores_in_cache(&self.text_of(a)?));
+                if let Some(table) = cache_table {
+                    // `INSERT INTO enrichment_cache ..`: a memo of what was looked up, which a
+                    // retry stores the same.
+                    self.bookkeeping_signal(
+                        format!("a cache's table (`{table}`) stored to by SQL {kw}: bookkeeping"),
+                        loc(),
+                        unless,
+                    );
+                } else {
+                    self.evidence(
+                        EvidenceKind::Sql,
+                        true,
+                        format!("SQL {kw} (`.{name}(..)`)"),
+                        loc(),
+                        unless,
+                    );
+                }
             }
             // A script run in a browser page that clicks, scrolls or types.
             self.page_script(&name, mc);
@@ -407,8 +408,16 @@ impl Collector<'_> {
                         if after_accessor { None } else { c }
                     }
                 };
+                // `db.run_script(q, params, ScriptMutability::Immutable)`: told it may only
+                // read, it reads.
+                let read_only = mc.args.iter().find_map(read_only_mode);
                 // `client.invoke(&GetFullChat { .. })`: the request it is handed decides.
                 match mc.args.first().and_then(request_type_verb) {
+                    _ if let Some(mode) = read_only => self.read_signal(
+                        format!("SDK call `.{name}(..)` told to only read (`{mode}`)"),
+                        loc(),
+                        unless,
+                    ),
                     Some((crate::effects::verbs::Verb::Read(_), ty)) => self.read_signal(
                         format!("SDK call `.{name}(..)` of a read request (`{ty}`)"),
                         loc(),
@@ -559,7 +568,42 @@ impl Collector<'_> {
         }
     }
 
+    /// The process `Command::new(program)` starts, as far as the call shows it: the program
+    /// a literal, a local holding one (`let program = "docker".to_string()`), or the first
+    /// word of a list parameter (`Command::new(&args[0])`).
+    pub(super) fn command_spec(&self, call: &syn::ExprCall) -> ProcSpec {
+        let first = call.args.first();
+        ProcSpec {
+            program: first.and_then(|a| {
+                lit_str(a).or_else(|| {
+                    self.text_of(a)
+                        .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
+                })
+            }),
+            args: Vec::new(),
+            loc: Loc::of_tokens(call),
+            stdin_piped: false,
+            args_param: None,
+            program_param: first.and_then(|a| self.list_head(a)),
+        }
+    }
+
     pub(super) fn process_evidence(&mut self, spec: &ProcSpec) {
+        if spec.program.is_none()
+            && let Some(pos) = spec.program_param
+            && spec.args_param.is_none_or(|p| p == pos)
+        {
+            // `Command::new(&args[0]).args(&args[1..])`: the callers' words are the whole
+            // command line, program first.
+            if let Some(f) = self.cur() {
+                f.facts.runs_given_args = Some(crate::facts::GivenArgs {
+                    pos,
+                    program: String::new(),
+                    loc: spec.loc,
+                });
+            }
+            return;
+        }
         let literal_args = spec.args.iter().any(|a| a != "…");
         if spec.program.is_none()
             && let Some(f) = self.cur()
@@ -612,6 +656,26 @@ impl Collector<'_> {
         };
         self.evidence(EvidenceKind::Process, true, what, spec.loc, None);
     }
+}
+
+/// An argument that tells a call it may only read: a constant or variant named so
+/// (`ScriptMutability::Immutable`, `AccessMode::ReadOnly`, `TxMode::READ_ONLY`), its last
+/// segment.
+fn read_only_mode(e: &Expr) -> Option<String> {
+    let Expr::Path(p) = strip(e) else { return None };
+    if p.path.segments.len() < 2 {
+        return None;
+    }
+    let last = p.path.segments.last()?.ident.to_string();
+    let flat: String = last
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(flat.as_str(), "immutable" | "readonly" | "readonlymode").then_some(format!(
+        "{}::{last}",
+        p.path.segments[p.path.segments.len() - 2].ident
+    ))
 }
 
 /// What a method's name alone says to [`Collector::analyze_chain`], each a necessary condition
@@ -1281,6 +1345,61 @@ impl S {
                 ("one".into(), "Write".into()),
                 ("three".into(), "Read".into()),
                 ("two".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_stored_in_a_cache_table_are_bookkeeping() {
+        // reklawdbox's lookups memoise what they fetched in `enrichment_cache`.
+        let src = r#"
+pub struct S { conn: rusqlite::Connection }
+impl S {
+    #[rmcp::tool(description = "Look a track up")]
+    pub async fn lookup(&self, artist: String) -> String {
+        let body = reqwest::get("https://api.example.com/search").await.unwrap().text().await.unwrap();
+        self.conn.execute("INSERT INTO enrichment_cache (artist, body) VALUES (?1, ?2) ON CONFLICT(artist) DO UPDATE SET body = ?2", (&artist, &body)).unwrap();
+        body
+    }
+    #[rmcp::tool(description = "Add a track")]
+    pub async fn add(&self, artist: String) -> String {
+        self.conn.execute("INSERT INTO tracks (artist) VALUES (?1)", (&artist,)).unwrap();
+        String::new()
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("add".into(), "Write".into()),
+                ("lookup".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_told_to_only_read_reads() {
+        // datap4k-mcp's CozoDB: `run_script(q, params, ScriptMutability::Immutable)`.
+        let src = r#"
+pub struct Graph { db: cozo::DbInstance }
+impl Graph {
+    #[rmcp::tool(description = "Query")]
+    pub fn query(&self, q: String) -> String {
+        self.db.run_script(&q, Default::default(), ScriptMutability::Immutable).unwrap();
+        String::new()
+    }
+    #[rmcp::tool(description = "Mutate")]
+    pub fn mutate(&self, q: String) -> String {
+        self.db.run_script(&q, Default::default(), ScriptMutability::Mutable).unwrap();
+        String::new()
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("mutate".into(), "Write".into()),
+                ("query".into(), "Read".into()),
             ]
         );
     }

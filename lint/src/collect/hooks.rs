@@ -287,6 +287,22 @@ impl Collector<'_> {
         self.fw_arms(arms, sig, false);
     }
 
+    /// `for call in reply.tool_calls.iter() { match call.function.name.as_str() { .. } }`: an
+    /// agent loop that runs the model's tool calls itself; the loop's variable is the whole
+    /// call, as an executor's parameter is ([`dispatch::tool_call_param`]).
+    pub(super) fn fw_tool_call_loop(&mut self, var: &str) {
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        if f.tool_name_sig.is_some() {
+            return;
+        }
+        let ident = syn::Ident::new(&f.facts.name, proc_macro2::Span::call_site());
+        f.tool_name_sig = Some(Box::new(syn::parse_quote!(fn #ident())));
+        f.tool_call_param = Some(var.to_string());
+        f.facts.dispatches_tools = true;
+    }
+
     /// A `match` of the walk on the tool name the function takes: its arms are noted (see
     /// [`Collector::fw_scan_fn`]).
     pub(super) fn fw_sub_dispatch(&mut self, m: &syn::ExprMatch) {

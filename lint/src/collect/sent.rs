@@ -221,7 +221,42 @@ impl Collector<'_> {
         {
             e = strip(&m.receiver);
         }
+        // `args[1..]`: the words after the program (see [`Collector::list_head`]).
+        if let Expr::Index(i) = e
+            && matches!(strip(&i.index), Expr::Range(r) if r.end.is_none())
+        {
+            e = strip(&i.expr);
+        }
         self.list_param(e)
+    }
+
+    /// The list parameter whose first word an expression is: `args[0]` (through
+    /// conversions), or a local bound to it.
+    pub(super) fn list_head(&self, e: &Expr) -> Option<u32> {
+        let f = self.fn_stack.last()?;
+        if let Some(id) = named_local(e)
+            && let Some((_, pos)) = f.list_heads.iter().rev().find(|(n, _)| id == n)
+        {
+            return Some(*pos);
+        }
+        let mut e = strip(e);
+        while let Expr::MethodCall(m) = e
+            && m.args.is_empty()
+        {
+            e = strip(&m.receiver);
+        }
+        let Expr::Index(i) = e else { return None };
+        let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) = strip(&i.index)
+        else {
+            return None;
+        };
+        if n.base10_digits() != "0" {
+            return None;
+        }
+        self.list_param(&i.expr)
     }
 
     /// The position of the text parameter an expression is (`query`, `&query`,
@@ -628,6 +663,12 @@ pub fn git(args: &[&str]) -> String {
     });
     String::from_utf8_lossy(&run.join().unwrap().unwrap().stdout).into_owned()
 }
+fn run_line(args: &[&str]) -> String {
+    let program = args[0].to_string();
+    let rest: Vec<String> = args[1..].iter().map(|s| s.to_string()).collect();
+    let out = std::process::Command::new(&program).args(&rest).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 pub fn adb(args: Vec<&str>) -> String {
     let mut cmd = std::process::Command::new("adb");
     cmd.args(&args);
@@ -661,6 +702,12 @@ impl Server {
     pub async fn git_status(&self) -> String { git(&["status", "--short"]) }
     #[rmcp::tool(description = "Commit")]
     pub async fn git_commit(&self, m: String) -> String { git(&["commit", "-m", &m]) }
+    #[rmcp::tool(description = "Check")]
+    pub async fn check(&self) -> String { run_line(&["cargo", "check"]) }
+    #[rmcp::tool(description = "Format")]
+    pub async fn format(&self, p: String) -> String { run_line(&["prettier", "--write", &p]) }
+    #[rmcp::tool(description = "Listing")]
+    pub async fn listing(&self) -> String { run_line(&["ls", "-la"]) }
     #[rmcp::tool(description = "Device state")]
     pub async fn state(&self) -> String { adb(vec!["get-state"]) }
     #[rmcp::tool(description = "Switch to USB")]
@@ -680,6 +727,9 @@ impl Server {
                 ("add_label", "Write"),
                 // `gh api -X …`: the method is not known at the call.
                 ("branches", "Unknown"),
+                // A runner handed the whole command line, program first.
+                ("check", "Read"),
+                ("format", "Write"),
                 ("forward", "Write"),
                 ("get_me", "Read"),
                 // The words reach the program through a copy made item by item.
@@ -688,6 +738,7 @@ impl Server {
                 ("list_prs", "Read"),
                 // `run` is a noun here: `gh run list`.
                 ("list_runs", "Read"),
+                ("listing", "Read"),
                 ("open_pr", "Write"),
                 ("state", "Read"),
                 // Words the vocabulary does not know still run the program.

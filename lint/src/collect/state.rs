@@ -13,6 +13,9 @@ pub(super) struct ProcSpec {
     pub(super) stdin_piped: bool,
     /// `.args(args)` with a list parameter of the function: its callers' words decide.
     pub(super) args_param: Option<u32>,
+    /// `Command::new(&args[0])` with a list parameter of the function: its callers' first
+    /// word is the program (`run(&["ruff", "format", path])`).
+    pub(super) program_param: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -117,6 +120,9 @@ pub(super) struct FnState {
     pub(super) returns_path: bool,
     /// Its parameters that are lists of text (`args: &[&str]`, `Vec<String>`), likewise.
     pub(super) list_params: Vec<(String, u32)>,
+    /// Locals holding the first word of a list parameter (`let program = args[0]
+    /// .to_string()`), with the parameter's position.
+    pub(super) list_heads: Vec<(String, u32)>,
     /// The text parameter that becomes its request body's document (see [`super::sent`]).
     pub(super) doc_param: Option<u32>,
     /// The text parameter that becomes its JSON-RPC request's `method`.

@@ -508,7 +508,9 @@ impl Collector<'_> {
         let Some(text) = f.texts.get(name) else {
             return;
         };
-        if let Some(Statement::Write(kw)) = statement::statement_shaped(text) {
+        if let Some(Statement::Write(kw)) = statement::statement_shaped(text)
+            && statement::stores_in_cache(text).is_none()
+        {
             let loc = f.text_locs.get(name).copied().unwrap_or_default();
             let what = format!("{kw} statement built in `{name}`");
             self.fn_stack
@@ -523,7 +525,10 @@ impl Collector<'_> {
     /// A string literal or template anywhere in a function that is, beyond doubt, a
     /// statement that writes.
     pub(super) fn check_literal_statement(&mut self, text: &str, loc: impl FnOnce() -> Loc) {
-        if let Some(Statement::Write(kw)) = statement::statement_shaped(text) {
+        if let Some(Statement::Write(kw)) = statement::statement_shaped(text)
+            // A cache's table: the query call that runs it says so (bookkeeping).
+            && statement::stores_in_cache(text).is_none()
+        {
             self.evidence(
                 EvidenceKind::Sql,
                 true,

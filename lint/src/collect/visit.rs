@@ -424,6 +424,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             idents.push(p.ident.to_string());
         }
         let named_attempt = idents.iter().any(|i| ev::attempt_ident(i));
+        if let [var] = idents.as_slice()
+            && self.in_fn()
+            && crate::frameworks::dispatch::iterates_tool_calls(&l.expr)
+        {
+            self.fw_tool_call_loop(var);
+        }
         let pushed = range && self.in_fn() && !idents.is_empty();
         if pushed {
             self.fn_stack
@@ -515,11 +521,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         f.saw_take |= take_before;
-        if let (Some(init), Some(name)) = (&l.init, &local_name)
-            && let Some(pos) = self.derived_list_param(&init.expr)
-            && let Some(f) = self.fn_stack.last_mut()
-        {
-            f.list_params.push((name.clone(), pos));
+        if let (Some(init), Some(name)) = (&l.init, &local_name) {
+            if let Some(pos) = self.derived_list_param(&init.expr)
+                && let Some(f) = self.fn_stack.last_mut()
+            {
+                f.list_params.push((name.clone(), pos));
+            } else if let Some(pos) = self.list_head(&init.expr)
+                && let Some(f) = self.fn_stack.last_mut()
+            {
+                f.list_heads.push((name.clone(), pos));
+            }
         }
         if let (Some(init), Some(name)) = (&l.init, local_name) {
             // From the `let` and `;` tokens: serialising the whole statement's tokens for

@@ -54,6 +54,19 @@ impl ModelRow {
         let Some(program) = &self.program else {
             return words_write(words, text);
         };
+        if program.is_empty() {
+            // The words are the whole command line (`ruff format …`): the first names the
+            // program.
+            let (first, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+            if first.is_empty() || first.contains('…') {
+                return None;
+            }
+            let row = ModelRow {
+                program: Some(first.to_string()),
+                ..self.clone()
+            };
+            return row.words_write(words, rest);
+        }
         let args: Vec<String> = text.split_whitespace().map(str::to_string).collect();
         if crate::evidence::read_only_process(Some(program), &args) {
             return Some(false);
@@ -128,10 +141,17 @@ impl ModelTable {
                         evidence: Evidence {
                             kind: EvidenceKind::Process,
                             strong: true,
-                            what: format!(
-                                "`{}` runs `{}` with the arguments its argument {} names ({}:{})",
-                                f.display, given.program, given.pos, file.rel, given.loc.line
-                            ),
+                            what: if given.program.is_empty() {
+                                format!(
+                                    "`{}` runs the command line its argument {} names, program first ({}:{})",
+                                    f.display, given.pos, file.rel, given.loc.line
+                                )
+                            } else {
+                                format!(
+                                    "`{}` runs `{}` with the arguments its argument {} names ({}:{})",
+                                    f.display, given.program, given.pos, file.rel, given.loc.line
+                                )
+                            },
                             loc: Loc::default(),
                             unless_resolved: None,
                             via: None,

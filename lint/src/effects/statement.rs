@@ -216,6 +216,36 @@ fn is_named_op(rest: &str) -> bool {
     !name.is_empty() && rest[name.len()..].trim_start().starts_with(['{', '('])
 }
 
+/// The table a SQL statement stores rows in, when it inserts or updates (`INSERT [OR ..]
+/// INTO t`, `REPLACE INTO t`, `UPSERT INTO t`, `UPDATE t SET`), lower case, without schema or
+/// quotes.
+pub fn stored_table(text: &str) -> Option<String> {
+    let ws: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is = |i: usize, k: &str| ws.get(i).is_some_and(|w| w.eq_ignore_ascii_case(k));
+    let at = if ["INSERT", "REPLACE", "UPSERT"].iter().any(|k| is(0, k)) {
+        (1..ws.len().min(5)).find(|&i| is(i, "INTO"))? + 1
+    } else if is(0, "UPDATE") {
+        1
+    } else {
+        return None;
+    };
+    let table = ws.get(at)?;
+    let last = table.rsplit('.').next().unwrap_or(table);
+    let name = last
+        .trim_matches(|c: char| matches!(c, '"' | '`' | '[' | ']'))
+        .to_ascii_lowercase();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Whether a statement stores rows in a cache's table (`INSERT INTO enrichment_cache ..`):
+/// a memo of what was looked up, which a retry stores the same. Bookkeeping.
+pub fn stores_in_cache(text: &str) -> Option<String> {
+    stored_table(text).filter(|t| crate::effects::setup::is_cache_type(t))
+}
+
 /// Whether `text`, found outside any query API, is beyond doubt a statement, and what it does.
 /// The verb must be upper case and take its structure: `INSERT INTO`, `UPDATE t SET`,
 /// `DELETE FROM`, `CREATE TABLE`, `MATCH (..)`, ... Prose never qualifies.
@@ -421,5 +451,24 @@ mod tests {
         assert!(!statement_shaped("SELECT * FROM t").unwrap().writes());
         assert!(statement_shaped("DROP TABLE {}").unwrap().writes());
         assert!(statement_shaped("mutation { x }").unwrap().writes());
+    }
+
+    #[test]
+    fn the_table_a_statement_stores_rows_in() {
+        for (t, want) in [
+            (
+                "INSERT INTO enrichment_cache (a) VALUES (?1)",
+                Some("enrichment_cache"),
+            ),
+            (
+                "insert or replace into main.Audio_Cache values (1)",
+                Some("audio_cache"),
+            ),
+            ("UPDATE users SET a = 1", Some("users")),
+            ("DELETE FROM users", None),
+            ("SELECT * FROM t", None),
+        ] {
+            assert_eq!(stored_table(t).as_deref(), want, "{t}");
+        }
     }
 }

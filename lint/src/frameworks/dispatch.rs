@@ -184,6 +184,33 @@ pub fn tool_call_param(sig: &syn::Signature) -> Option<String> {
     })
 }
 
+/// Whether a loop goes over a model's tool calls (`reply.tool_calls`, `&tool_calls`,
+/// `message.tool_calls.as_deref().unwrap_or(&[])`, `response.function_calls.iter()`): the
+/// last name the expression reads, through calls of adaptors, is one of them.
+pub fn iterates_tool_calls(e: &Expr) -> bool {
+    let mut e = strip(e);
+    loop {
+        match e {
+            Expr::MethodCall(m) => e = strip(&m.receiver),
+            Expr::Reference(r) => e = strip(&r.expr),
+            Expr::Try(t) => e = strip(&t.expr),
+            _ => break,
+        }
+    }
+    let last = match e {
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(_) => return false,
+        },
+        Expr::Path(p) if p.path.segments.len() == 1 => p.path.segments[0].ident.to_string(),
+        _ => return false,
+    };
+    matches!(
+        last.as_str(),
+        "tool_calls" | "tool_uses" | "function_calls" | "pending_tool_calls" | "tool_call_list"
+    )
+}
+
 /// The variable a field chain starts at (`call` for `call.function.name.as_str()`).
 pub fn root_var(e: &Expr) -> Option<String> {
     match strip(e) {
@@ -512,6 +539,40 @@ impl Printer {
         assert_eq!(
             names_and_kinds(&[("src/executor.rs", src)]),
             pairs(&[("get_lessons", "Read"), ("save_lesson", "Write")])
+        );
+    }
+
+    /// An agent loop that runs the model's tool calls itself (rust-agent-core's `for call in
+    /// tool_calls { match call.function.name.as_str() { "write_file" => .. } }`): each arm is
+    /// a tool; a loop over other values matching their names is not.
+    #[test]
+    fn a_loop_over_the_models_tool_calls_dispatches_on_their_names() {
+        let src = r#"
+pub struct Agent { store: Store }
+impl Agent {
+    pub async fn run_loop(&mut self, reply: Reply) -> Result<String> {
+        let tool_calls = reply.tool_calls.as_deref().unwrap_or(&[]);
+        for call in tool_calls {
+            match call.function.name.as_str() {
+                "list_documents" => { let t = self.store.get_document_titles(); out.push(t); }
+                "write_file" => { std::fs::write(&call.function.arguments, "x")?; }
+                _ => {}
+            }
+        }
+        for item in reply.items.iter() {
+            match item.name.as_str() {
+                "a" => self.store.delete_all(),
+                "b" => self.store.list_all(),
+                _ => {}
+            }
+        }
+        Ok(String::new())
+    }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/agent.rs", src)]),
+            pairs(&[("list_documents", "Read"), ("write_file", "Write")])
         );
     }
 

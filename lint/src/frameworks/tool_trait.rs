@@ -221,6 +221,21 @@ fn first_name_field(block: &syn::Block) -> Option<&Expr> {
     find.0
 }
 
+/// The schema and metadata methods of an impl ([`SCHEMA_METHODS`], [`METADATA_METHODS`]).
+fn describing_methods(items: &[ImplItem]) -> impl Iterator<Item = &syn::ImplItemFn> {
+    items.iter().filter_map(|i| match i {
+        ImplItem::Fn(f)
+            if SCHEMA_METHODS
+                .iter()
+                .chain(METADATA_METHODS)
+                .any(|m| f.sig.ident == m) =>
+        {
+            Some(f)
+        }
+        _ => None,
+    })
+}
+
 /// The name a schema or metadata method hands the constructor it ends with:
 /// `fn schema(&self) -> ToolSchema { .. tool_schema("read_file", "Read a file", params) }`,
 /// `ToolSpec::new("todo", ..)`, `ToolSchema::new("x", ..).with_strict(true)`. Only the
@@ -228,15 +243,7 @@ fn first_name_field(block: &syn::Block) -> Option<&Expr> {
 /// (one word of letters, digits, `_`, `-`, `.`): `props.insert("path", ..)` before it is
 /// no name.
 fn schema_call_name(items: &[ImplItem]) -> Option<&Expr> {
-    items.iter().find_map(|i| {
-        let ImplItem::Fn(f) = i else { return None };
-        if !SCHEMA_METHODS
-            .iter()
-            .chain(METADATA_METHODS)
-            .any(|m| f.sig.ident == m)
-        {
-            return None;
-        }
+    describing_methods(items).find_map(|f| {
         let Some(Stmt::Expr(tail, None)) = f.block.stmts.last() else {
             return None;
         };
@@ -276,9 +283,46 @@ pub fn is_inherent_shape(items: &[ImplItem]) -> bool {
         matches!(i, ImplItem::Const(c) if c.ident == "NAME"
             && matches!(&c.expr, Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. })))
     });
-    literal_name
+    (literal_name || defines_itself(items))
         && run_method(items).is_some()
         && has_method(items, &[ROUTE_METHODS, SCHEMA_METHODS])
+}
+
+/// Whether a metadata or schema method of an impl builds a whole tool definition: a struct
+/// literal with a literal `name`, a `description` and the arguments' schema (faster-agent-
+/// rs's `fn definition(&self) -> ToolDefinition { ToolDefinition { name: "write"
+/// .to_string(), description: .., parameters: json!(..) } }`).
+fn defines_itself(items: &[ImplItem]) -> bool {
+    use syn::visit::Visit;
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+            let has = |k: &[&str]| {
+                s.fields
+                    .iter()
+                    .any(|f| matches!(&f.member, syn::Member::Named(n) if k.iter().any(|k| n == k)))
+            };
+            let literal_name = s.fields.iter().any(|f| {
+                matches!(&f.member, syn::Member::Named(n) if n == "name")
+                    && matches!(
+                        unconverted(&f.expr),
+                        Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(_),
+                            ..
+                        })
+                    )
+            });
+            self.0 |= literal_name
+                && has(&["description"])
+                && has(&["parameters", "input_schema", "schema", "args_schema"]);
+            syn::visit::visit_expr_struct(self, s);
+        }
+    }
+    describing_methods(items).any(|f| {
+        let mut find = Find(false);
+        find.visit_block(&f.block);
+        find.0
+    })
 }
 
 /// Whether an impl has a method of one of the names of `groups`.
@@ -405,6 +449,14 @@ mod tests {
         // An inherent impl with a literal NAME, a run method and a route (rust_music).
         assert!(is_inherent_shape(&items(
             "impl FsDelete { pub const NAME: &'static str = \"fs_delete\"; pub fn execute(p: &P) -> R { todo!() } pub fn create_route() -> Route { todo!() } }"
+        )));
+        // An inherent impl whose definition method builds the whole definition
+        // (faster-agent-rs); a definition without a schema is not one.
+        assert!(is_inherent_shape(&items(
+            "impl WriteTool { pub fn definition(&self) -> ToolDefinition { ToolDefinition { name: \"write\".to_string(), description: \"Write\".into(), parameters: json!({}) } } pub async fn execute(&self, p: Value) -> R { todo!() } }"
+        )));
+        assert!(!is_inherent_shape(&items(
+            "impl Job { pub fn definition(&self) -> JobDef { JobDef { name: \"nightly\".into(), description: String::new() } } pub fn run(&self) {} }"
         )));
         // Without a method that hands it to a server: any type with a NAME and a `run`.
         assert!(!is_inherent_shape(&items(
@@ -680,6 +732,47 @@ impl Tool for NotifyTool {
             [
                 ("notify".into(), "Write".into()),
                 ("web_search".into(), "Read".into()),
+            ]
+        );
+    }
+
+    /// Tools that are types with a definition method and a run method of their own, no trait
+    /// (faster-agent-rs's `impl WriteTool { fn definition(&self) -> ToolDefinition { .. }
+    /// async fn execute(&self, params) }`), judged by the run method.
+    #[test]
+    fn a_type_defining_itself_and_running_itself_is_a_tool() {
+        let src = r#"
+pub struct WriteTool { base: String }
+impl WriteTool {
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition { name: "write".to_string(), description: "Write a file".to_string(), parameters: serde_json::json!({}) }
+    }
+    pub async fn execute(&self, params: serde_json::Value) -> Result<ToolResult, ToolError> {
+        tokio::fs::write(&self.base, "x").await?;
+        Ok(ToolResult::default())
+    }
+}
+pub struct ReadTool { base: String }
+impl ReadTool {
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition { name: "read".to_string(), description: "Read a file".to_string(), parameters: serde_json::json!({}) }
+    }
+    pub async fn execute(&self, params: serde_json::Value) -> Result<ToolResult, ToolError> {
+        let _ = tokio::fs::read_to_string(&self.base).await?;
+        Ok(ToolResult::default())
+    }
+}
+"#;
+        let tools = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let got: Vec<(&str, &str, &str)> = tools
+            .iter()
+            .map(|t| (t.0.as_str(), t.1.as_str(), t.3.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("read", "ReadTool::execute", "Read"),
+                ("write", "WriteTool::execute", "Write")
             ]
         );
     }
