@@ -398,6 +398,34 @@ impl Shell {
     }
 }
 
+/// Whether `curl` with these arguments only reads: a GET that prints what it fetches. A
+/// method given (`-X POST`), a body (`-d`, `--data*`, `-F`, `--json`, `-T`) or an output
+/// file (`-o`, `-O`) writes — unless the URL is a read endpoint (`/search`, `.../query`).
+fn curl_reads(args: &[String]) -> bool {
+    let url_reads = args
+        .iter()
+        .filter(|a| a.starts_with("http://") || a.starts_with("https://"))
+        .any(|u| crate::collect::sent_text_writes(u.split('?').next().unwrap_or(u)) == Some(false));
+    let mut it = args.iter().peekable();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-X" | "--request" => {
+                let m = it.next().map(|m| m.to_ascii_uppercase());
+                if !matches!(m.as_deref(), Some("GET" | "HEAD" | "OPTIONS")) && !url_reads {
+                    return false;
+                }
+            }
+            "-d" | "-F" | "-T" | "--json" | "--form" | "--upload-file" if !url_reads => {
+                return false;
+            }
+            a if a.starts_with("--data") && !url_reads => return false,
+            "-o" | "-O" | "--output" | "--remote-name" | "--remote-name-all" => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
 /// Linters and type checkers, which report what they find, with the flags that tell them to
 /// fix it in place besides `--fix*` and `--autocorrect*`.
 const LINTERS: &[(&str, &[&str])] = &[
@@ -420,42 +448,8 @@ const LINTERS: &[(&str, &[&str])] = &[
 /// Whether running `program` with `args` only reads. `None` program (not a literal) is
 /// assumed to write.
 pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
-    let Some(program) = program else {
-        return false;
-    };
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-    // A shell handed a script to run: the script decides.
-    if let Some(shell) = Shell::of(base) {
-        return shell
-            .script(args)
-            .is_some_and(|script| shell.script_reads(&script));
-    }
-    // `cargo clippy --fix`, `eslint --fix`, `sg run -U`: told to edit what they check.
-    if args
-        .iter()
-        .any(|a| matches!(a.as_str(), "--fix" | "--write" | "-U" | "--update-all"))
-    {
-        return false;
-    }
-    if READ_ONLY_PROGRAMS.contains(&base) {
-        return true;
-    }
-    if let Some((_, fixes)) = LINTERS.iter().find(|(p, _)| *p == base) {
-        // A linter reports, unless told to fix what it finds.
-        return !args.iter().any(|a| {
-            fixes.contains(&a.as_str()) || a.starts_with("--fix") || a.starts_with("--autocorrect")
-        });
-    }
-    if base.eq_ignore_ascii_case("wmic") || base.eq_ignore_ascii_case("wmic.exe") {
-        // `wmic memorychip get capacity`: asked to get or list, not to call, set, create or
-        // delete.
-        let has = |w: &[&str]| {
-            args.iter()
-                .any(|a| w.iter().any(|x| a.eq_ignore_ascii_case(x)))
-        };
-        return has(&["get", "list"]) && !has(&["call", "set", "create", "delete"]);
-    }
-    // Asked only for its version or its help (`bun --version`, `grype version`).
+    // Asked only for its version or its help (`bun --version`, `grype version`), whatever
+    // the program (`Command::new(cmd).arg("--version")`: is it installed?).
     if !args.is_empty()
         && args.iter().all(|a| {
             matches!(
@@ -482,6 +476,44 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         )
     }) {
         return true;
+    }
+    let Some(program) = program else {
+        return false;
+    };
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    // A shell handed a script to run: the script decides.
+    if let Some(shell) = Shell::of(base) {
+        return shell
+            .script(args)
+            .is_some_and(|script| shell.script_reads(&script));
+    }
+    // `cargo clippy --fix`, `eslint --fix`, `sg run -U`: told to edit what they check.
+    if args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--fix" | "--write" | "-U" | "--update-all"))
+    {
+        return false;
+    }
+    if READ_ONLY_PROGRAMS.contains(&base) {
+        return true;
+    }
+    if base == "curl" {
+        return curl_reads(args);
+    }
+    if let Some((_, fixes)) = LINTERS.iter().find(|(p, _)| *p == base) {
+        // A linter reports, unless told to fix what it finds.
+        return !args.iter().any(|a| {
+            fixes.contains(&a.as_str()) || a.starts_with("--fix") || a.starts_with("--autocorrect")
+        });
+    }
+    if base.eq_ignore_ascii_case("wmic") || base.eq_ignore_ascii_case("wmic.exe") {
+        // `wmic memorychip get capacity`: asked to get or list, not to call, set, create or
+        // delete.
+        let has = |w: &[&str]| {
+            args.iter()
+                .any(|a| w.iter().any(|x| a.eq_ignore_ascii_case(x)))
+        };
+        return has(&["get", "list"]) && !has(&["call", "set", "create", "delete"]);
     }
     if let Some((_, subs)) = READ_ONLY_SUBCOMMANDS.iter().find(|(p, _)| *p == base) {
         // The first argument that is not an option (git -C dir status).
@@ -918,6 +950,18 @@ mod tests {
         assert!(!run("powershell", &["-Command", "Restart-Service x"]));
         assert!(!run("powershell", &["-Command", "…"]));
         assert!(!run("powershell", &["Get-Service"]));
+        assert!(run(
+            "curl",
+            &["-sS", "-H", "Accept: x", "https://api.x.com/v1/items"]
+        ));
+        assert!(!run("curl", &["-X", "POST", "https://api.x.com/v1/items"]));
+        assert!(!run("curl", &["-d", "{}", "https://api.x.com/v1/items"]));
+        assert!(run(
+            "curl",
+            &["-X", "POST", "-d", "{}", "https://api.x.com/v1/search"]
+        ));
+        assert!(!run("curl", &["-o", "x.zip", "https://x.com/x.zip"]));
+        assert!(read_only_process(None, &s(&["--version"])));
         assert!(run("go", &["vet", "./..."]));
         assert!(!run("go", &["install", "x@latest"]));
         assert!(run("cargo", &["install", "--list"]));

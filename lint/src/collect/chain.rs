@@ -327,15 +327,14 @@ impl Collector<'_> {
                 );
             }
             if query_method && let Some(kw) = mc.args.iter().find_map(|a| self.statement_write(a)) {
-                let cache_table = mc
+                let kept = mc
                     .args
                     .iter()
-                    .find_map(|a| crate::effects::statement::stores_in_cache(&self.text_of(a)?));
-                if let Some(table) = cache_table {
-                    // `INSERT INTO enrichment_cache ..`: a memo of what was looked up, which a
-                    // retry stores the same.
+                    .find_map(|a| crate::effects::statement::bookkeeping(&self.text_of(a)?));
+                if let Some(what) = kept {
+                    // `INSERT INTO enrichment_cache ..`, `DELETE .. WHERE expires_at < ?1`.
                     self.bookkeeping_signal(
-                        format!("a cache's table (`{table}`) stored to by SQL {kw}: bookkeeping"),
+                        format!("{what} by SQL {kw}: bookkeeping"),
                         loc(),
                         unless,
                     );
@@ -1373,6 +1372,39 @@ impl S {
             [
                 ("add".into(), "Write".into()),
                 ("lookup".into(), "Read".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_command_handed_to_a_runner_is_judged_where_it_is_built() {
+        // remote-ops-mcp's `run_command(cmd, timeout)` after `Command::new("rsync")`.
+        let src = r#"
+use tokio::process::Command;
+async fn run_command(mut cmd: Command, timeout: u64) -> String {
+    String::from_utf8_lossy(&cmd.output().await.unwrap().stdout).into_owned()
+}
+pub struct S;
+impl S {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self, dir: String) -> String {
+        let mut cmd = Command::new("rsync");
+        cmd.arg("-a").arg(&dir);
+        run_command(cmd, 5).await
+    }
+    #[rmcp::tool(description = "Two")]
+    pub async fn two(&self) -> String {
+        let mut cmd = Command::new("git");
+        cmd.arg("status");
+        run_command(cmd, 5).await
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("one".into(), "Write".into()),
+                ("two".into(), "Read".into()),
             ]
         );
     }

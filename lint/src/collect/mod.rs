@@ -79,6 +79,7 @@ use structs::*;
 use syntax::*;
 use tools::*;
 
+pub(crate) use sent::sent_text_writes;
 pub(crate) use syntax::distinctive_method;
 
 /// A file to collect, with where it sits in its crate.

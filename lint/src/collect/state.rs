@@ -355,6 +355,32 @@ impl Collector<'_> {
         });
     }
 
+    /// A command built here and handed to a function that runs it (`run_command(cmd,
+    /// timeout)`, `self.exec(&mut cmd)`): judged here, as if run, once.
+    pub(super) fn hand_off_commands<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) {
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.proc_vars.is_empty() {
+            return;
+        }
+        let mut handed = Vec::new();
+        for a in args {
+            if let Expr::Path(p) = strip(a)
+                && let Some(id) = p.path.get_ident()
+                && let Some(spec) = f.proc_vars.get(&id.to_string())
+            {
+                handed.push((id.to_string(), spec.clone()));
+            }
+        }
+        for (name, spec) in handed {
+            if let Some(f) = self.fn_stack.last_mut() {
+                f.proc_vars.remove(&name);
+            }
+            self.process_evidence(&spec);
+        }
+    }
+
     /// A function that builds a command and hands it back (`fn build_cmd(&self) ->
     /// Result<Command, E>`): its caller runs it, so what it built is judged here, as if run.
     fn returned_commands(&mut self) {

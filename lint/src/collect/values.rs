@@ -509,7 +509,7 @@ impl Collector<'_> {
             return;
         };
         if let Some(Statement::Write(kw)) = statement::statement_shaped(text)
-            && statement::stores_in_cache(text).is_none()
+            && statement::bookkeeping(text).is_none()
         {
             let loc = f.text_locs.get(name).copied().unwrap_or_default();
             let what = format!("{kw} statement built in `{name}`");
@@ -527,7 +527,7 @@ impl Collector<'_> {
     pub(super) fn check_literal_statement(&mut self, text: &str, loc: impl FnOnce() -> Loc) {
         if let Some(Statement::Write(kw)) = statement::statement_shaped(text)
             // A cache's table: the query call that runs it says so (bookkeeping).
-            && statement::stores_in_cache(text).is_none()
+            && statement::bookkeeping(text).is_none()
         {
             self.evidence(
                 EvidenceKind::Sql,

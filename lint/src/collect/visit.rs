@@ -212,6 +212,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if !self.in_fn() {
             return visit::visit_expr_method_call(self, m);
         }
+        self.hand_off_commands(&m.args);
         let ptr = m as *const _ as usize;
         let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
         if !inner {
@@ -297,6 +298,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if self.in_fn() {
+            self.hand_off_commands(&c.args);
+        }
         self.call_effects(c);
     }
 
@@ -546,6 +550,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 f.owned_locals.insert(name);
             }
         }
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        if self.fw.struct_defs
+            && self.in_fn()
+            && let Some(e) = crate::frameworks::data_file::code_struct_entry(s)
+        {
+            self.fw.code_entries.push(e);
+        }
+        visit::visit_expr_struct(self, s);
     }
 
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {

@@ -125,6 +125,13 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.starts_with("new_with")
         || name.starts_with("with_")
         || name.strip_prefix("get_or_").is_some_and(connection)
+        // `get_client`, `get_connection`: a handle made on first use and kept.
+        || name.strip_prefix("get_").is_some_and(|rest| {
+            matches!(
+                rest,
+                "client" | "connection" | "conn" | "pool" | "session" | "driver" | "browser"
+            )
+        })
         || name.strip_prefix("open_").is_some_and(connection)
         || name.strip_prefix("connect_").is_some_and(connection)
 }
@@ -284,6 +291,8 @@ mod tests {
         assert!(is_setup_fn("reauthenticate"));
         assert!(is_setup_fn("re_login"));
         assert!(is_setup_fn("reconnect"));
+        assert!(is_setup_fn("get_client"));
+        assert!(!is_setup_fn("get_clients"));
         assert!(!is_setup_fn("register"));
         assert!(is_setup_fn("open_database"));
         assert!(!is_setup_fn("open_ticket"));

@@ -240,10 +240,27 @@ pub fn stored_table(text: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// Whether a statement stores rows in a cache's table (`INSERT INTO enrichment_cache ..`):
-/// a memo of what was looked up, which a retry stores the same. Bookkeeping.
-pub fn stores_in_cache(text: &str) -> Option<String> {
-    stored_table(text).filter(|t| crate::effects::setup::is_cache_type(t))
+/// A statement that keeps house, with what it does: it stores rows in a cache's table
+/// (`INSERT INTO enrichment_cache ..`: a memo of what was looked up, which a retry stores
+/// the same), or deletes the rows whose time is up (`DELETE FROM kv WHERE expires_at <
+/// ?1`: a retry finds none left). Bookkeeping, not the tool's effect.
+pub fn bookkeeping(text: &str) -> Option<String> {
+    if let Some(t) = stored_table(text).filter(|t| crate::effects::setup::is_cache_type(t)) {
+        return Some(format!("a cache's table (`{t}`) stored to"));
+    }
+    let ws = words(text.trim_start());
+    let expiry = |w: &String| {
+        let w = w.to_ascii_lowercase();
+        w.split('_')
+            .any(|p| matches!(p, "expires" | "expiry" | "expired" | "expiration" | "ttl"))
+    };
+    if ws.first().is_some_and(|w| w == "DELETE")
+        && let Some(at) = ws.iter().position(|w| w == "WHERE")
+        && ws[at..].iter().any(expiry)
+    {
+        return Some("rows whose time is up deleted".to_string());
+    }
+    None
 }
 
 /// Whether `text`, found outside any query API, is beyond doubt a statement, and what it does.
@@ -470,5 +487,12 @@ mod tests {
         ] {
             assert_eq!(stored_table(t).as_deref(), want, "{t}");
         }
+        assert!(bookkeeping("INSERT INTO lookup_cache VALUES (1)").is_some());
+        assert!(
+            bookkeeping("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at < ?1")
+                .is_some()
+        );
+        assert!(bookkeeping("DELETE FROM kv WHERE key = ?1").is_none());
+        assert!(bookkeeping("INSERT INTO kv VALUES (1)").is_none());
     }
 }

@@ -68,6 +68,12 @@ pub fn may_define_in_code(has: &dyn Fn(&str) -> bool) -> bool {
     has("\"inputSchema\"") || has("\"input_schema\"") || has("\"parameters\"")
 }
 
+/// Whether a source text may hold tool definitions written as structs in code (a schema
+/// field set: `input_schema:`, `parameters:`).
+pub fn may_define_structs(has: &dyn Fn(&str) -> bool) -> bool {
+    has("input_schema:") || has("inputSchema:") || has("parameters:")
+}
+
 /// The tool definitions written as JSON in a macro's tokens (`json!({"name": "quipu_set",
 /// "description": "..", "inputSchema": {..}})`, a `vec!` of them, an OpenAI `{"type":
 /// "function", "function": {..}}`): each object with a literal `name`, a description and an
@@ -82,6 +88,60 @@ pub fn code_entries(tokens: proc_macro2::TokenStream, out: &mut Vec<Entry>) {
             code_entries(g.stream(), out);
         }
     }
+}
+
+/// A tool definition written as a struct in code (`Tool { name: "kv_set".into(),
+/// description: .., input_schema: .. }`, `FunctionDef { name: "search".into(), description:
+/// .., parameters: json!(..) }`): a literal `name`, a `description` and an input schema.
+pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
+    let field = |k: &[&str]| {
+        s.fields
+            .iter()
+            .find(|f| matches!(&f.member, syn::Member::Named(n) if k.iter().any(|k| n == k)))
+    };
+    field(&["input_schema", "inputSchema", "parameters"])?;
+    let description = field(&["description"])?;
+    let name = field(&["name"])?;
+    let mut e = &name.expr;
+    // `"x".into()`, `"x".to_string()`, `String::from("x")`.
+    loop {
+        e = match e {
+            Expr::MethodCall(m) if m.args.is_empty() => &m.receiver,
+            Expr::Call(c) if c.args.len() == 1 => &c.args[0],
+            Expr::Paren(p) => &p.expr,
+            _ => break,
+        };
+    }
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = e
+    else {
+        return None;
+    };
+    let description = match &description.expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(d),
+            ..
+        }) => Some(d.value()),
+        Expr::MethodCall(m) => match &*m.receiver {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(d),
+                ..
+            }) => Some(d.value()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let loc = Loc::of_span(lit.span());
+    Some(Entry {
+        name: lit.value(),
+        description,
+        line: loc.line,
+        columns: (loc.column, loc.end_column),
+        fields: Vec::new(),
+        program: None,
+    })
 }
 
 /// [`code_entries`] for one `{ .. }` object.
@@ -666,14 +726,14 @@ fn link_code(files: &mut [FileFacts], config: &dyn Fn(usize) -> std::sync::Arc<C
                     body.calls.push(Call::to(target));
                     data.fns.push(body);
                     let origin = format!(
-                        "defined as JSON in code at {at}; run by `{display}` ({frel}:{line}), the function named for it"
+                        "defined in code at {at}; run by `{display}` ({frel}:{line}), the function named for it"
                     );
                     (display, ToolBody::Local(data.fns.len() - 1), origin)
                 }
                 None => {
                     let (function, body, origin) =
                         judge_entry(files, &executor, e, &at, loc, &mut arm_fns, &mut data);
-                    let origin = origin.replacen("defined in data", "defined as JSON in code", 1);
+                    let origin = origin.replacen("defined in data", "defined in code", 1);
                     (function, body, origin)
                 }
             };
@@ -1521,5 +1581,29 @@ async fn erp_create(&self) -> String { String::new() }
         let got = crate::analysis::inventory_rows(&[("src/lib.rs", catalogue)]);
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].2, "rmcp");
+    }
+
+    /// Tool definitions written as structs (`Tool { name: "notes_add".into(), description,
+    /// input_schema }`) are linked as the JSON ones are.
+    #[test]
+    fn definitions_written_as_structs_in_code_are_tools() {
+        let src = r#"
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool { name: "notes_add".into(), description: "Add a note".into(), input_schema: schema() },
+        Tool { name: "notes_list".to_string(), description: "List notes".into(), input_schema: schema() },
+        Point { name: "origin".into(), x: 0 },
+    ]
+}
+pub fn handle_notes_add(v: &Value) { std::fs::OpenOptions::new().append(true).open("n").unwrap(); }
+pub fn handle_notes_list(v: &Value) -> String { std::fs::read_to_string("n").unwrap() }
+"#;
+        assert_eq!(
+            kinds(&[("src/lib.rs", src)]),
+            [
+                ("notes_add".to_string(), Judgement::Write),
+                ("notes_list".to_string(), Judgement::Read),
+            ]
+        );
     }
 }
