@@ -170,6 +170,7 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "pgrep",
     "pidof",
     "nproc",
+    "findmnt",
 ];
 
 /// Read-only subcommands of programs that also have writing ones.
@@ -499,6 +500,12 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     }
     if base == "curl" {
         return curl_reads(args);
+    }
+    if base == "mount" {
+        // With no device to mount, it lists the mounts.
+        return args
+            .iter()
+            .all(|a| matches!(a.as_str(), "-l" | "--show-labels"));
     }
     if let Some((_, fixes)) = LINTERS.iter().find(|(p, _)| *p == base) {
         // A linter reports, unless told to fix what it finds.
@@ -962,6 +969,8 @@ mod tests {
         ));
         assert!(!run("curl", &["-o", "x.zip", "https://x.com/x.zip"]));
         assert!(read_only_process(None, &s(&["--version"])));
+        assert!(run("mount", &[]));
+        assert!(!run("mount", &["/dev/sda1", "/mnt"]));
         assert!(run("go", &["vet", "./..."]));
         assert!(!run("go", &["install", "x@latest"]));
         assert!(run("cargo", &["install", "--list"]));

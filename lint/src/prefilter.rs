@@ -57,6 +57,13 @@ const MARKS: &[(&str, bool)] = &[
     ("tools.toml\"", false),
     ("tools.yaml\"", false),
     ("tools.yml\"", false),
+    // Tools defined in code as JSON or structs with an input schema, and an agent loop over
+    // the model's tool calls.
+    ("\"inputSchema\"", false),
+    ("\"input_schema\"", false),
+    ("inputSchema:", false),
+    ("input_schema:", false),
+    ("tool_calls", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.
@@ -75,6 +82,8 @@ const ANCHORS: &[&str] = &[
     "rig::",
     "swiftide",
     "NAME",
+    "nputSchema",
+    "nput_schema",
 ];
 
 /// The search of one configuration: the fixed marks, the configured attributes and traits,
@@ -336,6 +345,9 @@ mod tests {
             "fn CallTool() {}",
             "const TOOLS: &str = include_str!(\"../config/tools.json\");",
             "#[arg(long, default_value = \"tools.toml\")] manifest: String,",
+            "json!({\"name\": \"x\", \"description\": \"y\", \"inputSchema\": {}})",
+            "Tool { name: \"x\".into(), description: None, input_schema: s }",
+            "for call in reply.tool_calls.iter() {}",
         ] {
             assert!(marked(text), "{text}");
         }

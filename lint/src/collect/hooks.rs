@@ -341,7 +341,7 @@ impl Collector<'_> {
         // tool_name: &str, input) { match tool_name { "read_file" => read_file(ws, input),
         // .. } }`): a dispatcher, whoever calls it.
         if call_param.is_none()
-            && dispatch::names_the_tool_param(&sig)
+            && (dispatch::names_the_tool_param(&sig) || dispatch::executor_signature(&sig))
             && dispatch::arms_hand_on(&arms)
             && let Some(f) = self.fn_stack.last_mut()
         {

@@ -485,6 +485,10 @@ pub(super) fn finish_word_param(state: &mut FnState) {
         state.facts.word_param = Some(crate::facts::WordParam { pos, sender: true });
         return;
     }
+    // A function that calls nothing (`format!("{operation}:{id}")`) invokes nothing.
+    if state.facts.calls.is_empty() {
+        return;
+    }
     if let Some((_, pos)) = state
         .text_params
         .iter()
@@ -801,6 +805,28 @@ impl Server {
                 ("restart", "Write"),
                 ("version", "Read"),
             ]
+        );
+    }
+
+    /// A helper whose text parameter names the operation it invokes is decided by its
+    /// callers' words; one that calls nothing (nvim-mcp's `connection_context_id(id,
+    /// operation)`, a `format!`) invokes nothing.
+    #[test]
+    fn a_parameter_names_an_operation_only_where_something_is_called() {
+        let src = r#"
+fn call_op(name: &str) -> String { automation::dispatch(name) }
+fn context_id(id: &str, operation: &str) -> String { format!("{operation}:{id}") }
+pub struct S;
+impl S {
+    #[rmcp::tool(description = "One")]
+    pub async fn one(&self) -> String { call_op("DeleteAll") }
+    #[rmcp::tool(description = "Three")]
+    pub async fn three(&self) -> String { context_id("x", "delete") }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&inventory_rows(&[("src/lib.rs", src)])),
+            [("one", "Write"), ("three", "Unknown")]
         );
     }
 

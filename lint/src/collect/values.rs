@@ -957,7 +957,10 @@ impl Collector<'_> {
             return;
         };
         // A Language Server Protocol method decides by the protocol's own words.
-        let verb = match crate::effects::lsp::method(&method) {
+        // So does the Model Context Protocol's (`sampling/createMessage` asks the client).
+        let verb = match crate::effects::lsp::method(&method)
+            .or_else(|| crate::effects::mcp::method(&method))
+        {
             Some(true) => Some(Verb::Write("execute")),
             Some(false) => Some(Verb::Read("get")),
             None => rpc_verb(&method),

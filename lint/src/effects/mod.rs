@@ -7,6 +7,7 @@
 pub mod cdp;
 pub mod cmdlets;
 pub mod lsp;
+pub mod mcp;
 pub mod models;
 pub mod setup;
 pub mod state;

@@ -386,6 +386,7 @@ pub fn words_write(words: ModelWords, text: &str) -> Option<bool> {
         ModelWords::RpcMethod if let Some(decided) = super::cdp::method(text) => decided,
         // A Language Server Protocol method (`textDocument/rename`): computes, never edits.
         ModelWords::RpcMethod if let Some(writes) = super::lsp::method(text) => Some(writes),
+        ModelWords::RpcMethod if let Some(writes) = super::mcp::method(text) => Some(writes),
         ModelWords::RpcMethod if text.split_whitespace().nth(1).is_some() => {
             words_write(ModelWords::Command, text)
         }

@@ -101,6 +101,12 @@ fn find(list: &'static [&'static str], w: &str) -> Option<&'static str> {
 /// Classify one statement's words.
 fn classify_words(ws: &[String]) -> Option<Statement> {
     let first = ws.first()?.as_str();
+    if first == "SET" {
+        // Opening a statement, `SET` sets an option of the session (`SET SHOWPLAN_XML ON`,
+        // `SET search_path TO ..`, `SET TRANSACTION ISOLATION LEVEL ..`); a `SET` that
+        // changes data follows `UPDATE` or a Cypher `MATCH`.
+        return Some(Statement::Read("SET"));
+    }
     if first == "CREATE"
         && ws
             .windows(3)
@@ -359,6 +365,8 @@ mod tests {
     fn sql_verbs_decide() {
         assert_eq!(w("  insert into t values (1)"), Some("INSERT"));
         assert_eq!(w("UPDATE t SET a = 1"), Some("UPDATE"));
+        assert_eq!(w("SET SHOWPLAN_XML ON"), None);
+        assert_eq!(w("SET NOCOUNT ON; DELETE FROM t"), Some("DELETE"));
         assert_eq!(w("WITH x AS (SELECT 1) DELETE FROM t"), Some("DELETE"));
         assert_eq!(
             classify("with x as (select 1) select * from x"),

@@ -348,13 +348,26 @@ pub fn value_check(name: &str) -> bool {
 /// method before it and its receiver: its first word is a client-write verb and the name
 /// is not a local compound.
 pub fn client_write_name(name: &str) -> bool {
-    if vocabulary(name) & LOCAL != 0 || buffer_put(name) {
+    if vocabulary(name) & LOCAL != 0 || buffer_put(name) || mcp_notification(name) {
         return false;
     }
     let first = first_word(name);
     // A common in-memory verb (`add`, `set`, `store`) in a compound name (`add_worklog`) can
     // still be a client's write: [`client_write`] decides by the receiver.
     client_write_verb(&first) || (is_write_verb(&first) && first.len() < name.len())
+}
+
+/// An MCP peer's notification (rmcp's `peer.notify_tool_list_changed()`,
+/// `notify_progress(..)`, `notify_logging_message(..)`): telling the client, which changes
+/// nothing kept (see [`super::mcp`]).
+fn mcp_notification(name: &str) -> bool {
+    name.strip_prefix("notify_").is_some_and(|rest| {
+        rest.ends_with("list_changed")
+            || matches!(
+                rest,
+                "progress" | "logging_message" | "resource_updated" | "cancelled"
+            )
+    })
 }
 
 /// A buffer's `put` of a number or a slice (`bytes::BufMut`: `put_u64_le`, `put_slice`,
@@ -723,6 +736,10 @@ mod tests {
         assert!(!client_write_name("put_slice"));
         assert!(!client_write_name("put_i32"));
         assert!(client_write_name("put_object"));
+        // An MCP peer's notifications tell the client.
+        assert!(!client_write_name("notify_tool_list_changed"));
+        assert!(!client_write_name("notify_progress"));
+        assert!(client_write_name("notify_subscribers"));
         // Where something starts is an accessor.
         assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());

@@ -125,6 +125,28 @@ pub fn names_the_tool_param(sig: &syn::Signature) -> bool {
     })
 }
 
+/// Whether a function has the signature of a tool call's executor: named for running or
+/// dispatching (`dispatch`, `execute`, `call`, `run_tool`, ..), taking the tool's `name` as
+/// text and its arguments beside it (`fn dispatch(&self, name: &str, args: &str)`,
+/// `fn execute(&mut self, name: &str, input: &Value)`).
+pub fn executor_signature(sig: &syn::Signature) -> bool {
+    let fname = sig.ident.to_string();
+    let runs = fname == "dispatch"
+        || fname.starts_with("dispatch_")
+        || fname == "exec"
+        || super::tool_trait::is_run_method(&fname);
+    let named = |want: &[&str]| {
+        sig.inputs.iter().any(|input| {
+            let syn::FnArg::Typed(pt) = input else {
+                return false;
+            };
+            matches!(&*pt.pat, Pat::Ident(pi) if want.iter().any(|w| pi.ident == w))
+        })
+    };
+    runs && takes_tool_name(sig)
+        && named(&["args", "arguments", "input", "params", "parameters", "arg"])
+}
+
 /// Whether the arms of a tool-name `match` hand the call on: three or more arms, most of
 /// them ending in a call of a function or method with arguments (`"read_file" =>
 /// read_file(ws, input).await`), as a dispatcher's do; not arms that end in a value made
@@ -140,6 +162,15 @@ pub fn arms_hand_on(arms: &[DispatchArm<'_>]) -> bool {
             Expr::Await(a) => tail(&a.base),
             Expr::Try(t) => tail(&t.expr),
             Expr::Paren(p) => tail(&p.expr),
+            // `Ok(crate::git::status(&root))`: the value wrapped.
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                        matches!(i.to_string().as_str(), "Ok" | "Some" | "Json")
+                    })) =>
+            {
+                tail(&c.args[0])
+            }
             _ => e,
         }
     }
@@ -539,6 +570,50 @@ impl Printer {
         assert_eq!(
             names_and_kinds(&[("src/executor.rs", src)]),
             pairs(&[("get_lessons", "Read"), ("save_lesson", "Write")])
+        );
+    }
+
+    /// A tool call's executor by its signature (smolcode's `impl Tools { pub fn dispatch(
+    /// &self, name: &str, args: &str) { match name { "read_file" => self.read_file(..), .. } }
+    /// }`): its arms are tools whatever the type is called; the same match in a function
+    /// that takes no arguments beside the name is not.
+    #[test]
+    fn an_executor_by_its_signature_dispatches_tools() {
+        let src = r#"
+pub struct Tools { root: PathBuf }
+impl Tools {
+    pub fn dispatch(&self, name: &str, args: &str) -> Result<String> {
+        match name {
+            "read_file" => self.read_file(args),
+            "write_file" => self.write_file(args),
+            "list_dir" => self.list_dir(args),
+            "git_status" => Ok(crate::git::status(&self.root)),
+            "git_log" => Ok(crate::git::log(&self.root)),
+            _ => Err(anyhow!("unknown")),
+        }
+    }
+    fn read_file(&self, p: &str) -> Result<String> { Ok(std::fs::read_to_string(p)?) }
+    fn write_file(&self, p: &str) -> Result<String> { std::fs::write(p, "x")?; Ok(String::new()) }
+    fn list_dir(&self, p: &str) -> Result<String> { Ok(format!("{:?}", std::fs::read_dir(p)?.count())) }
+    pub fn run(&self, name: &str) -> Result<String> {
+        match name {
+            "a" => self.read_file("a"),
+            "b" => self.write_file("b"),
+            "c" => self.list_dir("c"),
+            _ => Err(anyhow!("unknown")),
+        }
+    }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/tools.rs", src)]),
+            pairs(&[
+                ("git_log", "Unknown"),
+                ("git_status", "Unknown"),
+                ("list_dir", "Read"),
+                ("read_file", "Read"),
+                ("write_file", "Write")
+            ])
         );
     }
 

@@ -1,0 +1,52 @@
+//! The Model Context Protocol's own method names (`sampling/createMessage`,
+//! `elicitation/create`, `notifications/progress`), judged as data. A server asks its client
+//! for a completion of the client's model (sampling), for the user's answer (elicitation) or
+//! for its roots, and tells it of progress, logs and changed lists: none of these changes a
+//! system of record, whatever their words say (`createMessage` creates nothing kept). Only
+//! `tools/call` is left undecided: the tool it names decides.
+
+/// Methods that ask the client or tell it something.
+const ASKS: &[&str] = &[
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "ping",
+    "completion/complete",
+    "logging/setLevel",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "tools/list",
+    "initialize",
+];
+
+/// An MCP method name and what it does: `Some(false)` it asks or tells and changes
+/// nothing kept; `None` when `text` is no MCP method (or is `tools/call`).
+pub fn method(text: &str) -> Option<bool> {
+    let text = text.trim();
+    (ASKS.contains(&text) || text.starts_with("notifications/")).then_some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::method;
+
+    #[test]
+    fn mcp_methods_ask_or_tell() {
+        for m in [
+            "sampling/createMessage",
+            "elicitation/create",
+            "notifications/progress",
+            "notifications/tools/list_changed",
+            "roots/list",
+        ] {
+            assert_eq!(method(m), Some(false), "{m}");
+        }
+        assert_eq!(method("tools/call"), None);
+        assert_eq!(method("issues/create"), None);
+    }
+}
