@@ -139,7 +139,7 @@ pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
         description,
         line: loc.line,
         columns: (loc.column, loc.end_column),
-        fields: Vec::new(),
+        fields: vec![("name".to_string(), lit.value())],
         program: None,
     })
 }
@@ -169,6 +169,10 @@ fn code_object(g: &proc_macro2::Group, out: &mut Vec<Entry>) {
             _ => None,
         };
         if key == "name" {
+            // The name selects the arm of an executor as any field's value does.
+            if let Some((n, _)) = &literal {
+                fields.push((key.clone(), n.clone()));
+            }
             name = literal;
         } else if DESCRIPTION_KEYS.contains(&key.as_str()) {
             // A description built in code (`format!`, a constant) is one all the same.
@@ -1605,5 +1609,31 @@ pub fn handle_notes_list(v: &Value) -> String { std::fs::read_to_string("n").unw
                 ("notes_list".to_string(), Judgement::Read),
             ]
         );
+    }
+
+    /// Definitions written in code whose names the arms of an executor select: each is judged
+    /// by its arm (a `match` on the name in a function no other rule takes for a dispatcher).
+    #[test]
+    fn definitions_written_in_code_are_run_by_the_arms_that_select_them() {
+        let src = r#"
+pub fn list() -> Vec<serde_json::Value> {
+    vec![
+        serde_json::json!({"name": "kv_put", "description": "Store", "inputSchema": {}}),
+        serde_json::json!({"name": "kv_peek", "description": "Look", "inputSchema": {}}),
+    ]
+}
+pub fn route(which: &str, path: &str) -> std::io::Result<String> {
+    match which {
+        "kv_put" => { std::fs::write(path, "v")?; Ok(String::new()) }
+        "kv_peek" => std::fs::read_to_string(path),
+        _ => Ok(String::new()),
+    }
+}
+"#;
+        let got = judged(&[("src/lib.rs", src)]);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!((got[0].0.as_str(), got[0].1), ("kv_peek", Judgement::Read));
+        assert_eq!((got[1].0.as_str(), got[1].1), ("kv_put", Judgement::Write));
+        assert!(got[1].2.contains("route"), "{}", got[1].2);
     }
 }
