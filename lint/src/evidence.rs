@@ -171,6 +171,7 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "pidof",
     "nproc",
     "findmnt",
+    "journalctl",
 ];
 
 /// Read-only subcommands of programs that also have writing ones.
@@ -569,7 +570,42 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         }
         return false;
     }
-    false
+    // A program the models do not know, asked by its first word to list, show or get
+    // (`breakrs list`, `xdotool getactivewindow`, `tool status`): it reports.
+    args.iter()
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(|a| reporting_subcommand(a))
+}
+
+/// A sub-command that only reports, for a program the models do not know: a listing or
+/// showing word (`list`, `status`, `show`, `search`, `info`, `logs`, ..), or a word that
+/// starts with `get` (`getactivewindow`, `get-state`).
+fn reporting_subcommand(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    matches!(
+        w.as_str(),
+        "list"
+            | "ls"
+            | "status"
+            | "show"
+            | "search"
+            | "history"
+            | "info"
+            | "version"
+            | "query"
+            | "logs"
+            | "log"
+            | "describe"
+            | "inspect"
+            | "view"
+            | "get"
+            | "find"
+            | "whoami"
+    ) || (w.len() > 3
+        && w.starts_with("get")
+        && w[3..]
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_'))
 }
 
 /// Sub-commands whose own sub-command decides, by program, with the second words that only
@@ -969,6 +1005,10 @@ mod tests {
         ));
         assert!(!run("curl", &["-o", "x.zip", "https://x.com/x.zip"]));
         assert!(read_only_process(None, &s(&["--version"])));
+        assert!(run("breakrs", &["list"]));
+        assert!(run("xdotool", &["getactivewindow"]));
+        assert!(!run("xdotool", &["key", "ctrl+c"]));
+        assert!(!run("breakrs", &["add", "x"]));
         assert!(run("mount", &[]));
         assert!(!run("mount", &["/dev/sda1", "/mnt"]));
         assert!(run("go", &["vet", "./..."]));

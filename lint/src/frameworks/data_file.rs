@@ -792,7 +792,13 @@ fn by_name(
             ]
         })
         .collect();
-    wanted.extend(stems.iter().map(|s| s.to_string()));
+    // A bare name of one word (`code`, `path`) is any method's name, not a tool's.
+    wanted.extend(
+        stems
+            .iter()
+            .filter(|s| s.contains(['_', '-']))
+            .map(|s| s.to_string()),
+    );
     let mut found = None;
     let mut best = usize::MAX;
     let mut tied = false;
