@@ -459,7 +459,21 @@ impl Collector<'_> {
                     ident: s.ident.clone(),
                     hints: ToolHints::from_attribute(&a),
                     start_line: first_line(&s.attrs, s.ident.span()),
+                    style: ToolStyle::McpSdk,
                 });
+            } else if crate::frameworks::tool_attr::is_other_tool_attr(&resolved) {
+                // `#[tool(name = "copy_file", description = "..", input = Args)] struct
+                // CopyFile;` with `impl ToolRuntime for CopyFile { async fn execute(..) }`:
+                // a named, described tool whose run method is the type's.
+                let hints = ToolHints::from_attribute(&a);
+                if hints.name_text.is_some() && hints.description.is_some() {
+                    self.mcp_structs.push(McpStruct {
+                        ident: s.ident.clone(),
+                        hints,
+                        start_line: first_line(&s.attrs, s.ident.span()),
+                        style: ToolStyle::ToolAttr,
+                    });
+                }
             }
         }
     }
@@ -517,7 +531,7 @@ impl Collector<'_> {
             let mut sig: syn::Signature = syn::parse_quote!(fn tool());
             sig.ident = s.ident.clone();
             self.make_tool(
-                ToolStyle::McpSdk,
+                s.style,
                 &sig,
                 None,
                 Some(s.hints),

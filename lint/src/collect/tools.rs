@@ -65,6 +65,9 @@ pub(super) struct McpStruct {
     pub(super) ident: syn::Ident,
     pub(super) hints: ToolHints,
     pub(super) start_line: u32,
+    /// rust-mcp-sdk's `#[mcp_tool]`, or another crate's `#[tool(name = .., description =
+    /// ..)]` on a struct (autoagents).
+    pub(super) style: ToolStyle,
 }
 
 impl Collector<'_> {

@@ -56,6 +56,39 @@ mod tests {
         assert!(!is_other_tool_attr(&[]));
     }
 
+    /// autoagents: `#[tool(name = "copy_file", description = "..", input = Args)]` on a
+    /// struct, run by the `execute` of its `impl ToolRuntime`; a `#[tool]` struct without a
+    /// name and a description is none.
+    #[test]
+    fn a_named_described_tool_struct_is_run_by_its_method() {
+        let src = r#"
+use autoagents::tool::{ToolRuntime, ToolCallError};
+#[tool(name = "copy_file", description = "Copy a file", input = CopyFileArgs)]
+pub struct CopyFile { root: String }
+#[async_trait]
+impl ToolRuntime for CopyFile {
+    async fn execute(&self, args: Value) -> Result<Value, ToolCallError> {
+        std::fs::copy(&self.root, "b").map_err(|_| ToolCallError::Io)?;
+        Ok(Value::Null)
+    }
+}
+#[tool]
+pub struct Marker;
+impl ToolRuntime for Marker {
+    async fn execute(&self, args: Value) -> Result<Value, ToolCallError> { Ok(Value::Null) }
+}
+"#;
+        assert_eq!(
+            crate::analysis::inventory_rows(&[("src/lib.rs", src)]),
+            [(
+                "copy_file".into(),
+                "CopyFile::execute".into(),
+                "tool-attr".into(),
+                "Write".into()
+            )]
+        );
+    }
+
     #[test]
     fn a_riglr_tool_function_is_a_tool() {
         let src = r#"
