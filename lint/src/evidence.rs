@@ -322,8 +322,9 @@ pub enum Shell {
 const CMD_READS: &[&str] = &["ver", "dir", "type", "where", "vol", "ipconfig", "getmac"];
 
 impl Shell {
-    /// The shell a program (its file name) is.
-    pub fn of(base: &str) -> Option<Shell> {
+    /// The shell a program is (`powershell`, `/bin/bash`, `C:\\Windows\\cmd.exe`).
+    pub fn of(program: &str) -> Option<Shell> {
+        let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
         let base = base.to_ascii_lowercase();
         let base = base.strip_suffix(".exe").unwrap_or(&base);
         match base {

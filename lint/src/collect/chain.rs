@@ -459,9 +459,7 @@ impl Collector<'_> {
             let shell = proc
                 .as_ref()
                 .and_then(|p| p.program.as_deref())
-                .is_some_and(|p| {
-                    ev::Shell::of(p.rsplit(['/', '\\']).next().unwrap_or(p)).is_some()
-                });
+                .is_some_and(|p| ev::Shell::of(p).is_some());
             let word = |e: &Expr| {
                 lit_str(e)
                     .or_else(|| shell.then(|| self.text_of(e)).flatten())

@@ -31,9 +31,29 @@ pub fn method(text: &str) -> Option<bool> {
     (ASKS.contains(&text) || text.starts_with("notifications/")).then_some(false)
 }
 
+/// An MCP peer's notification method (rmcp's `peer.notify_tool_list_changed()`,
+/// `notify_progress(..)`, `notify_logging_message(..)`): telling the client, which changes
+/// nothing kept.
+pub fn notification(name: &str) -> bool {
+    name.strip_prefix("notify_").is_some_and(|rest| {
+        rest.ends_with("list_changed")
+            || matches!(
+                rest,
+                "progress" | "logging_message" | "resource_updated" | "cancelled"
+            )
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::method;
+    use super::{method, notification};
+
+    #[test]
+    fn peer_notifications_tell() {
+        assert!(notification("notify_tool_list_changed"));
+        assert!(notification("notify_progress"));
+        assert!(!notification("notify_subscribers"));
+    }
 
     #[test]
     fn mcp_methods_ask_or_tell() {

@@ -126,12 +126,9 @@ pub fn is_setup_fn(name: &str) -> bool {
         || name.starts_with("with_")
         || name.strip_prefix("get_or_").is_some_and(connection)
         // `get_client`, `get_connection`: a handle made on first use and kept.
-        || name.strip_prefix("get_").is_some_and(|rest| {
-            matches!(
-                rest,
-                "client" | "connection" | "conn" | "pool" | "session" | "driver" | "browser"
-            )
-        })
+        || name
+            .strip_prefix("get_")
+            .is_some_and(|rest| !rest.contains('_') && connection(rest))
         || name.strip_prefix("open_").is_some_and(connection)
         || name.strip_prefix("connect_").is_some_and(connection)
 }

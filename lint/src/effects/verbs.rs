@@ -348,26 +348,13 @@ pub fn value_check(name: &str) -> bool {
 /// method before it and its receiver: its first word is a client-write verb and the name
 /// is not a local compound.
 pub fn client_write_name(name: &str) -> bool {
-    if vocabulary(name) & LOCAL != 0 || buffer_put(name) || mcp_notification(name) {
+    if vocabulary(name) & LOCAL != 0 || buffer_put(name) || super::mcp::notification(name) {
         return false;
     }
     let first = first_word(name);
     // A common in-memory verb (`add`, `set`, `store`) in a compound name (`add_worklog`) can
     // still be a client's write: [`client_write`] decides by the receiver.
     client_write_verb(&first) || (is_write_verb(&first) && first.len() < name.len())
-}
-
-/// An MCP peer's notification (rmcp's `peer.notify_tool_list_changed()`,
-/// `notify_progress(..)`, `notify_logging_message(..)`): telling the client, which changes
-/// nothing kept (see [`super::mcp`]).
-fn mcp_notification(name: &str) -> bool {
-    name.strip_prefix("notify_").is_some_and(|rest| {
-        rest.ends_with("list_changed")
-            || matches!(
-                rest,
-                "progress" | "logging_message" | "resource_updated" | "cancelled"
-            )
-    })
 }
 
 /// A buffer's `put` of a number or a slice (`bytes::BufMut`: `put_u64_le`, `put_slice`,

@@ -94,52 +94,15 @@ pub fn code_entries(tokens: proc_macro2::TokenStream, out: &mut Vec<Entry>) {
 /// description: .., input_schema: .. }`, `FunctionDef { name: "search".into(), description:
 /// .., parameters: json!(..) }`): a literal `name`, a `description` and an input schema.
 pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
-    let field = |k: &[&str]| {
-        s.fields
-            .iter()
-            .find(|f| matches!(&f.member, syn::Member::Named(n) if k.iter().any(|k| n == k)))
-    };
-    field(&["input_schema", "inputSchema", "parameters"])?;
-    let description = field(&["description"])?;
-    let name = field(&["name"])?;
-    let mut e = &name.expr;
-    // `"x".into()`, `"x".to_string()`, `String::from("x")`.
-    loop {
-        e = match e {
-            Expr::MethodCall(m) if m.args.is_empty() => &m.receiver,
-            Expr::Call(c) if c.args.len() == 1 => &c.args[0],
-            Expr::Paren(p) => &p.expr,
-            _ => break,
-        };
-    }
-    let Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Str(lit),
-        ..
-    }) = e
-    else {
-        return None;
-    };
-    let description = match &description.expr {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(d),
-            ..
-        }) => Some(d.value()),
-        Expr::MethodCall(m) => match &*m.receiver {
-            Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(d),
-                ..
-            }) => Some(d.value()),
-            _ => None,
-        },
-        _ => None,
-    };
-    let loc = Loc::of_span(lit.span());
+    // Not `schema`: a structured-output format (`{ name, description, schema }`) is no tool.
+    let (name, span, description) = super::registry::full_definition(s, CODE_SCHEMA_KEYS)?;
+    let loc = Loc::of_span(span);
     Some(Entry {
-        name: lit.value(),
+        fields: vec![("name".to_string(), name.clone())],
+        name,
         description,
         line: loc.line,
         columns: (loc.column, loc.end_column),
-        fields: vec![("name".to_string(), lit.value())],
         program: None,
     })
 }
@@ -1603,6 +1566,7 @@ pub fn tools() -> Vec<Tool> {
         Tool { name: "notes_add".into(), description: "Add a note".into(), input_schema: schema() },
         Tool { name: "notes_list".to_string(), description: "List notes".into(), input_schema: schema() },
         Point { name: "origin".into(), x: 0 },
+        Format { name: "skill_selection".into(), description: "Pick one skill".into(), schema: s() },
     ]
 }
 pub fn handle_notes_add(v: &Value) { std::fs::OpenOptions::new().append(true).open("n").unwrap(); }

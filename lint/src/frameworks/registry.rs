@@ -342,6 +342,38 @@ fn tool_like(name: &str) -> bool {
 /// when it is a literal.
 pub fn tool_definition(e: &Expr) -> Option<(String, proc_macro2::Span, Option<String>)> {
     let Expr::Struct(s) = e else { return None };
+    struct_definition(s)
+}
+
+/// Fields of a tool's definition that hold its arguments' schema.
+pub const SCHEMA_FIELDS: &[&str] = &[
+    "input_schema",
+    "inputSchema",
+    "parameters",
+    "schema",
+    "args_schema",
+];
+
+/// [`tool_definition`] of a struct literal that holds a whole definition: a `description`
+/// and the arguments' schema (one of `schema_fields`, such as [`SCHEMA_FIELDS`]) beside the
+/// name (`ToolDefinition { name: "write".into(), description: .., parameters: json!(..) }`).
+pub fn full_definition(
+    s: &syn::ExprStruct,
+    schema_fields: &[&str],
+) -> Option<(String, proc_macro2::Span, Option<String>)> {
+    let has = |k: &[&str]| {
+        s.fields
+            .iter()
+            .any(|f| matches!(&f.member, syn::Member::Named(n) if k.iter().any(|k| n == k)))
+    };
+    if !has(&["description"]) || !has(schema_fields) {
+        return None;
+    }
+    struct_definition(s)
+}
+
+/// [`tool_definition`] of a struct literal.
+fn struct_definition(s: &syn::ExprStruct) -> Option<(String, proc_macro2::Span, Option<String>)> {
     let field = |name: &str| {
         s.fields
             .iter()

@@ -297,24 +297,7 @@ fn defines_itself(items: &[ImplItem]) -> bool {
     struct Find(bool);
     impl<'a> Visit<'a> for Find {
         fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
-            let has = |k: &[&str]| {
-                s.fields
-                    .iter()
-                    .any(|f| matches!(&f.member, syn::Member::Named(n) if k.iter().any(|k| n == k)))
-            };
-            let literal_name = s.fields.iter().any(|f| {
-                matches!(&f.member, syn::Member::Named(n) if n == "name")
-                    && matches!(
-                        unconverted(&f.expr),
-                        Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(_),
-                            ..
-                        })
-                    )
-            });
-            self.0 |= literal_name
-                && has(&["description"])
-                && has(&["parameters", "input_schema", "schema", "args_schema"]);
+            self.0 |= super::registry::full_definition(s, super::registry::SCHEMA_FIELDS).is_some();
             syn::visit::visit_expr_struct(self, s);
         }
     }
