@@ -19,7 +19,7 @@
 //! The output of `cargo metadata --no-deps` is kept too, with the stat of every file and
 //! directory it was derived from: the workspace manifest and directory, each member's
 //! manifest, directory, its parent (new members of a `crates/*` glob), `src/` and
-//! `src/bin/` (auto-discovered targets), and cargo's configuration files at the root and in
+//! `src/bin/` and `examples/` (auto-discovered targets), and cargo's configuration files at the root and in
 //! `CARGO_HOME`. If any of them changed, cargo runs again. (These stats are trusted however
 //! young: a manifest edited in the very clock tick cargo read it, to the same size, would be
 //! missed until its next change. In an existing target directory the cache's directory is

@@ -663,6 +663,7 @@ fn metadata_sources(metadata: &cargo_metadata::Metadata) -> Vec<PathBuf> {
             out.push(dir.to_path_buf());
             out.push(dir.join("src"));
             out.push(dir.join("src/bin"));
+            out.push(dir.join("examples"));
         }
     }
     out.sort();

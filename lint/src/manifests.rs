@@ -1,5 +1,5 @@
 //! The workspace as the plan needs it ([`Workspace`]: its root, its members' names,
-//! manifests, dependencies and library and binary targets), from `cargo metadata`, or, when
+//! manifests, dependencies and library, binary and example targets), from `cargo metadata`, or, when
 //! cargo cannot list the workspace (a manifest feature or edition the installed cargo does
 //! not know, a member glob matching a directory without a manifest, no cargo at all), read
 //! from the manifests themselves ([`Workspace::read`]).
@@ -10,7 +10,9 @@
 //! component matched on its own), `exclude`, `default-members`, path dependencies inside the
 //! root of a `[workspace]` (members too, as cargo makes them), the package name, and the targets: `[lib]` (its
 //! `path`, else `src/lib.rs`), `src/main.rs`, `src/bin/*.rs`, `src/bin/*/main.rs` (unless
-//! `autobins = false`), and `[[bin]]` entries (their `path`, else the place cargo infers).
+//! `autobins = false`), `[[bin]]` entries (their `path`, else the place cargo infers), and the
+//! examples likewise (`examples/*.rs`, `examples/*/main.rs` unless `autoexamples = false`,
+//! `[[example]]` entries).
 //! Dependencies are named by their package: a `[dependencies]` key, or its `package = `
 //! rename (also through `workspace = true`).
 
@@ -40,16 +42,16 @@ pub struct Member {
     pub manifest_path: PathBuf,
     /// The package names of its dependencies (all kinds, all targets).
     pub deps: Vec<String>,
-    /// Its library and binary targets.
+    /// Its library, binary and example targets.
     pub targets: Vec<Target>,
 }
 
-/// A library (or proc-macro) or binary target.
+/// A library (or proc-macro), binary or example target.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// Target name (`my-lib`, `my_tool`).
     pub name: String,
-    /// A library or proc-macro (not a binary).
+    /// A library or proc-macro (not a binary or an example).
     pub lib: bool,
     /// Its root file.
     pub src_path: PathBuf,
@@ -71,7 +73,10 @@ impl Workspace {
                     .filter(|t| {
                         t.kind.iter().any(|k| {
                             use cargo_metadata::TargetKind::*;
-                            matches!(k, Lib | RLib | DyLib | CDyLib | StaticLib | ProcMacro | Bin)
+                            matches!(
+                                k,
+                                Lib | RLib | DyLib | CDyLib | StaticLib | ProcMacro | Bin | Example
+                            )
                         })
                     })
                     .map(|t| Target {
@@ -434,11 +439,42 @@ fn targets(table: &Table, package: &Table, name: &str, dir: &Path) -> Vec<Target
             src_path: canonical(&path),
         });
     }
+    // Binaries, then examples (cargo builds examples with `cargo test`: an example server
+    // is code the project keeps working, and often the tools an SDK shows).
+    for (kind, auto_dir, auto_flag) in [
+        ("bin", "src/bin", "autobins"),
+        ("example", "examples", "autoexamples"),
+    ] {
+        let found = kind_targets(table, name, dir, kind, auto_dir, flag(auto_flag));
+        out.extend(found.into_iter().map(|(name, src_path)| Target {
+            name,
+            lib: false,
+            src_path,
+        }));
+    }
+    out
+}
+
+/// The targets of one kind (`bin`, `example`): explicit `[[bin]]`/`[[example]]` entries
+/// (their `path`, else `<auto_dir>/<name>.rs` or `<auto_dir>/<name>/main.rs`, and for a
+/// binary named as the package `src/main.rs`), then, when `auto`, the files cargo finds
+/// itself (`src/main.rs` for binaries, `<auto_dir>/*.rs`, `<auto_dir>/*/main.rs`); an
+/// explicit entry of the same name or file replaces the one found.
+fn kind_targets(
+    table: &Table,
+    name: &str,
+    dir: &Path,
+    kind: &str,
+    auto_dir: &str,
+    auto: bool,
+) -> Vec<(String, PathBuf)> {
+    let bin = kind == "bin";
     let explicit: Vec<(String, Option<PathBuf>)> = table
-        .get("bin")
+        .get(kind)
         .and_then(Value::as_array)
-        .map(|bins| {
-            bins.iter()
+        .map(|entries| {
+            entries
+                .iter()
                 .filter_map(Value::as_table)
                 .filter_map(|b| {
                     let n = b.get("name").and_then(Value::as_str)?;
@@ -448,28 +484,28 @@ fn targets(table: &Table, package: &Table, name: &str, dir: &Path) -> Vec<Target
                 .collect()
         })
         .unwrap_or_default();
-    let mut bins: Vec<(String, PathBuf)> = Vec::new();
-    for (bin, path) in &explicit {
+    let mut out: Vec<(String, PathBuf)> = Vec::new();
+    for (target, path) in &explicit {
         let path = path.clone().or_else(|| {
             [
-                dir.join("src/bin").join(format!("{bin}.rs")),
-                dir.join("src/bin").join(bin).join("main.rs"),
+                dir.join(auto_dir).join(format!("{target}.rs")),
+                dir.join(auto_dir).join(target).join("main.rs"),
             ]
             .into_iter()
-            .chain((bin == name).then(|| dir.join("src/main.rs")))
+            .chain((bin && target == name).then(|| dir.join("src/main.rs")))
             .find(|p| p.is_file())
         });
         if let Some(path) = path {
-            bins.push((bin.clone(), canonical(&path)));
+            out.push((target.clone(), canonical(&path)));
         }
     }
-    if flag("autobins") {
+    if auto {
         let mut found = Vec::new();
         let main = dir.join("src/main.rs");
-        if main.is_file() {
+        if bin && main.is_file() {
             found.push((name.to_string(), canonical(&main)));
         }
-        if let Ok(entries) = std::fs::read_dir(dir.join("src/bin")) {
+        if let Ok(entries) = std::fs::read_dir(dir.join(auto_dir)) {
             let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
             entries.sort();
             for p in entries {
@@ -481,18 +517,12 @@ fn targets(table: &Table, package: &Table, name: &str, dir: &Path) -> Vec<Target
                 }
             }
         }
-        // An explicit `[[bin]]` of the same name or file replaces the one found.
-        for (bin, path) in found {
-            if !bins.iter().any(|(n, p)| *n == bin || *p == path) {
-                bins.push((bin, path));
+        for (target, path) in found {
+            if !out.iter().any(|(n, p)| *n == target || *p == path) {
+                out.push((target, path));
             }
         }
     }
-    out.extend(bins.into_iter().map(|(name, src_path)| Target {
-        name,
-        lib: false,
-        src_path,
-    }));
     out
 }
 
@@ -565,6 +595,9 @@ mod tests {
         write(root, "crates/agent/src/lib.rs", "");
         write(root, "crates/agent/src/bin/one.rs", "fn main() {}");
         write(root, "crates/agent/src/bin/two/main.rs", "fn main() {}");
+        write(root, "crates/agent/examples/demo.rs", "fn main() {}");
+        write(root, "crates/agent/examples/server/main.rs", "fn main() {}");
+        write(root, "crates/agent/examples/notes.txt", "");
         write(
             root,
             "crates/old/Cargo.toml",
@@ -580,11 +613,14 @@ mod tests {
         write(
             root,
             "tools/cli/Cargo.toml",
-            "[package]\nname = \"cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautobins = false\n\n[[bin]]\nname = \"cli-main\"\npath = \"src/main.rs\"\n\n[[bin]]\nname = \"helper\"\n\n[dependencies]\nagent.workspace = true\nextra.workspace = true\n",
+            "[package]\nname = \"cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautobins = false\nautoexamples = false\n\n[[bin]]\nname = \"cli-main\"\npath = \"src/main.rs\"\n\n[[bin]]\nname = \"helper\"\n\n[[example]]\nname = \"shown\"\npath = \"demo/shown.rs\"\n\n[[example]]\nname = \"plain\"\n\n[dependencies]\nagent.workspace = true\nextra.workspace = true\n",
         );
         write(root, "tools/cli/src/main.rs", "fn main() {}");
         write(root, "tools/cli/src/bin/helper.rs", "fn main() {}");
         write(root, "tools/cli/src/bin/ignored.rs", "fn main() {}");
+        write(root, "tools/cli/demo/shown.rs", "fn main() {}");
+        write(root, "tools/cli/examples/plain.rs", "fn main() {}");
+        write(root, "tools/cli/examples/ignored.rs", "fn main() {}");
         write(
             root,
             "extra/Cargo.toml",
@@ -602,6 +638,18 @@ mod tests {
         };
         let cargo = Workspace::from_metadata(&metadata);
         assert_eq!(summary(&read), summary(&cargo));
+        // Examples are targets: found in `examples/`, named by `[[example]]`, or neither
+        // when `autoexamples = false` leaves one out.
+        let all = summary(&read).join("\n");
+        for example in [
+            "demo=crates/agent/examples/demo.rs",
+            "server=crates/agent/examples/server/main.rs",
+            "shown=tools/cli/demo/shown.rs",
+            "plain=tools/cli/examples/plain.rs",
+        ] {
+            assert!(all.contains(example), "{example} missing from {all}");
+        }
+        assert!(!all.contains("ignored=tools/cli/examples"), "{all}");
         assert_eq!(canonical(&read.root), canonical(&cargo.root));
         let defaults = |ws: &Workspace| -> Vec<String> {
             ws.default_members

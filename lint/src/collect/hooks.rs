@@ -158,6 +158,10 @@ impl Collector<'_> {
             || tool_type_constructed(text)
             // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`).
             || (tool && has("_tool("))
+            // A tool registered in any SDK's words (`.tool(Tool::new(..), |args| ..)`,
+            // `add_tool_with_handler(..)`).
+            || has("tool(")
+            || has("tool_with")
             || has("register")
             || has("::tool()")
             || has("ToolBuilder")

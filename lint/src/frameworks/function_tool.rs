@@ -158,6 +158,16 @@ pub(super) fn strip_handler(e: &Expr) -> &Expr {
         Expr::Paren(p) => strip_handler(&p.expr),
         Expr::Reference(r) => strip_handler(&r.expr),
         Expr::Group(g) => strip_handler(&g.expr),
+        // `{ let state = state.clone(); move |args| .. }`: the closure the block ends with.
+        Expr::Block(b) if b.block.stmts.last().is_some_and(|s| {
+            matches!(s, syn::Stmt::Expr(e, None) if matches!(strip_handler(e), Expr::Closure(_)))
+        }) =>
+        {
+            match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => strip_handler(e),
+                _ => e,
+            }
+        }
         Expr::Call(c)
             if c.args.len() == 1
                 && matches!(&*c.func, Expr::Path(p) if {
@@ -189,21 +199,38 @@ pub fn find<'a>(
         serves_tools_call: bool,
         out: Vec<FunctionTool<'a>>,
         pairs: Vec<(String, String)>,
-        /// Locals bound to a tool's definition (`let t = Tool { name: "x".into(), .. }`).
+        /// Locals bound to a tool's definition (`let t = Tool { name: "x".into(), .. }`,
+        /// `let t = Tool::new("x", ..)`).
         defs: Vec<(String, &'a Expr)>,
+        /// Locals bound to a closure (`let executor = move |input, ctx| ..`), the closure.
+        closures: Vec<(String, &'a Expr)>,
     }
     impl<'a, R: Fn(&syn::Path) -> Vec<String>> Visit<'a> for Scan<'a, '_, R> {
         fn visit_item(&mut self, _: &'a syn::Item) {}
         fn visit_local(&mut self, l: &'a syn::Local) {
-            if let (syn::Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
-                && super::registry::tool_definition(&init.expr).is_some()
-            {
-                self.defs.push((id.ident.to_string(), &*init.expr));
+            let pat = match &l.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            if let (syn::Pat::Ident(id), Some(init)) = (pat, &l.init) {
+                let bound = strip_handler(&init.expr);
+                if matches!(bound, Expr::Closure(_)) {
+                    self.closures.push((id.ident.to_string(), bound));
+                } else if super::registry::tool_definition(&init.expr).is_some()
+                    || matches!(&*init.expr, Expr::Call(_))
+                {
+                    self.defs.push((id.ident.to_string(), &*init.expr));
+                }
             }
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_call(&mut self, c: &'a ExprCall) {
-            if let Some(t) = of_call(c, self.resolve) {
+            if let Some(t) = of_call(c, self.resolve).or_else(|| {
+                let Expr::Path(p) = &*c.func else { return None };
+                let callee = p.path.segments.last()?.ident.to_string();
+                let args: Vec<&Expr> = c.args.iter().collect();
+                super::registry::of_any_registration(&callee, &args, &self.defs, &self.closures)
+            }) {
                 self.out.push(t);
             }
             syn::visit::visit_expr_call(self, c);
@@ -213,6 +240,15 @@ pub fn find<'a>(
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
                 .or_else(|| super::registry::of_builder_chain(m))
                 .or_else(|| super::registry::of_boxed_insert(m, self.serves_tools_call))
+                .or_else(|| {
+                    let args: Vec<&Expr> = m.args.iter().collect();
+                    super::registry::of_any_registration(
+                        &m.method.to_string(),
+                        &args,
+                        &self.defs,
+                        &self.closures,
+                    )
+                })
             {
                 self.out.push(t);
             } else if let Some(pair) = super::registry::of_type_and_handler(m) {
@@ -227,6 +263,7 @@ pub fn find<'a>(
         out: Vec::new(),
         pairs: Vec::new(),
         defs: Vec::new(),
+        closures: Vec::new(),
     };
     scan.visit_block(block);
     (scan.out, scan.pairs)

@@ -329,6 +329,144 @@ pub fn of_boxed_insert(
     })
 }
 
+/// A registration in any SDK's words, whatever its method or function is called: the tool's
+/// definition first and its handler after it, with nothing left to the name of the method:
+///
+/// ```text
+/// McpServer::builder()
+///     .tool(Tool::new("increment_counter", "Increment the counter", json!({..})), {
+///         let state = state.counter.clone();
+///         move |_: Value| { let state = state.clone(); async move { increment(state).await } }
+///     })
+/// let bash_executor = move |input: Value, ctx: &ToolContext| -> BoxFuture<..> { .. };
+/// engine.register_tool_with_render("Bash".to_string(), bash_executor, bash_rf);
+/// ```
+///
+/// The definition is one of: a struct literal of a type named for tools that defines a tool
+/// ([`tool_definition`]: `Tool { name: "x".into(), .. }`, not a server's `Implementation {
+/// name, description }`), a call of a constructor of a type named for tools handed a tool-like name literal first
+/// (`Tool::new("x", ..)`, `ToolInfo::builder("x")`), either of them bound to a local of the
+/// function (`defs`); or a tool-like name literal itself, when the callee is named for
+/// registering a tool (its words hold `tool`, followed by nothing or by `with`/`fn`/`handler`:
+/// `tool`, `add_tool`, `register_tool_with_render`, never `register_tool_backfill` or
+/// `tool_result`). The handler is the first argument after it that is a closure, written
+/// there (in `Arc::new(..)`, or as a block's last expression) or bound to a local of the
+/// function (`closures`); after a definition of a type, a function's path is one too.
+pub fn of_any_registration<'a>(
+    callee: &str,
+    args: &[&'a Expr],
+    defs: &[(String, &'a Expr)],
+    closures: &[(String, &'a Expr)],
+) -> Option<FunctionTool<'a>> {
+    if args.len() < 2 {
+        return None;
+    }
+    let local = |list: &[(String, &'a Expr)], e: &Expr| -> Option<&'a Expr> {
+        let Expr::Path(p) = super::function_tool::strip_handler(e) else {
+            return None;
+        };
+        let id = p.path.get_ident()?.to_string();
+        list.iter().rev().find(|(n, _)| *n == id).map(|(_, e)| *e)
+    };
+    let first = super::function_tool::strip_handler(args[0]);
+    let def = local(defs, first).unwrap_or(first);
+    let named_for_tools = |e: &Expr| matches!(e, Expr::Struct(st) if st.path.segments.last().is_some_and(|s| s.ident.to_string().contains("Tool")));
+    let (name, name_span, description, typed) =
+        if let Some((n, span, d)) = tool_definition(def).filter(|_| named_for_tools(def)) {
+            (n, span, d, true)
+        } else if let Some((n, span, d)) = constructed_definition(def) {
+            (n, span, d, true)
+        } else {
+            let (n, span) = str_lit(first)?;
+            if !registers_a_tool(callee) || !super::tool_trait::is_tool_name(&n) {
+                return None;
+            }
+            let d = args
+                .get(1)
+                .and_then(|a| str_lit(a))
+                .map(|d| d.0)
+                .filter(|d| d.trim().contains(' '));
+            (n, span, d, false)
+        };
+    let handler = args[1..].iter().find_map(|a| {
+        let e = super::function_tool::strip_handler(a);
+        match e {
+            Expr::Closure(c) => Some((super::function_tool::Handler::Closure(c), e)),
+            Expr::Path(p) => match local(closures, e) {
+                Some(bound) => match bound {
+                    Expr::Closure(c) => Some((super::function_tool::Handler::Closure(c), bound)),
+                    _ => None,
+                },
+                None if typed
+                    && p.path.segments.last().is_some_and(|s| {
+                        s.ident
+                            .to_string()
+                            .starts_with(|c: char| c.is_ascii_lowercase())
+                    }) =>
+                {
+                    Some((super::function_tool::Handler::Path(&p.path), e))
+                }
+                None => None,
+            },
+            _ => None,
+        }
+    });
+    let (handler, handler_expr) = handler?;
+    Some(FunctionTool {
+        name,
+        name_span,
+        description,
+        handler: Some(handler),
+        handler_expr,
+        registry: true,
+        boxed_type: None,
+    })
+}
+
+/// A tool's definition built by a constructor of a type named for tools, handed a tool-like
+/// name literal first (`Tool::new("increment_counter", "Increment the counter", schema)`,
+/// `ToolInfo::builder("x")`): the name, where it is written, and the second argument when it
+/// is prose (a description).
+fn constructed_definition(e: &Expr) -> Option<(String, proc_macro2::Span, Option<String>)> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(f) = &*c.func else { return None };
+    let n = f.path.segments.len();
+    if n < 2 || !f.path.segments[n - 2].ident.to_string().contains("Tool") {
+        return None;
+    }
+    let (name, span) = str_lit(c.args.first()?)?;
+    if !super::tool_trait::is_tool_name(&name) {
+        return None;
+    }
+    let description = c
+        .args
+        .iter()
+        .nth(1)
+        .and_then(str_lit)
+        .map(|d| d.0)
+        .filter(|d| d.trim().contains(' '));
+    Some((name, span, description))
+}
+
+/// Whether a method or function is named for registering a tool: its words hold `tool` (or
+/// `tools`), followed by nothing or by words that say how (`with`, `fn`, `handler`,
+/// `executor`, `closure`, `async`, `sync`): `tool`, `add_tool`, `register_tool_with_render`,
+/// `with_tool_fn`; not `register_tool_backfill`, `tool_result`, `find_tool`.
+pub fn registers_a_tool(callee: &str) -> bool {
+    let words: Vec<&str> = callee.split('_').collect();
+    let Some(at) = words.iter().position(|w| matches!(*w, "tool" | "tools")) else {
+        return false;
+    };
+    const BEFORE: &[&str] = &[
+        "add", "register", "with", "insert", "put", "push", "def", "define",
+    ];
+    const AFTER: &[&str] = &[
+        "with", "fn", "handler", "executor", "closure", "async", "sync",
+    ];
+    words[..at].iter().all(|w| BEFORE.contains(w))
+        && words[at + 1..].first().is_none_or(|w| AFTER.contains(w))
+}
+
 fn tool_like(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -508,6 +646,70 @@ pub async fn init(registry: &Registry) {
                 ("read_page".into(), "Read".into())
             ]
         );
+    }
+
+    /// A registration in an SDK's own words (any method name) is found by its shape: a
+    /// tool's definition (a `Tool::new("name", ..)` constructor, or a name literal when the
+    /// method is named for registering a tool) and a closure after it, written there, as a
+    /// block's last expression or bound to a local. The closure is the tool's body.
+    #[test]
+    fn a_tool_registered_in_any_sdks_words_is_a_tool() {
+        let src = r#"
+async fn increment(state: Arc<Mutex<Vec<u32>>>) -> String { state.lock().await.push(1); String::new() }
+async fn peek(path: String) -> String { std::fs::read_to_string(path).unwrap() }
+fn build(state: AppState) -> McpServer {
+    McpServer::builder()
+        .tool(
+            Tool::new("increment_counter", "Increment the shared counter", json!({"type": "object"})),
+            {
+                let state = state.counter.clone();
+                move |_: Value| { let state = state.clone(); async move { increment(state).await } }
+            },
+        )
+        .tool(Tool::new("peek_file", "Read a file", json!({})), |v: Value| async move { peek(v.to_string()).await })
+        .build()
+}
+pub(crate) fn register_all(engine: &mut QueryEngine) {
+    let bash_executor = move |input: Value, ctx: &ToolContext| -> BoxFuture<String> {
+        Box::pin(async move { std::process::Command::new("sh").arg("-c").arg(input.to_string()).status().unwrap(); String::new() })
+    };
+    let bash_rf = make_render_fns();
+    engine.register_tool_with_render("Bash".to_string(), bash_executor, bash_rf);
+    // Not tools: a backfill hook for a tool, a server's own description, an event bus.
+    engine.register_tool_backfill("Read".to_string(), |v: &mut Value| { v.take(); });
+    let info = Implementation { base: BaseMetadata { name: "srv".into() }, description: Some("An example server".into()) };
+    let server = McpServer::new(info, server_options);
+    bus.subscribe("user_created", move |e| std::fs::write("log", e).unwrap());
+}
+"#;
+        let rows: Vec<(String, String, String)> = inventory(src)
+            .into_iter()
+            .map(|(n, _, style, k)| (n, style, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("Bash".into(), "tool-registry".into(), "Write".into()),
+                (
+                    "increment_counter".into(),
+                    "tool-registry".into(),
+                    "Write".into()
+                ),
+                ("peek_file".into(), "tool-registry".into(), "Read".into()),
+            ]
+        );
+        for (callee, yes) in [
+            ("tool", true),
+            ("add_tool", true),
+            ("register_tool_with_render", true),
+            ("with_tool_fn", true),
+            ("register_tool_backfill", false),
+            ("tool_result", false),
+            ("find_tool", false),
+            ("subscribe", false),
+        ] {
+            assert_eq!(registers_a_tool(callee), yes, "{callee}");
+        }
     }
 
     #[test]
