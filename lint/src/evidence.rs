@@ -176,6 +176,8 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
 
 /// Read-only subcommands of programs that also have writing ones.
 const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    // `ruff check` reports (`--fix` is ruled out before); `ruff format` rewrites.
+    ("ruff", &["check", "rule", "linter", "version"]),
     (
         "git",
         &[
@@ -1021,6 +1023,9 @@ mod tests {
         assert!(run("eslint", &["src", "--max-warnings=0"]));
         assert!(!run("eslint", &["--fix", "src"]));
         assert!(!run("rubocop", &["-A", "x.rb"]));
+        assert!(run("ruff", &["check", "--output-format=json", "x.py"]));
+        assert!(!run("ruff", &["check", "--fix", "x.py"]));
+        assert!(!run("ruff", &["format", "x.py"]));
         assert!(run("cmd", &["/C", "ver"]));
         assert!(run(
             "cmd",

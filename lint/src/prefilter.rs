@@ -47,6 +47,8 @@ const MARKS: &[(&str, bool)] = &[
     ("FunctionTool", false),
     ("swiftide", false),
     ("Tool for", false),
+    // A generic tool trait (`impl Tool<CargoTools> for CargoClean`).
+    ("Tool<", false),
     ("derive(Tool", false),
     ("Tool)]", false),
     ("tools/call", false),
@@ -336,6 +338,7 @@ mod tests {
             "#[mcp_tool(name = \"x\")] struct S;",
             "impl Tool for Send { const NAME: &'static str = \"x\"; }",
             "impl PortableTool for Send {}",
+            "impl Tool<CargoTools> for CargoClean {}",
             "impl X for Y { const NAME: &str = \"x\"; async fn call(&self) {} }",
             "#[derive(Tool)] struct S;",
             "FunctionTool::new(\"x\", \"y\", handler)",

@@ -1371,14 +1371,16 @@ fn modules_read_ahead_count_only_when_the_walk_declares_them() {
 /// Modules declared inside a braced macro call at item level (`cfg_rt! { pub mod runtime; }`,
 /// `cfg_if!` branches) are followed when their file exists — every branch, as every `#[cfg]`
 /// module is — but not behind a test or `#[path]` attribute, not inside a `macro_rules!`
-/// definition, not in a parenthesised call, and a missing file is nothing to report.
+/// definition, not as `mod x;` in a parenthesised call, and a missing file is nothing to
+/// report; so are the modules a parenthesised call lists by name (mcplease's `tools!(S,
+/// (Listed, listed, "listed"))`).
 #[test]
 fn modules_declared_in_braced_macro_calls_are_followed() {
     let ws = two_member_workspace();
     let root = ws.path();
     prepend(
         &root.join("alpha/src/lib.rs"),
-        "cfg_rt! {\n    pub(crate) mod gated;\n}\ncfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        mod unix;\n    } else {\n        mod other;\n    }\n}\ncfg_any! {\n    #[cfg(test)]\n    pub(crate) mod tests;\n    #[path = \"x.rs\"]\n    mod pathed;\n    mod missing;\n    mod inline_one { mod nested; }\n}\nmacro_rules! declare { () => { mod generated; }; }\nsome_macro!(mod guessed;);\n",
+        "cfg_rt! {\n    pub(crate) mod gated;\n}\ncfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        mod unix;\n    } else {\n        mod other;\n    }\n}\ncfg_any! {\n    #[cfg(test)]\n    pub(crate) mod tests;\n    #[path = \"x.rs\"]\n    mod pathed;\n    mod missing;\n    mod inline_one { mod nested; }\n}\nmacro_rules! declare { () => { mod generated; }; }\nsome_macro!(mod guessed;);\ntools!(Kinds, (Listed, listed, \"listed\"), (Absent, absent, \"absent\"));\n",
     );
     for file in [
         "gated",
@@ -1389,6 +1391,7 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
         "nested",
         "generated",
         "guessed",
+        "listed",
     ] {
         write(&root.join(format!("alpha/src/{file}.rs")), &write_tool("W"));
     }
@@ -1407,7 +1410,7 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
     ] {
         let (code, s) = short(args, root);
         assert_eq!(code, 1, "{args:?}: {s}");
-        for kept in ["gated", "unix", "other"] {
+        for kept in ["gated", "unix", "other", "listed"] {
             assert!(
                 s.contains(&format!("alpha/src/{kept}.rs:5:14: error[IDEM001]")),
                 "{args:?}: {kept}: {s}"
@@ -1423,7 +1426,7 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
         ] {
             assert!(!s.contains(dropped), "{args:?}: {dropped}: {s}");
         }
-        assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
+        assert!(s.contains("6 tools (5 write) in 6 files"), "{args:?}: {s}");
     }
     // Whether such a file exists is asked at every run, cache warm or not, though the text
     // that declares it is unchanged: one that appears is read, one that goes is not reported.
@@ -1435,7 +1438,7 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
             s.contains("alpha/src/missing.rs:5:14: error[IDEM001]"),
             "{args:?}: {s}"
         );
-        assert!(s.contains("6 tools (5 write) in 6 files"), "{args:?}: {s}");
+        assert!(s.contains("7 tools (6 write) in 7 files"), "{args:?}: {s}");
     }
     std::fs::remove_file(root.join("alpha/src/unix.rs")).unwrap();
     for args in [&["--workspace"][..], &["--workspace", "--no-cache"]] {
@@ -1444,7 +1447,7 @@ fn modules_declared_in_braced_macro_calls_are_followed() {
             !s.contains("src/unix.rs") && !s.contains("IDEM012"),
             "{args:?}: {s}"
         );
-        assert!(s.contains("5 tools (4 write) in 5 files"), "{args:?}: {s}");
+        assert!(s.contains("6 tools (5 write) in 6 files"), "{args:?}: {s}");
     }
 }
 

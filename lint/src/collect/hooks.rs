@@ -49,10 +49,13 @@ pub(super) struct FwState {
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
     pub(super) consts: FastMap<String, String>,
     want_consts: bool,
-    /// Tool names the constructors of the file's types write (see
-    /// [`crate::frameworks::tool_trait::constructor_name`]), by type.
+    /// Tool names the file's types are given, by type: the one their constructors write
+    /// (see [`crate::frameworks::tool_trait::constructor_name`]), or the struct's serde
+    /// `rename` (`#[serde(rename = "cargo_clean")] struct CargoClean`).
     pub(super) ctor_names: FastMap<String, String>,
     pub(super) want_ctor_names: bool,
+    /// The file may name a tool type by its serde `rename`.
+    pub(super) want_serde_names: bool,
     /// Tools of a tool trait's shape that name themselves nowhere in their impl (index into
     /// the file's tools, type): named by their type's constructor at the end of the file,
     /// dropped when it names none.
@@ -152,6 +155,7 @@ impl Collector<'_> {
         // A parameter holding a whole tool call (`call: ToolCall`, `tool_use: &ToolUse`).
         self.fw.tool_call_types = tool;
         self.fw.want_ctor_names = tool && has(" for ") && has("name:");
+        self.fw.want_serde_names = tool && has(" for ") && has("rename");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
@@ -449,6 +453,18 @@ impl Collector<'_> {
     /// A struct with swiftide's `#[derive(Tool)]` or rust-mcp-sdk's `#[mcp_tool]`: linked to
     /// its method at the end of the file.
     pub(super) fn fw_struct(&mut self, s: &syn::ItemStruct) {
+        if self.fw.want_serde_names
+            && let Some(name) = super::structs::serde_entries(&s.attrs)
+                .into_iter()
+                .find(|(k, _)| k == "rename")
+                .map(|(_, v)| v)
+                .filter(|v| crate::frameworks::tool_trait::is_tool_name(v))
+        {
+            self.fw
+                .ctor_names
+                .entry(s.ident.to_string())
+                .or_insert(name);
+        }
         if self.fw.swiftide {
             let uses = self.uses_swiftide();
             if let Some(d) = swiftide::derived_tool(s, |p| self.resolve(p), uses) {

@@ -133,7 +133,7 @@ fn rename_case(name: &str, rule: &str) -> String {
 }
 
 /// `#[serde(...)]` entries of some attributes, as (key, string value) pairs (`("skip", "")`).
-fn serde_entries(attrs: &[Attribute]) -> Vec<(String, String)> {
+pub(super) fn serde_entries(attrs: &[Attribute]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for a in attrs {
         if !a.path().is_ident("serde") {

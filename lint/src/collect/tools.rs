@@ -576,6 +576,12 @@ impl Collector<'_> {
                         &trait_last,
                         &self_ty,
                         &i.items,
+                    ))
+                || (self.fw.want_serde_names
+                    && frameworks::tool_trait::is_shape_named_by_type(
+                        &trait_last,
+                        &self_ty,
+                        &i.items,
                     ))))
             // An inherent impl of a tool's shape (`impl FsDeleteTool { const NAME; fn execute;
             // fn create_route }`).

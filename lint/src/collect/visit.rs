@@ -68,12 +68,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 _ => {}
             }
         }
-        if m.ident.is_none()
-            && matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_))
-            && !has_cfg_test(&m.attrs)
-        {
+        if m.ident.is_none() && !has_cfg_test(&m.attrs) {
             let mut names = Vec::new();
-            macro_declared_mods(m.mac.tokens.clone(), &mut names);
+            if matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_)) {
+                macro_declared_mods(m.mac.tokens.clone(), &mut names);
+            } else {
+                macro_listed_mods(m.mac.tokens.clone(), &mut names);
+            }
             for name in names {
                 let child = FileJob {
                     optional: true,
@@ -700,6 +701,40 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
 /// The `mod NAME;` declarations in a macro call's tokens, at any depth of its groups but not
 /// inside an inline module (`mod x { .. }`), nor behind a test or `#[path]` attribute.
+/// The modules a parenthesized macro call at item level may declare by listing them: its
+/// lowercase identifiers that stand alone as list elements (between `(`, `,` and `)`), at
+/// any depth — mcplease's `tools!(CargoTools, (CargoClean, cargo_clean, "cargo_clean"),
+/// ..)` declares `mod cargo_clean;` for each tool. They are followed as optional children:
+/// only those with a file of that name are modules.
+fn macro_listed_mods(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let separator = |t: Option<&TokenTree>| match t {
+        None => true,
+        Some(TokenTree::Punct(p)) => p.as_char() == ',',
+        Some(_) => false,
+    };
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
+                macro_listed_mods(g.stream(), out);
+            }
+            TokenTree::Ident(id)
+                if separator(i.checked_sub(1).and_then(|j| trees.get(j)))
+                    && separator(trees.get(i + 1)) =>
+            {
+                let name = id.to_string();
+                if name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && syn::parse_str::<syn::Ident>(&name).is_ok()
+                    && !out.contains(&name)
+                {
+                    out.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn macro_declared_mods(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     // The attributes before the declaration at hand.

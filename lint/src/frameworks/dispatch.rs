@@ -416,6 +416,9 @@ impl<'a> Visit<'a> for Scan<'a> {
     fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
         if is_tool_name_expr(&m.expr) {
             self.arms.extend(literal_arms(m));
+            if !names_a_kind(&m.expr) {
+                self.arms.extend(variant_arms(m));
+            }
         } else if lists_tools(m) {
             let arms: Vec<DispatchArm<'a>> = literal_arms(m)
                 .into_iter()
@@ -459,6 +462,64 @@ pub fn literal_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
         }
     }
     out
+}
+
+/// Whether a tool expression names a kind of tool, not the tool (`tool.tool_type`,
+/// `tool_kind`): its variants are kinds of tools (`ToolType::Shell`), not tools.
+fn names_a_kind(e: &Expr) -> bool {
+    let last = match strip(e) {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        _ => None,
+    }
+    .unwrap_or_default()
+    .to_ascii_lowercase();
+    ["type", "kind", "category", "class", "mode"]
+        .iter()
+        .any(|w| last.contains(w))
+}
+
+/// The arms of a `match` on a tool enum's value, each a unit variant of one enum: a tool
+/// each, named by the variant in snake case (the name `from_name`/serde map it from):
+///
+/// ```text
+/// let tool = McpTool::from_name(tool_name).ok_or_else(..)?;
+/// match tool {
+///     McpTool::Health => { .. }
+///     McpTool::RagIndexText => { self.rag.index_text(..).await }   // tool `rag_index_text`
+/// }
+/// ```
+///
+/// At least two arms must name variants, all of the same enum (`Self` counts as one), so
+/// that a match on an `Option` or a transport kind in a handler is not taken for tools.
+pub fn variant_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
+    fn variant(p: &Pat) -> Option<(String, &syn::Ident)> {
+        let Pat::Path(pp) = p else { return None };
+        let segs = &pp.path.segments;
+        let n = segs.len();
+        (n >= 2).then(|| (segs[n - 2].ident.to_string(), &segs[n - 1].ident))
+    }
+    let found: Vec<(String, &syn::Ident, &Expr)> = m
+        .arms
+        .iter()
+        .filter_map(|arm| variant(&arm.pat).map(|(e, v)| (e, v, &*arm.body)))
+        .collect();
+    let same_enum = found.windows(2).all(|w| w[0].0 == w[1].0);
+    if found.len() < 2 || !same_enum || matches!(found[0].0.as_str(), "Option" | "Result") {
+        return Vec::new();
+    }
+    found
+        .into_iter()
+        .map(|(_, v, body)| DispatchArm {
+            name: super::snake_case(&v.to_string()),
+            span: v.span(),
+            body,
+        })
+        .collect()
 }
 
 /// The tool-name match arms of a function body, and whether it mentions `"tools/call"`
@@ -514,6 +575,39 @@ mod tests {
         p.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    /// A tools/call handler that maps the name to a tool enum and matches on its unit
+    /// variants (rust-memex's `McpTool::from_name(tool_name)`): each variant is a tool named
+    /// in snake case; a match on another value in the handler, or on a kind of tool
+    /// (`tool.tool_type`), is not.
+    #[test]
+    fn a_handler_matching_on_a_tool_enum() {
+        let src = r#"
+enum McpTool { Health, RagIndexText, MemoryDelete }
+enum Transport { Stdio, Http }
+impl Server {
+    async fn handle_tool_call(&self, request: &Value, transport: Transport) -> Result<Value, Value> {
+        let tool_name = request["params"]["name"].as_str().unwrap_or("");
+        let tool = McpTool::from_name(tool_name).ok_or_else(|| json!("unknown"))?;
+        match transport { Transport::Stdio => log("stdio"), Transport::Http => log("http") }
+        match tool.tool_type { ToolType::Shell => run_shell(), ToolType::Python => run_python() }
+        match tool {
+            McpTool::Health => Ok(json!({ "ok": true })),
+            McpTool::RagIndexText => { self.db.execute("INSERT INTO docs VALUES (?)", [request.to_string()])?; Ok(json!({})) }
+            McpTool::MemoryDelete => { self.db.execute("DELETE FROM docs WHERE id = ?", [1])?; Ok(json!({})) }
+        }
+    }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/mcp.rs", src)]),
+            pairs(&[
+                ("health", "Unknown"),
+                ("memory_delete", "Write"),
+                ("rag_index_text", "Write")
+            ])
+        );
     }
 
     /// A tool trait's run method that serves several functions by the name it is handed

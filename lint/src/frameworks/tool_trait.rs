@@ -346,6 +346,19 @@ pub fn is_shape_named_elsewhere(trait_last: &str, self_ty: &str, items: &[ImplIt
         && (has_method(items, &[SCHEMA_METHODS, METADATA_METHODS]) || self_ty.ends_with("Tool"))
 }
 
+/// Whether an impl of a trait named `Tool` (or `…Tool`) only runs the tool, its name given
+/// by its type: mcplease's `impl Tool<CargoTools> for CargoClean { fn execute(self, state:
+/// &mut CargoTools) -> Result<String> }` on `#[serde(rename = "cargo_clean")] struct
+/// CargoClean`. Its name is then that `rename` (or one its constructor writes); without one
+/// it is no tool. A forwarding impl on a pointer or a trait object (`impl Tool for
+/// Box<dyn Tool>`) is never one.
+pub fn is_shape_named_by_type(trait_last: &str, self_ty: &str, items: &[ImplItem]) -> bool {
+    trait_last.ends_with("Tool")
+        && run_method(items).is_some()
+        && self_ty.starts_with(|c: char| c.is_ascii_uppercase())
+        && !matches!(self_ty, "Box" | "Arc" | "Rc")
+}
+
 /// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
     name_expr(items).is_some()
@@ -359,6 +372,48 @@ mod tests {
 
     fn items(src: &str) -> Vec<ImplItem> {
         syn::parse_str::<syn::ItemImpl>(src).unwrap().items
+    }
+
+    /// mcplease's tools: a trait named `Tool` whose impl only runs the tool, named by the
+    /// struct's serde `rename`; a struct without one, and a forwarding impl on a pointer, are
+    /// no tools.
+    #[test]
+    fn a_tool_named_by_its_types_serde_rename() {
+        let src = r#"
+/// Remove build artifacts.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename = "cargo_clean")]
+pub struct CargoClean { pub package: Option<String> }
+impl Tool<CargoTools> for CargoClean {
+    fn execute(self, state: &mut CargoTools) -> Result<String> {
+        std::fs::remove_dir_all("target")?;
+        Ok(String::new())
+    }
+}
+#[serde(rename = "cargo_check")]
+pub struct CargoCheck {}
+impl Tool<CargoTools> for CargoCheck {
+    fn execute(self, state: &mut CargoTools) -> Result<String> { Ok(std::fs::read_to_string("Cargo.toml")?) }
+}
+pub struct Unnamed {}
+impl Tool<CargoTools> for Unnamed {
+    fn execute(self, state: &mut CargoTools) -> Result<String> { std::fs::remove_file("x")?; Ok(String::new()) }
+}
+impl Tool<CargoTools> for Box<dyn Tool<CargoTools>> {
+    fn execute(self, state: &mut CargoTools) -> Result<String> { (*self).execute(state) }
+}
+"#;
+        let rows: Vec<(String, String, String)> = crate::frameworks::test_support::rows(src)
+            .into_iter()
+            .map(|(n, _, style, k)| (n, style, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("cargo_check".into(), "tool-trait".into(), "Read".into()),
+                ("cargo_clean".into(), "tool-trait".into(), "Write".into()),
+            ]
+        );
     }
 
     #[test]
