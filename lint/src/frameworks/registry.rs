@@ -283,41 +283,7 @@ pub fn of_boxed_insert(
     if !tool_like(&name) {
         return None;
     }
-    // `Box::new(..)`, `Arc::new(..)`: the value inside.
-    let Expr::Call(boxed) = super::function_tool::strip_handler(&m.args[1]) else {
-        return None;
-    };
-    let Expr::Path(bp) = &*boxed.func else {
-        return None;
-    };
-    let segs: Vec<String> = bp
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    if !(segs.ends_with(&["Box".to_string(), "new".to_string()])
-        || segs.ends_with(&["Arc".to_string(), "new".to_string()]))
-    {
-        return None;
-    }
-    let inner = super::function_tool::strip_handler(boxed.args.first()?);
-    let ty = match inner {
-        // `XTool::new(config)`, `XTool::default()`.
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if p.path.segments.len() >= 2 => {
-                let n = p.path.segments.len();
-                p.path.segments[n - 2].ident.to_string()
-            }
-            _ => return None,
-        },
-        Expr::Struct(st) => st.path.segments.last()?.ident.to_string(),
-        Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
-        _ => return None,
-    };
-    if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
-        return None;
-    }
+    let ty = boxed_type(&m.args[1])?;
     Some(FunctionTool {
         name,
         name_span,
@@ -351,7 +317,9 @@ pub fn of_boxed_insert(
 /// `tool`, `add_tool`, `register_tool_with_render`, never `register_tool_backfill` or
 /// `tool_result`). The handler is the first argument after it that is a closure, written
 /// there (in `Arc::new(..)`, or as a block's last expression) or bound to a local of the
-/// function (`closures`); after a definition of a type, a function's path is one too.
+/// function (`closures`); after a definition of a type, a function's path is one too; else a
+/// handler value of a type, boxed or shared (`Box::new(EchoTool)`), whose run method is the
+/// tool's body.
 pub fn of_any_registration<'a>(
     callee: &str,
     args: &[&'a Expr],
@@ -411,7 +379,22 @@ pub fn of_any_registration<'a>(
             _ => None,
         }
     });
-    let (handler, handler_expr) = handler?;
+    let Some((handler, handler_expr)) = handler else {
+        // A handler value of a type, boxed or shared (`registry.register_tool("echo",
+        // Box::new(EchoTool))`): the tool's body is that type's run method.
+        let (arg, ty) = args[1..]
+            .iter()
+            .find_map(|a| boxed_type(a).map(|ty| (*a, ty)))?;
+        return Some(FunctionTool {
+            name,
+            name_span,
+            description,
+            handler: None,
+            handler_expr: arg,
+            registry: true,
+            boxed_type: Some(ty),
+        });
+    };
     Some(FunctionTool {
         name,
         name_span,
@@ -465,6 +448,45 @@ pub fn registers_a_tool(callee: &str) -> bool {
     ];
     words[..at].iter().all(|w| BEFORE.contains(w))
         && words[at + 1..].first().is_none_or(|w| AFTER.contains(w))
+}
+
+/// The type of a handler value handed over boxed or shared (`Box::new(CreateIssueTool::new(config))`,
+/// `Arc::new(EchoTool)`): its type's name, when it reads as one (capitalised).
+fn boxed_type(e: &Expr) -> Option<String> {
+    // `Box::new(..)`, `Arc::new(..)`: the value inside.
+    let Expr::Call(boxed) = super::function_tool::strip_handler(e) else {
+        return None;
+    };
+    let Expr::Path(bp) = &*boxed.func else {
+        return None;
+    };
+    let segs: Vec<String> = bp
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if !(segs.ends_with(&["Box".to_string(), "new".to_string()])
+        || segs.ends_with(&["Arc".to_string(), "new".to_string()]))
+    {
+        return None;
+    }
+    let inner = super::function_tool::strip_handler(boxed.args.first()?);
+    let ty = match inner {
+        // `XTool::new(config)`, `XTool::default()`.
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let n = p.path.segments.len();
+                p.path.segments[n - 2].ident.to_string()
+            }
+            _ => return None,
+        },
+        Expr::Struct(st) => st.path.segments.last()?.ident.to_string(),
+        Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+        _ => return None,
+    };
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some(ty)
 }
 
 fn tool_like(name: &str) -> bool {
@@ -657,6 +679,10 @@ pub async fn init(registry: &Registry) {
         let src = r#"
 async fn increment(state: Arc<Mutex<Vec<u32>>>) -> String { state.lock().await.push(1); String::new() }
 async fn peek(path: String) -> String { std::fs::read_to_string(path).unwrap() }
+struct ListFilesTool;
+impl ToolHandler for ListFilesTool {
+    async fn call(&self, args: Value) -> Result<String> { Ok(std::fs::read_dir(".")?.count().to_string()) }
+}
 fn build(state: AppState) -> McpServer {
     McpServer::builder()
         .tool(
@@ -675,6 +701,7 @@ pub(crate) fn register_all(engine: &mut QueryEngine) {
     };
     let bash_rf = make_render_fns();
     engine.register_tool_with_render("Bash".to_string(), bash_executor, bash_rf);
+    registry.register_tool("list_files", Box::new(ListFilesTool));
     // Not tools: a backfill hook for a tool, a server's own description, an event bus.
     engine.register_tool_backfill("Read".to_string(), |v: &mut Value| { v.take(); });
     let info = Implementation { base: BaseMetadata { name: "srv".into() }, description: Some("An example server".into()) };
@@ -695,6 +722,7 @@ pub(crate) fn register_all(engine: &mut QueryEngine) {
                     "tool-registry".into(),
                     "Write".into()
                 ),
+                ("list_files".into(), "tool-registry".into(), "Read".into()),
                 ("peek_file".into(), "tool-registry".into(), "Read".into()),
             ]
         );

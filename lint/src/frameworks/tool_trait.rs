@@ -359,11 +359,46 @@ pub fn is_shape_named_by_type(trait_last: &str, self_ty: &str, items: &[ImplItem
         && !matches!(self_ty, "Box" | "Arc" | "Rc")
 }
 
-/// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool.
+/// Whether an impl of the trait named `trait_last` has the shape of a hand-written tool: a
+/// name, a run method, and a way to tell the model its arguments — a schema method, a trait
+/// named for tools, or a metadata method that builds a whole definition (smart-terminal's
+/// `impl Capability for ReadDir { fn metadata(&self) -> ToolMetaData { ToolMetaData { name,
+/// description: "..".into(), parameters: ReadDirArgs::schema() } } }`).
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
     name_expr(items).is_some()
         && run_method(items).is_some()
-        && (has_method(items, &[SCHEMA_METHODS]) || trait_last.contains("Tool"))
+        && (has_method(items, &[SCHEMA_METHODS])
+            || trait_last.contains("Tool")
+            || builds_a_definition(items))
+}
+
+/// Whether a metadata method ([`METADATA_METHODS`]) of the impl builds a struct literal that
+/// holds a whole tool definition: a `description` and an argument schema
+/// ([`super::registry::SCHEMA_FIELDS`]).
+fn builds_a_definition(items: &[ImplItem]) -> bool {
+    use syn::visit::Visit;
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+            let has = |names: &[&str]| {
+                s.fields.iter().any(
+                    |f| matches!(&f.member, syn::Member::Named(n) if names.iter().any(|k| n == k)),
+                )
+            };
+            if has(&["description"]) && has(super::registry::SCHEMA_FIELDS) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_struct(self, s);
+        }
+    }
+    items.iter().any(|i| match i {
+        ImplItem::Fn(f) if METADATA_METHODS.iter().any(|m| f.sig.ident == m) => {
+            let mut find = Find(false);
+            find.visit_block(&f.block);
+            find.0
+        }
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -427,6 +462,20 @@ impl Tool<CargoTools> for Box<dyn Tool<CargoTools>> {
             "AgentTool",
             &items(
                 "impl AgentTool for W { fn name(&self) -> &'static str { \"w\".into() } fn run(&self) {} }"
+            )
+        ));
+        // Any trait, with a metadata method that builds a whole definition.
+        assert!(is_shape(
+            "Capability",
+            &items(
+                "impl Capability for ReadDir { fn name(&self) -> &'static str { \"read_dir\" } fn metadata(&self) -> ToolMetaData { ToolMetaData { name: self.name().into(), description: \"Read a directory.\".into(), parameters: Args::schema() } } fn execute(&self, args: Value) -> R { todo!() } }"
+            )
+        ));
+        // Its metadata without an argument schema (a plugin's) is not one.
+        assert!(!is_shape(
+            "Plugin",
+            &items(
+                "impl Plugin for P { fn name(&self) -> &'static str { \"p\" } fn metadata(&self) -> Meta { Meta { name: \"p\".into(), description: \"A plugin.\".into() } } fn run(&self) {} }"
             )
         ));
         // A CLI subcommand: name and run, no schema, trait not named for tools.
