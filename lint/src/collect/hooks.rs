@@ -144,6 +144,32 @@ fn tool_type_constructed(text: &str) -> bool {
     })
 }
 
+/// The struct literals of an expression or a body that are tool table entries
+/// ([`crate::frameworks::registry::table_entry`]), copied out, with those in a `vec![..]`
+/// (`vec![Tool { .. }, ..]`); nested items left out.
+struct TableEntries(Vec<syn::ExprStruct>);
+
+impl<'a> syn::visit::Visit<'a> for TableEntries {
+    fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+        if crate::frameworks::registry::table_entry(s).is_some() {
+            self.0.push(s.clone());
+        }
+        syn::visit::visit_expr_struct(self, s);
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        use syn::punctuated::Punctuated;
+        if m.path.segments.last().is_some_and(|s| s.ident == "vec")
+            && let Ok(list) =
+                m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        {
+            for e in &list {
+                self.visit_expr(e);
+            }
+        }
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
 impl Collector<'_> {
     /// Which scans can find anything in this file, from its text.
     pub(super) fn fw_prepare(&mut self, text: &str) {
@@ -171,7 +197,7 @@ impl Collector<'_> {
             || has("ToolBuilder")
             || (has(".insert(") && has("Box::new(") && (tool || has("tools/call")));
         self.fw.tools_call = has("tools/call") || has("tools/list");
-        self.fw.tables = has("description");
+        self.fw.tables = has("description") || (tool && has("name:"));
         self.fw.swiftide = has("swiftide");
         self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
         self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
@@ -272,6 +298,7 @@ impl Collector<'_> {
                 });
             }
         }
+        self.fw_fn_tool_table(&sig.ident, block);
         let (arms, handler) = dispatch::tools_of_fn(sig, block, self.fw.tools_call);
         if handler && let Some(f) = self.fn_stack.last_mut() {
             f.facts.tools_handler = true;
@@ -589,37 +616,63 @@ impl Collector<'_> {
         if !self.fw.tables {
             return;
         }
-        struct Entries<'a>(Vec<&'a syn::ExprStruct>);
-        impl<'a> syn::visit::Visit<'a> for Entries<'a> {
-            fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
-                self.0.push(s);
-                syn::visit::visit_expr_struct(self, s);
-            }
-            fn visit_item(&mut self, _: &'a syn::Item) {}
-        }
-        let mut entries = Entries(Vec::new());
+        let mut entries = TableEntries(Vec::new());
         syn::visit::Visit::visit_expr(&mut entries, e);
+        self.fw_table_entries(item_ident, entries.0);
+    }
+
+    /// The tool table entries written in a function's body (`Plugin { tools: vec![Tool {
+    /// name: "file_write".into(), run: Box::new(FileWriteImpl), .. }] }`), in `vec![..]`
+    /// too.
+    pub(super) fn fw_fn_tool_table(&mut self, fn_ident: &syn::Ident, block: &syn::Block) {
+        if !self.fw.tables {
+            return;
+        }
+        let mut entries = TableEntries(Vec::new());
+        syn::visit::Visit::visit_block(&mut entries, block);
+        self.fw_table_entries(fn_ident, entries.0);
+    }
+
+    fn fw_table_entries(&mut self, item_ident: &syn::Ident, entries: Vec<syn::ExprStruct>) {
         let table = item_ident.to_string();
-        for s in entries.0 {
+        for s in &entries {
             let Some((name, span, description, handler)) =
                 crate::frameworks::registry::table_entry(s)
             else {
                 continue;
             };
             let ident = synthetic_ident(&table.to_lowercase(), &name, span);
-            let resolved = self.resolve(handler);
-            let function = handler.to_token_stream().to_string().replace(' ', "");
-            self.begin_fn(&ident, None);
-            if let Some(target) = self.call_target(resolved) {
-                self.call(target, crate::facts::Loc::default());
-            }
-            let idx = self.end_fn();
-            self.fns[idx].display = function.clone();
             let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = ident;
+            sig.ident = ident.clone();
             let hints = ToolHints {
                 description,
                 ..ToolHints::default()
+            };
+            let (function, body) = match handler {
+                crate::frameworks::registry::TableHandler::Function(path) => {
+                    let resolved = self.resolve(path);
+                    let function = path.to_token_stream().to_string().replace(' ', "");
+                    self.begin_fn(&ident, None);
+                    if let Some(target) = self.call_target(resolved) {
+                        self.call(target, crate::facts::Loc::default());
+                    }
+                    let idx = self.end_fn();
+                    self.fns[idx].display = function.clone();
+                    (function, ToolBody::Local(idx))
+                }
+                crate::frameworks::registry::TableHandler::Value(ty) => {
+                    let ty = ty.to_string();
+                    (
+                        ty.clone(),
+                        ToolBody::Method(
+                            ty,
+                            crate::frameworks::tool_trait::RUN_METHODS
+                                .iter()
+                                .map(|s| s.to_string())
+                                .collect(),
+                        ),
+                    )
+                }
             };
             self.make_tool(
                 ToolStyle::Registry,
@@ -628,7 +681,7 @@ impl Collector<'_> {
                 Some(hints),
                 Some(name),
                 function,
-                ToolBody::Local(idx),
+                body,
                 span.start().line as u32,
                 (Vec::new(), Vec::new()),
             );

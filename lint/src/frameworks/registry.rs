@@ -207,11 +207,24 @@ const HANDLER_FIELDS: &[&str] = &[
     "invoke", "action", "handle",
 ];
 
-/// An entry of a static tool table: a struct literal that defines a tool (a literal
-/// tool-like `name` and a `description`, [`tool_definition`]) and names its handler function
-/// in a field (`execute: ToolExecutor::Sync(exec_read_file)`, `handler: run_query`,
-/// `func: Box::new(fetch)`): the tool's name, where it is written, its description and the
-/// handler's path.
+/// What a tool table's entry runs.
+#[derive(Debug, Clone, Copy)]
+pub enum TableHandler<'a> {
+    /// A function, by its path.
+    Function(&'a syn::Path),
+    /// A handler value of a type, boxed (`run: Box::new(FileWriteImpl)`): the type's name;
+    /// its run method is the tool's body.
+    Value(&'a syn::Ident),
+}
+
+/// An entry of a tool table: a struct literal that defines a tool and names its handler in
+/// a field (`execute: ToolExecutor::Sync(exec_read_file)`, `handler: run_query`, `func:
+/// Box::new(fetch)`, `run: Box::new(FileWriteImpl)`): the tool's name, where it is written,
+/// its description and the handler. The definition is either a literal tool-like `name` and
+/// a literal `description` ([`tool_definition`]), or a struct of a type named for tools with
+/// a literal tool-like `name` (its description, if any, in `description`, `purpose`,
+/// `summary` or `help`: smartgpt's `Tool { name: "file_write".into(), purpose: "..".into(),
+/// args: vec![..], run: Box::new(FileWriteImpl) }`).
 ///
 /// ```text
 /// pub const TOOL_DEFS: &[ToolDef] = &[
@@ -221,32 +234,74 @@ const HANDLER_FIELDS: &[&str] = &[
 /// ```
 pub fn table_entry(
     s: &syn::ExprStruct,
-) -> Option<(String, proc_macro2::Span, Option<String>, &syn::Path)> {
-    let e = Expr::Struct(s.clone());
-    let (name, span, description) = tool_definition(&e)?;
-    description.as_ref()?;
-    // A function path, directly or as the one argument of a wrapper (`Sync(f)`, `Box::new(f)`).
-    fn fn_path(e: &Expr) -> Option<&syn::Path> {
+) -> Option<(String, proc_macro2::Span, Option<String>, TableHandler<'_>)> {
+    let field = |name: &str| {
+        s.fields
+            .iter()
+            .find(|f| matches!(&f.member, syn::Member::Named(id) if id == name))
+    };
+    let (name, span, description) = match struct_definition(s) {
+        Some((name, span, Some(description))) => (name, span, Some(description)),
+        _ => {
+            // A struct of a type named for tools, with a name and a handler.
+            if !s
+                .path
+                .segments
+                .last()
+                .is_some_and(|seg| seg.ident.to_string().contains("Tool"))
+            {
+                return None;
+            }
+            let (name, span) = str_lit(&field("name")?.expr)?;
+            if !super::tool_trait::is_tool_name(&name) {
+                return None;
+            }
+            let description = ["description", "purpose", "summary", "help"]
+                .iter()
+                .find_map(|d| field(d))
+                .and_then(|f| match &f.expr {
+                    Expr::Call(c) if c.args.len() == 1 => str_lit(&c.args[0]),
+                    e => str_lit(e),
+                })
+                .map(|d| d.0);
+            (name, span, description)
+        }
+    };
+    // A function path, directly or as the one argument of a wrapper (`Sync(f)`, `Box::new(f)`),
+    // or a boxed value of a type (`Box::new(FileWriteImpl)`, `Arc::new(X::new())`).
+    fn handler(e: &Expr) -> Option<TableHandler<'_>> {
         match super::function_tool::strip_handler(e) {
             Expr::Path(p) => {
                 let last = p.path.segments.last()?.ident.to_string();
                 last.starts_with(|c: char| c.is_ascii_lowercase())
-                    .then_some(&p.path)
+                    .then_some(TableHandler::Function(&p.path))
             }
-            Expr::Call(c) if c.args.len() == 1 => fn_path(&c.args[0]),
+            Expr::Call(c) if c.args.len() == 1 => handler(&c.args[0]).or_else(|| {
+                let Expr::Path(f) = &*c.func else { return None };
+                let segs = &f.path.segments;
+                let boxed = segs.len() == 2
+                    && matches!(segs[0].ident.to_string().as_str(), "Box" | "Arc" | "Rc")
+                    && segs[1].ident == "new";
+                let ty = match super::function_tool::strip_handler(&c.args[0]) {
+                    Expr::Path(p) => &p.path.segments.last()?.ident,
+                    Expr::Call(inner) => match &*inner.func {
+                        Expr::Path(p) if p.path.segments.len() >= 2 => {
+                            &p.path.segments[p.path.segments.len() - 2].ident
+                        }
+                        _ => return None,
+                    },
+                    Expr::Struct(st) => &st.path.segments.last()?.ident,
+                    _ => return None,
+                };
+                (boxed && ty.to_string().starts_with(|c: char| c.is_ascii_uppercase()))
+                    .then_some(TableHandler::Value(ty))
+            }),
             _ => None,
         }
     }
-    let named = |f: &syn::FieldValue| match &f.member {
-        syn::Member::Named(id) => Some(id.to_string()),
-        syn::Member::Unnamed(_) => None,
-    };
-    let handler = HANDLER_FIELDS.iter().find_map(|h| {
-        s.fields
-            .iter()
-            .find(|f| named(f).as_deref() == Some(h))
-            .and_then(|f| fn_path(&f.expr))
-    })?;
+    let handler = HANDLER_FIELDS
+        .iter()
+        .find_map(|h| field(h).and_then(|f| handler(&f.expr)))?;
     Some((name, span, description, handler))
 }
 
@@ -679,6 +734,11 @@ pub async fn init(registry: &Registry) {
         let src = r#"
 async fn increment(state: Arc<Mutex<Vec<u32>>>) -> String { state.lock().await.push(1); String::new() }
 async fn peek(path: String) -> String { std::fs::read_to_string(path).unwrap() }
+struct FileAppendImpl;
+impl CommandImpl for FileAppendImpl {
+    async fn invoke(&self, args: Value) -> Result<String> { std::fs::OpenOptions::new().append(true).open("f")?.write_all(b"x")?; Ok(String::new()) }
+}
+fn read_file(args: Value) -> String { std::fs::read_to_string("f").unwrap() }
 struct ListFilesTool;
 impl ToolHandler for ListFilesTool {
     async fn call(&self, args: Value) -> Result<String> { Ok(std::fs::read_dir(".")?.count().to_string()) }
@@ -702,6 +762,13 @@ pub(crate) fn register_all(engine: &mut QueryEngine) {
     let bash_rf = make_render_fns();
     engine.register_tool_with_render("Bash".to_string(), bash_executor, bash_rf);
     registry.register_tool("list_files", Box::new(ListFilesTool));
+    let plugin = Plugin { tools: vec![
+        Tool { name: "file_append".to_string(), purpose: "Add lines to a file.".to_string(), args: vec![], run: Box::new(FileAppendImpl) },
+        Tool { name: "file_read".to_string(), purpose: "Read a file.".to_string(), args: vec![], run: read_file },
+    ] };
+    // Not tools: a struct of another type, a tool's result.
+    let r = Reply { name: "done".to_string(), run: Box::new(Noop) };
+    let out = ToolResult { name: "x".to_string(), content: text };
     // Not tools: a backfill hook for a tool, a server's own description, an event bus.
     engine.register_tool_backfill("Read".to_string(), |v: &mut Value| { v.take(); });
     let info = Implementation { base: BaseMetadata { name: "srv".into() }, description: Some("An example server".into()) };
@@ -717,6 +784,8 @@ pub(crate) fn register_all(engine: &mut QueryEngine) {
             rows,
             [
                 ("Bash".into(), "tool-registry".into(), "Write".into()),
+                ("file_append".into(), "tool-registry".into(), "Write".into()),
+                ("file_read".into(), "tool-registry".into(), "Read".into()),
                 (
                     "increment_counter".into(),
                     "tool-registry".into(),
