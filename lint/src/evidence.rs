@@ -573,11 +573,61 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         }
         return false;
     }
-    // A program the models do not know, asked by its first word to list, show or get
-    // (`breakrs list`, `xdotool getactivewindow`, `tool status`): it reports.
-    args.iter()
-        .find(|a| !a.starts_with('-'))
-        .is_some_and(|a| reporting_subcommand(a))
+    unknown_program_reads(args)
+}
+
+/// Whether a program the models do not know only reports, by the words it is handed:
+///
+/// - asked by its first word to list, show or get (`breakrs list`, `xdotool
+///   getactivewindow`, `tool status`): it reports;
+/// - else the first word the verb vocabulary knows decides (`talosctl upgrade`, `etcd
+///   defrag`, `service … restart` write; `… fetch` reads), words it does not know (nouns
+///   such as `containers`, `etcd`) passed over;
+/// - words that are all nouns, the first a plural (`talosctl --nodes … containers`, `etcd
+///   members`), ask it to list those things: it reports — unless an operand the code
+///   computes could be the verb (`service … …`: an unseen word that is no option's value);
+///   other nouns (`xdotool key ctrl+c`, `… dmesg`) leave it a write, as no word at all does.
+///
+/// An unseen word (`…`) right after an option is taken for that option's value.
+fn unknown_program_reads(args: &[String]) -> bool {
+    let mut after_option = false;
+    let mut unseen_operand = false;
+    // The first word names a kind of thing in the plural (`containers`, `members`): asked
+    // to list them.
+    let mut lists: Option<bool> = None;
+    for a in args {
+        if a.starts_with('-') {
+            after_option = !a.contains('=');
+            continue;
+        }
+        let value = std::mem::take(&mut after_option);
+        if a == "…" {
+            unseen_operand |= !value;
+            continue;
+        }
+        if value && !a.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+            // An option's literal value (`--image ghcr.io/..`, `--format json`).
+            continue;
+        }
+        if reporting_subcommand(a) {
+            return !unseen_operand;
+        }
+        for w in crate::effects::verbs::words(a) {
+            if crate::effects::verbs::is_write_verb(&w) {
+                return false;
+            }
+            if crate::effects::verbs::is_read_verb(&w) {
+                return !unseen_operand;
+            }
+        }
+        lists.get_or_insert_with(|| {
+            a.len() > 3
+                && a.ends_with('s')
+                && !a.ends_with("ss")
+                && a.chars().all(|c| c.is_ascii_lowercase())
+        });
+    }
+    lists == Some(true) && !unseen_operand
 }
 
 /// A sub-command that only reports, for a program the models do not know: a listing or
@@ -1012,6 +1062,21 @@ mod tests {
         assert!(run("xdotool", &["getactivewindow"]));
         assert!(!run("xdotool", &["key", "ctrl+c"]));
         assert!(!run("breakrs", &["add", "x"]));
+        // A program the models do not know: its words decide, nouns name what it shows.
+        assert!(run("talosctl", &["--nodes", "…", "containers"]));
+        assert!(run(
+            "talosctl",
+            &["--nodes", "…", "processes", "--sort", "cpu"]
+        ));
+        assert!(!run(
+            "talosctl",
+            &["--nodes", "…", "upgrade", "--image", "…"]
+        ));
+        assert!(!run("talosctl", &["--nodes", "…", "etcd", "defrag"]));
+        assert!(!run("talosctl", &["--nodes", "…", "service", "…", "…"]));
+        assert!(!run("talosctl", &["…"]));
+        assert!(!run("talosctl", &[]));
+        assert!(!run("talosctl", &["--nodes", "…", "reboot"]));
         assert!(run("mount", &[]));
         assert!(!run("mount", &["/dev/sda1", "/mnt"]));
         assert!(run("go", &["vet", "./..."]));

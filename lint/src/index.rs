@@ -1279,14 +1279,32 @@ impl<'a> Index<'a> {
             return found;
         }
         let suffix = format!("::{qual}");
-        cands
+        let found: Vec<FnId> = cands
             .iter()
             .copied()
             .filter(|i| {
                 let m = &self.func(*i).module;
                 self.krate(*i) == krate && (*m == qual || m.ends_with(&suffix))
             })
-            .collect()
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        // A module named by an alias the lint does not see (brought in by a glob of a parent's
+        // re-exports: `use super::*;` under `pub(crate) use crate::mcp::tools::{zones as
+        // zone_tools};`): the crate's only free function of that name.
+        let module_qualified =
+            segments[segments.len() - 2].starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        let all: Vec<FnId> = cands
+            .iter()
+            .copied()
+            .filter(|i| self.krate(*i) == krate)
+            .collect();
+        if module_qualified && all.len() == 1 {
+            all
+        } else {
+            Vec::new()
+        }
     }
 
     /// The evidence of a function's own body that stands (SDK-named calls that resolve to
@@ -1504,6 +1522,56 @@ fn is_post(e: &Evidence) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// A call through a module alias the lint cannot resolve (`zone_tools::..`, brought in by
+    /// `use super::*;` from a parent's `pub(crate) use crate::tools::{zones as zone_tools}`)
+    /// reaches the crate's only free function of that name; a type's associated function
+    /// (`Zone::enable`) is not taken for a free function so named.
+    #[test]
+    fn a_call_through_a_glob_imported_module_alias_is_followed() {
+        let server = r#"
+pub(crate) use rmcp::{tool, tool_router};
+pub(crate) use crate::tools::{zones as zone_tools};
+mod zones;
+pub struct DnsServer { http: reqwest::Client }
+"#;
+        let zones = r#"
+use super::*;
+#[tool_router]
+impl DnsServer {
+    #[tool(description = "Enable a zone")]
+    async fn dns_enable_zone(&self, zone: String) -> Result<String, String> {
+        zone_tools::handle_enable_zone(&self.http, &zone).await
+    }
+    #[tool(description = "Show a zone")]
+    async fn dns_show_zone(&self, zone: String) -> Result<String, String> {
+        Zone::enable(&zone)
+    }
+}
+"#;
+        let tools = r#"
+pub async fn handle_enable_zone(http: &reqwest::Client, zone: &str) -> Result<String, String> {
+    http.delete(format!("https://dns.example/zones/{zone}/disabled")).send().await.map_err(|e| e.to_string())?;
+    Ok(String::new())
+}
+pub fn enable(zone: &str) -> Result<String, String> { std::fs::write("zone", zone).map_err(|e| e.to_string())?; Ok(String::new()) }
+"#;
+        let rows: Vec<(String, String)> = crate::analysis::inventory_rows(&[
+            ("src/server/mod.rs", server),
+            ("src/server/zones.rs", zones),
+            ("src/tools/zones.rs", tools),
+        ])
+        .into_iter()
+        .map(|r| (r.0, r.3))
+        .collect();
+        assert_eq!(
+            rows,
+            [
+                ("dns_enable_zone".to_string(), "Write".to_string()),
+                ("dns_show_zone".to_string(), "Unknown".to_string())
+            ]
+        );
+    }
+
     /// A client method whose name says it queries reads by POST (a search endpoint); one
     /// whose name says it writes, or that writes otherwise too, still writes.
     #[test]
