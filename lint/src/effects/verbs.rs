@@ -141,12 +141,19 @@ pub fn is_write_verb(w: &str) -> bool {
 
 /// Whether a function's name says it queries ([`super::vocabulary::QUERY`]): its first
 /// word is a query verb, it has a second word, and no word of it is a write verb
-/// (`query_search_analytics`, `list_album_photos`; not `get_or_create_label`, not `list`).
+/// (`query_search_analytics`, `list_album_photos`; not `get_or_create_label`, not `list`);
+/// or it is one word that only searches (`search`, `query`, `lookup`, `find`, `retrieve`:
+/// a client's `fn search(&self, ..)` that POSTs to `/v1/search`).
 pub fn names_a_query(name: &str) -> bool {
     let ws = words(name);
-    ws.len() >= 2
+    (ws.len() >= 2
         && vocabulary(&ws[0]) & QUERY != 0
-        && !ws.iter().any(|w| vocabulary(w) & WRITE != 0)
+        && !ws.iter().any(|w| vocabulary(w) & WRITE != 0))
+        || (ws.len() == 1
+            && matches!(
+                ws[0].as_str(),
+                "search" | "query" | "lookup" | "find" | "retrieve"
+            ))
 }
 
 /// Whether a function or type is named for asking a model to infer (`embed`,
@@ -818,12 +825,16 @@ mod tests {
             "list_album_photos",
             "search_photos",
             "get_summary",
+            "search",
+            "lookup",
         ] {
             assert!(names_a_query(yes), "{yes}");
         }
         for no in [
             "get_or_create_label",
             "list",
+            "get",
+            "fetch",
             "test_webhook",
             "check_in",
             "create_issue",
