@@ -247,6 +247,7 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("download", Read, NONE),
     ("export", Read, NONE),
     ("retrieve", Read, QUERY),
+    ("recall", Read, QUERY),
     ("load", Read, NONE),
     ("info", Read, QUERY),
     ("peek", Read, QUERY),
