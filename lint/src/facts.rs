@@ -614,6 +614,11 @@ pub struct FileFacts {
     /// ListIssues { .. }"`), by module path (`graphql::queries::LIST_ISSUES`), and whether
     /// it writes.
     pub sent_consts: Vec<(String, bool)>,
+    /// String constants whose text reads as a tool's name (`const TOOL_LIST: &str =
+    /// "nodus_list"`): (constant, text), for tools a `match` names by a constant
+    /// ([`crate::frameworks::name_by_consts`]).
+    #[serde(default)]
+    pub name_consts: Vec<(String, String)>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
     /// Structs with named fields, with docs and types (argument schemas, `Via::SelfField`).

@@ -56,6 +56,10 @@ pub(super) struct FwState {
     pub(super) want_ctor_names: bool,
     /// The file may name a tool type by its serde `rename`.
     pub(super) want_serde_names: bool,
+    /// String constants of the file that read as tool names (see
+    /// [`crate::facts::FileFacts::name_consts`]).
+    pub(super) name_consts: Vec<(String, String)>,
+    want_name_consts: bool,
     /// Tools of a tool trait's shape that name themselves nowhere in their impl (index into
     /// the file's tools, type): named by their type's constructor at the end of the file,
     /// dropped when it names none.
@@ -182,6 +186,7 @@ impl Collector<'_> {
         self.fw.tool_call_types = tool;
         self.fw.want_ctor_names = tool && has(" for ") && has("name:");
         self.fw.want_serde_names = tool && has(" for ") && has("rename");
+        self.fw.want_name_consts = has("const ") && has("&str");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
@@ -207,6 +212,38 @@ impl Collector<'_> {
     pub(super) fn fw_begin_file(&mut self, items: &[syn::Item]) {
         if self.fw.want_consts {
             self.fw.consts = rig::string_consts(items);
+        }
+        // Constants whose text reads as a tool's name, for a `match` in any file to name
+        // its arms by.
+        if self.fw.want_name_consts {
+            let mut consts = if self.fw.want_consts {
+                self.fw.consts.clone()
+            } else {
+                rig::string_consts(items)
+            };
+            // A trait impl's own `const NAME: &str = "read_file"` (`ReadFileTool::NAME`).
+            for item in items {
+                if let syn::Item::Impl(i) = item
+                    && i.trait_.is_some()
+                    && let syn::Type::Path(tp) = &*i.self_ty
+                    && let Some(ty) = tp.path.segments.last()
+                {
+                    for it in &i.items {
+                        if let syn::ImplItem::Const(c) = it
+                            && let Some((v, _)) = crate::frameworks::str_lit(&c.expr)
+                        {
+                            consts.insert(format!("{}::{}", ty.ident, c.ident), v);
+                        }
+                    }
+                }
+            }
+            self.fw.name_consts = consts
+                .into_iter()
+                .filter(|(c, v)| {
+                    dispatch::is_const_name(c) && crate::frameworks::tool_trait::is_tool_name(v)
+                })
+                .collect();
+            self.fw.name_consts.sort();
         }
     }
 
@@ -368,7 +405,8 @@ impl Collector<'_> {
                 return;
             }
         }
-        let arms = dispatch::literal_arms(m);
+        let mut arms = dispatch::literal_arms(m);
+        arms.extend(dispatch::const_arms(m));
         if !dispatch::arms_do_work(&arms) || (call_param.is_some() && arms.len() < 2) {
             return;
         }

@@ -271,7 +271,6 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("whoami", Read, NONE),
     ("me", Read, NONE),
     ("poll", Read, QUERY),
-    ("recall", Read, NONE),
     ("select", Read, QUERY),
     ("sort", Read, NONE),
     ("explore", Read, QUERY),

@@ -416,6 +416,7 @@ impl<'a> Visit<'a> for Scan<'a> {
     fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
         if is_tool_name_expr(&m.expr) {
             self.arms.extend(literal_arms(m));
+            self.arms.extend(const_arms(m));
             if !names_a_kind(&m.expr) {
                 self.arms.extend(variant_arms(m));
             }
@@ -462,6 +463,67 @@ pub fn literal_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
         }
     }
     out
+}
+
+/// Whether a name is written as a constant's (`TOOL_LIST`, `ShellTool::NAME`): its last
+/// segment capitals, digits and `_`, a capital first.
+pub fn is_const_name(name: &str) -> bool {
+    let last = name.rsplit("::").next().unwrap_or(name);
+    last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The arms of a `match` on a tool name whose patterns are constants (`TOOL_LIST =>
+/// handle_list(cwd)`, `tools::TOOL_ADD => ..`): a tool each, named for now by the
+/// constant, whose text names it once every file is read
+/// ([`crate::frameworks::name_by_consts`]). At least two such arms, so that one `MAX =>`
+/// is not taken for a dispatch.
+pub fn const_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
+    // A constant's name and where it is: `TOOL_LIST`, or a type's (`ShellTool::NAME`, as
+    // the constants are keyed).
+    fn consts(p: &Pat, out: &mut Vec<(String, Span)>) -> bool {
+        match p {
+            Pat::Ident(pi)
+                if pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none() =>
+            {
+                out.push((pi.ident.to_string(), pi.ident.span()));
+                is_const_name(&pi.ident.to_string())
+            }
+            Pat::Path(pp) => {
+                let segs = &pp.path.segments;
+                match segs.last() {
+                    Some(seg) if is_const_name(&seg.ident.to_string()) => {
+                        let name = match segs.len() {
+                            1 => seg.ident.to_string(),
+                            n => format!("{}::{}", segs[n - 2].ident, seg.ident),
+                        };
+                        out.push((name, seg.ident.span()));
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Pat::Or(o) => o.cases.iter().all(|c| consts(c, out)),
+            Pat::Paren(pp) => consts(&pp.pat, out),
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    for arm in &m.arms {
+        let mut idents = Vec::new();
+        if consts(&arm.pat, &mut idents) {
+            for (name, span) in idents {
+                out.push(DispatchArm {
+                    name,
+                    span,
+                    body: &arm.body,
+                });
+            }
+        }
+    }
+    if out.len() < 2 { Vec::new() } else { out }
 }
 
 /// Whether a tool expression names a kind of tool, not the tool (`tool.tool_type`,
@@ -606,6 +668,40 @@ impl Server {
                 ("health", "Unknown"),
                 ("memory_delete", "Write"),
                 ("rag_index_text", "Write")
+            ])
+        );
+    }
+
+    /// A handler matching the name on constants (nodus's `match tool_name { TOOL_LIST =>
+    /// handle_list(cwd), .. }`, the constants in another file): each arm is a tool named by
+    /// its constant's text; a constant of no known text names the tool by itself.
+    #[test]
+    fn a_handler_matching_on_name_constants() {
+        let tools = r#"
+pub const TOOL_ADD: &str = "nodus_add";
+pub const TOOL_LIST: &str = "nodus_list";
+pub struct ShellTool;
+impl ShellTool { pub const NAME: &'static str = "run_shell"; }
+"#;
+        let handlers = r#"
+use crate::tools::*;
+pub fn dispatch_tool(tool_name: &str, args: &Value) -> Result<String> {
+    match tool_name {
+        TOOL_LIST => Ok(std::fs::read_to_string("nodus.toml")?),
+        TOOL_ADD => { std::fs::write("nodus.toml", args.to_string())?; Ok(String::new()) }
+        TOOL_GONE => Ok(String::new()),
+        ShellTool::NAME => { std::process::Command::new("sh").status()?; Ok(String::new()) }
+        _ => bail!("unknown tool: {tool_name}"),
+    }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/tools.rs", tools), ("src/handlers.rs", handlers)]),
+            pairs(&[
+                ("TOOL_GONE", "Unknown"),
+                ("nodus_add", "Write"),
+                ("nodus_list", "Read"),
+                ("run_shell", "Write")
             ])
         );
     }

@@ -127,6 +127,7 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
 ///   function (riglr: `transfer_sol` → `TransferSolTool`), and a hand-written impl of another
 ///   trait for that type is the same tool again.
 pub fn drop_repeated(files: &mut [FileFacts]) {
+    name_by_consts(files);
     drop_generated_twins(files);
     confirm_provisional(files);
     drop_stamped_wrappers(files);
@@ -147,6 +148,91 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
         let krate = f.krate;
         f.tools.retain(|t| {
             !weak(t.style) || (!strong.contains(&t.name) && seen.insert((krate, t.name.clone())))
+        });
+    }
+}
+
+/// Tools a `match` names by a constant (`TOOL_LIST => ..`, [`dispatch::const_arms`]) take
+/// the constant's text (`"nodus_list"`), from any file of their crate (else of the
+/// workspace), when one constant of that name is known; so do the arms a dispatcher handed
+/// the name notes ([`crate::facts::FnFacts::name_arms`]). An arm named by a type's constant
+/// of no known text (`ReplaceToolSpec::NAME`) is dropped: that type's tool is defined, and
+/// named, in its own style.
+pub fn name_by_consts(files: &mut [FileFacts]) {
+    if !files.iter().any(|f| {
+        f.tools
+            .iter()
+            .any(|t| t.style == ToolStyle::McpDispatch && dispatch::is_const_name(&t.name))
+            || f.fns
+                .iter()
+                .any(|g| g.name_arms.iter().any(|(n, _)| dispatch::is_const_name(n)))
+    }) {
+        return;
+    }
+    // Constant -> texts, per crate and in all.
+    let mut by_crate: rustc_hash::FxHashMap<(usize, &str), Vec<&str>> =
+        rustc_hash::FxHashMap::default();
+    let mut all: rustc_hash::FxHashMap<&str, Vec<&str>> = rustc_hash::FxHashMap::default();
+    for f in files.iter() {
+        for (c, v) in &f.name_consts {
+            by_crate.entry((f.krate, c)).or_default().push(v);
+            all.entry(c).or_default().push(v);
+        }
+    }
+    let text = |krate: usize, c: &str| -> Option<String> {
+        let one = |vs: &Vec<&str>| {
+            let first = vs[0];
+            vs.iter().all(|v| *v == first).then(|| first.to_string())
+        };
+        by_crate
+            .get(&(krate, c))
+            .and_then(one)
+            .or_else(|| all.get(c).and_then(one))
+    };
+    let renames: Vec<Vec<(usize, String)>> = files
+        .iter()
+        .map(|f| {
+            f.tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    t.style == ToolStyle::McpDispatch && dispatch::is_const_name(&t.name)
+                })
+                .filter_map(|(i, t)| text(f.krate, &t.name).map(|v| (i, v)))
+                .collect()
+        })
+        .collect();
+    let arm_renames: Vec<Vec<(usize, usize, String)>> = files
+        .iter()
+        .map(|f| {
+            f.fns
+                .iter()
+                .enumerate()
+                .flat_map(|(gi, g)| {
+                    g.name_arms
+                        .iter()
+                        .enumerate()
+                        .filter_map(move |(ai, (n, _))| {
+                            dispatch::is_const_name(n).then_some((gi, ai, n.clone()))
+                        })
+                })
+                .filter_map(|(gi, ai, n)| text(f.krate, &n).map(|v| (gi, ai, v)))
+                .collect()
+        })
+        .collect();
+    for ((f, renames), arms) in files.iter_mut().zip(renames).zip(arm_renames) {
+        for (i, v) in renames {
+            f.tools[i].name = v;
+        }
+        for (gi, ai, v) in arms {
+            f.fns[gi].name_arms[ai].0 = v;
+        }
+        // A type's constant of no known text (`ReplaceToolSpec::NAME = REPLACE_TOOL_NAME`):
+        // that type's tool, defined (and named) elsewhere, not one of its own.
+        f.tools.retain(|t| {
+            !(t.style == ToolStyle::McpDispatch
+                && t.name.contains("::")
+                && dispatch::is_const_name(&t.name))
         });
     }
 }
