@@ -95,6 +95,7 @@ impl Collector<'_> {
                     || last == frameworks::side_effect::ATTR
                     || last == frameworks::rig_attr::ATTR
                     || last == "tool"
+                    || last.to_string().ends_with("_tool")
                     || last == frameworks::mcp_tools::METHOD_MARKER
                     || self.config_lasts.iter().any(|c| last == c)
                     || (path.segments.len() == 1 && {

@@ -112,8 +112,23 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
                 None
             }
         }
-        _ => configured::matches(cx.tool_attributes, resolved)
-            .then_some(AttrMark::ConfiguredFallback),
+        _ if configured::matches(cx.tool_attributes, resolved) => {
+            Some(AttrMark::ConfiguredFallback)
+        }
+        // Another crate's (or the workspace's own) tool attribute on a function, named for
+        // tools (`#[mcp_tool(name = "azdo_create_work_item", description = "..")]`,
+        // `#[agent_tool]`): a tool whose body is the function, as `#[tool]` of a tool-macro
+        // crate is.
+        l if l.ends_with("_tool")
+            && !cx.configured_lasts.iter().any(|c| c == "tool")
+            && !matches!(
+                resolved[0].as_str(),
+                "rmcp" | "swiftide" | "swiftide_macros" | "std" | "core"
+            ) =>
+        {
+            Some(AttrMark::Tool(ToolStyle::ToolAttr))
+        }
+        _ => None,
     }
 }
 

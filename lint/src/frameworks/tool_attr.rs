@@ -56,6 +56,44 @@ mod tests {
         assert!(!is_other_tool_attr(&[]));
     }
 
+    /// A workspace's own tool attribute named for tools on a function (`#[mcp_tool(name =
+    /// "azdo_create_work_item", description = "..")]`, whose `build.rs` generates the
+    /// router): a tool named by its `name`, whose body is the function; `#[rig_tool]` stays
+    /// rig's, and a `#[tracing::instrument]` is no tool.
+    #[test]
+    fn a_function_with_an_attribute_named_for_tools_is_a_tool() {
+        let src = r#"
+use mcp_tools_codegen::mcp_tool;
+#[mcp_tool(name = "azdo_create_work_item", description = "Create work item")]
+pub async fn create_work_item(client: &Client, args: CreateArgs) -> Result<CallToolResult, McpError> {
+    client.http.post("https://dev.azure.com/_apis/wit/workitems").send().await?;
+    Ok(CallToolResult::success(vec![]))
+}
+#[mcp_tool(name = "azdo_get_team", description = "Get a team")]
+pub async fn get_team(client: &Client, args: TeamArgs) -> Result<CallToolResult, McpError> {
+    client.http.get("https://dev.azure.com/_apis/teams").send().await?;
+    Ok(CallToolResult::success(vec![]))
+}
+#[tracing::instrument]
+pub async fn helper(client: &Client) { client.http.delete("https://x").send().await.ok(); }
+"#;
+        let rows: Vec<(String, String, String)> = crate::frameworks::test_support::rows(src)
+            .into_iter()
+            .map(|(n, _, style, k)| (n, style, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "azdo_create_work_item".into(),
+                    "tool-attr".into(),
+                    "Write".into()
+                ),
+                ("azdo_get_team".into(), "tool-attr".into(), "Read".into()),
+            ]
+        );
+    }
+
     /// autoagents: `#[tool(name = "copy_file", description = "..", input = Args)]` on a
     /// struct, run by the `execute` of its `impl ToolRuntime`; a `#[tool]` struct without a
     /// name and a description is none.
