@@ -71,6 +71,9 @@ pub(super) struct FwState {
     swiftide: bool,
     /// Tool bodies to record when the walk reaches them, by expression address.
     bodies: FastMap<usize, Vec<PendingBody>>,
+    /// Tool bodies noted inside a macro's body (`vec![..]`), which the walk parses again: by
+    /// where the handler is written ([`span_key`]).
+    bodies_by_place: FastMap<(usize, usize), Vec<PendingBody>>,
     /// swiftide `#[derive(Tool)]` structs, linked to their method at the end of the file.
     derived: Vec<(syn::Ident, swiftide::DerivedTool, u32)>,
     /// Registrations pairing a type with a handler function (`registry.register(T::tool(),
@@ -102,6 +105,14 @@ struct PendingBody {
     /// handler itself: recorded as a function and noted in the enclosing function's
     /// [`crate::facts::FnFacts::name_arms`], no tool made.
     sub_arm: bool,
+}
+
+/// Where an expression starts (line, column): the key of a tool body noted in a macro's
+/// body, which the walk parses again (the tokens, and so the places, are the same).
+fn span_key(e: &syn::Expr) -> (usize, usize) {
+    use syn::spanned::Spanned;
+    let start = e.span().start();
+    (start.line, start.column)
 }
 
 /// A signature standing for a closure: its parameters, with `_` for missing types and a
@@ -262,8 +273,11 @@ impl Collector<'_> {
         let enclosing_name = cur.facts.name.clone();
         let self_ty = cur.facts.self_ty.clone();
         if self.fw.function_tools {
+            let in_macros = function_tool::vec_bodies(block);
             let (found, pairs) =
-                function_tool::find(block, self.fw.tools_call, &|p: &syn::Path| self.resolve(p));
+                function_tool::find(block, &in_macros, self.fw.tools_call, &|p: &syn::Path| {
+                    self.resolve(p)
+                });
             self.fw.handlers.extend(pairs);
             for t in found {
                 let style = if t.registry {
@@ -320,8 +334,7 @@ impl Collector<'_> {
                         continue;
                     }
                 };
-                let key = t.handler_expr as *const syn::Expr as usize;
-                self.fw.bodies.entry(key).or_default().push(PendingBody {
+                let pending = PendingBody {
                     style,
                     name: t.name,
                     span: t.name_span,
@@ -332,7 +345,15 @@ impl Collector<'_> {
                     sig,
                     kind,
                     sub_arm: false,
-                });
+                };
+                if t.in_macro {
+                    // Parsed again by the walk: found by where it is written.
+                    let at = span_key(t.handler_expr);
+                    self.fw.bodies_by_place.entry(at).or_default().push(pending);
+                } else {
+                    let key = t.handler_expr as *const syn::Expr as usize;
+                    self.fw.bodies.entry(key).or_default().push(pending);
+                }
             }
         }
         self.fw_fn_tool_table(&sig.ident, block);
@@ -461,10 +482,36 @@ impl Collector<'_> {
     /// arms; then `true`: the expression has been walked) or as a function calling the
     /// named handler (then `false`: the caller walks the expression as usual).
     pub(super) fn fw_expr(&mut self, e: &syn::Expr) -> bool {
-        if self.fw.bodies.is_empty() || !self.in_fn() {
+        if (self.fw.bodies.is_empty() && self.fw.bodies_by_place.is_empty()) || !self.in_fn() {
             return false;
         }
-        let Some(pending) = self.fw.bodies.remove(&(e as *const syn::Expr as usize)) else {
+        let Some(pending) = self
+            .fw
+            .bodies
+            .remove(&(e as *const syn::Expr as usize))
+            .or_else(|| {
+                // A closure or a path in a macro's body, parsed again: the same place and
+                // the same kind of expression.
+                if self.fw.bodies_by_place.is_empty()
+                    || !matches!(e, syn::Expr::Closure(_) | syn::Expr::Path(_))
+                {
+                    return None;
+                }
+                let at = span_key(e);
+                let kind_matches = self.fw.bodies_by_place.get(&at).is_some_and(|p| {
+                    matches!(
+                        (&p[0].kind, e),
+                        (BodyKind::Inline, syn::Expr::Closure(_))
+                            | (BodyKind::Path(_), syn::Expr::Path(_))
+                    )
+                });
+                if kind_matches {
+                    self.fw.bodies_by_place.remove(&at)
+                } else {
+                    None
+                }
+            })
+        else {
             return false;
         };
         let first = &pending[0];

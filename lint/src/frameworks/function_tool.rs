@@ -55,6 +55,8 @@ pub struct FunctionTool<'a> {
     /// The type of a handler value inserted under the name (`tools.insert("x".into(),
     /// Box::new(XTool::new(..)))`): the tool's body is that type's run method.
     pub boxed_type: Option<String>,
+    /// Found in a macro's body ([`vec_bodies`]): its handler is found again by its place.
+    pub in_macro: bool,
 }
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
@@ -136,6 +138,7 @@ pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<Functio
         handler_expr,
         registry,
         boxed_type: None,
+        in_macro: false,
     })
 }
 
@@ -145,7 +148,16 @@ pub(super) fn handler_of(e: &Expr) -> (Option<Handler<'_>>, &Expr) {
     let e = strip_handler(e);
     let handler = match e {
         Expr::Closure(cl) => Some(Handler::Closure(cl)),
-        Expr::Path(p) => Some(Handler::Path(&p.path)),
+        // A function (`handle_b`, `tools::run`), not a value (`None`, `Self::DEFAULT`).
+        Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| {
+                s.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            }) =>
+        {
+            Some(Handler::Path(&p.path))
+        }
         _ => None,
     };
     (handler, e)
@@ -189,8 +201,40 @@ pub(super) fn strip_handler(e: &Expr) -> &Expr {
 /// that pair a type with a handler function ([`super::registry::of_type_and_handler`]).
 /// `serves_tools_call`: the file answers `tools/call` itself, so a map of command handlers
 /// it fills is its tool table ([`super::registry::of_boxed_insert`]).
+/// The bodies of the `vec![..]` calls of a function body, parsed as lists of expressions
+/// (also those inside them; nested items left out): a plugin's `fn register_tools(&self) ->
+/// Vec<ToolDefinition> { vec![ToolDefinition::new(Tool::new("x", ..), closure), ..] }`
+/// registers its tools there, for [`find`] to scan as `in_macros`.
+pub fn vec_bodies(block: &syn::Block) -> Vec<syn::punctuated::Punctuated<Expr, syn::Token![,]>> {
+    use syn::punctuated::Punctuated;
+    struct Vecs(Vec<Punctuated<Expr, syn::Token![,]>>);
+    impl<'a> Visit<'a> for Vecs {
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| s.ident == "vec")
+                && let Ok(list) =
+                    m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            {
+                let mut inner = Vecs(Vec::new());
+                for e in &list {
+                    inner.visit_expr(e);
+                }
+                self.0.push(list);
+                self.0.append(&mut inner.0);
+            }
+        }
+    }
+    let mut vecs = Vecs(Vec::new());
+    vecs.visit_block(block);
+    vecs.0
+}
+
+/// Scan `block`, and the lists `in_macros` parsed out of its macros ([`vec_bodies`]); the
+/// tools found in those have `in_macro` set (their handler is found again by its place, not
+/// by its address: the walk parses the macro again).
 pub fn find<'a>(
     block: &'a syn::Block,
+    in_macros: &'a [syn::punctuated::Punctuated<Expr, syn::Token![,]>],
     serves_tools_call: bool,
     resolve: &impl Fn(&syn::Path) -> Vec<String>,
 ) -> (Vec<FunctionTool<'a>>, Vec<(String, String)>) {
@@ -266,6 +310,20 @@ pub fn find<'a>(
         closures: Vec::new(),
     };
     scan.visit_block(block);
+    let in_block = scan.out.len();
+    for list in in_macros {
+        for e in list {
+            scan.visit_expr(e);
+        }
+    }
+    for t in &mut scan.out[in_block..] {
+        t.in_macro = true;
+    }
+    // In a list, a path handed last is as often a value (`make_tool_with_prompts("relink",
+    // "..", schema, required, prompts)`, a list of definitions) as a function: only closures
+    // and handler values of a type register a tool there.
+    scan.out
+        .retain(|t| !(t.in_macro && matches!(t.handler, Some(Handler::Path(_)))));
     (scan.out, scan.pairs)
 }
 
@@ -279,6 +337,46 @@ mod tests {
         crate::analysis::inventory_rows(&[("src/lib.rs", src)])
     }
 
+    /// A plugin that hands back its tools in a `vec![..]` (mcp-kit's `fn register_tools(&self)
+    /// -> Vec<ToolDefinition>`): each registration in it is a tool, its closure the body,
+    /// found again when the walk parses the macro.
+    #[test]
+    fn registrations_inside_a_vec_macro_are_tools() {
+        let src = r#"
+impl McpPlugin for JiraPlugin {
+    fn register_tools(&self) -> Vec<ToolDefinition> {
+        vec![
+            ToolDefinition::new(
+                Tool::new("jira_create_issue", "Create a Jira issue", json!({})),
+                {
+                    let plugin = self.clone();
+                    move |p: CreateIssueInput| {
+                        let plugin = plugin.clone();
+                        async move { plugin.http.post("https://jira.example/rest/api/2/issue").send().await }
+                    }
+                },
+            ),
+            ToolDefinition::new(
+                Tool::new("jira_get_issue", "Get a Jira issue", json!({})),
+                move |p: GetIssueInput| async move { std::fs::read_to_string("issue.json") },
+            ),
+        ]
+    }
+}
+"#;
+        let rows: Vec<(String, String)> = inventory(src)
+            .into_iter()
+            .map(|(n, _, _, k)| (n, k))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("jira_create_issue".to_string(), "Write".to_string()),
+                ("jira_get_issue".to_string(), "Read".to_string())
+            ]
+        );
+    }
+
     #[test]
     fn finds_calls_with_closure_and_path_handlers() {
         let f: syn::ItemFn = syn::parse_str(
@@ -286,6 +384,7 @@ mod tests {
                 let a = FunctionTool::new("a", "does a", |_ctx, args| async move { Ok(args) });
                 let b = adk_tool::FunctionTool::new("b", "does b", json!({}), handle_b);
                 let c = FunctionTool::new(def, |_c, _a| Box::pin(async { Ok(()) }));
+                let d = vec![make_tool("setup_guide", "Get a setup guide.", &[], &[], None)];
                 fn inner() { FunctionTool::new("hidden", "x", f); }
             }"#,
         )
@@ -296,7 +395,11 @@ mod tests {
                 .map(|s| s.ident.to_string())
                 .collect::<Vec<_>>()
         };
-        let got = find(&f.block, false, &resolve).0;
+        // Also in the `vec![..]` of the body: a tool maker handed a value last (`None`), no
+        // handler, is none.
+        let in_macros = vec_bodies(&f.block);
+        assert_eq!(in_macros.len(), 1);
+        let got = find(&f.block, &in_macros, false, &resolve).0;
         let names: Vec<_> = got.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
         assert!(matches!(got[0].handler, Some(Handler::Closure(_))));

@@ -86,6 +86,7 @@ pub fn of_definition_and_handler<'a>(
         handler_expr,
         registry: true,
         boxed_type: None,
+        in_macro: false,
     })
 }
 
@@ -182,6 +183,7 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         handler_expr,
         registry: true,
         boxed_type: None,
+        in_macro: false,
     })
 }
 
@@ -347,6 +349,7 @@ pub fn of_boxed_insert(
         handler_expr: &m.args[1],
         registry: true,
         boxed_type: Some(ty),
+        in_macro: false,
     })
 }
 
@@ -448,6 +451,7 @@ pub fn of_any_registration<'a>(
             handler_expr: arg,
             registry: true,
             boxed_type: Some(ty),
+            in_macro: false,
         });
     };
     Some(FunctionTool {
@@ -458,6 +462,7 @@ pub fn of_any_registration<'a>(
         handler_expr,
         registry: true,
         boxed_type: None,
+        in_macro: false,
     })
 }
 
