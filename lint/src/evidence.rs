@@ -450,8 +450,8 @@ const LINTERS: &[(&str, &[&str])] = &[
     ("phpstan", &[]),
 ];
 
-/// Whether running `program` with `args` only reads. `None` program (not a literal) is
-/// assumed to write.
+/// Whether running `program` with `args` only reads. A `None` program (not a literal) is
+/// judged by its words as a program the models do not know ([`unknown_program_reads`]).
 pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     // Asked only for its version or its help (`bun --version`, `grype version`), whatever
     // the program (`Command::new(cmd).arg("--version")`: is it installed?).
@@ -483,7 +483,9 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         return true;
     }
     let Some(program) = program else {
-        return false;
+        // A program held in a value (`Command::new(&self.terraform_path).args(["show",
+        // "-json"])`): its words decide as an unknown program's do.
+        return unknown_program_reads(args);
     };
     let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
     // A shell handed a script to run: the script decides.
@@ -1077,6 +1079,11 @@ mod tests {
         assert!(!run("talosctl", &["…"]));
         assert!(!run("talosctl", &[]));
         assert!(!run("talosctl", &["--nodes", "…", "reboot"]));
+        // A program held in a value: its words decide likewise.
+        assert!(read_only_process(None, &s(&["show", "-json"])));
+        assert!(!read_only_process(None, &s(&["apply", "-auto-approve"])));
+        assert!(!read_only_process(None, &s(&["…"])));
+        assert!(!read_only_process(None, &s(&["-c", "…"])));
         assert!(run("mount", &[]));
         assert!(!run("mount", &["/dev/sda1", "/mnt"]));
         assert!(run("go", &["vet", "./..."]));
