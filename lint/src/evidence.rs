@@ -451,7 +451,7 @@ const LINTERS: &[(&str, &[&str])] = &[
 ];
 
 /// Whether running `program` with `args` only reads. A `None` program (not a literal) is
-/// judged by its words as a program the models do not know ([`unknown_program_reads`]).
+/// judged by its words as a program the models do not know (`unknown_program_reads`).
 pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
     // Asked only for its version or its help (`bun --version`, `grype version`), whatever
     // the program (`Command::new(cmd).arg("--version")`: is it installed?).
