@@ -1198,6 +1198,15 @@ impl<'a> Index<'a> {
                 .filter(|i| self.krate(*i) == k && self.func(*i).module == m)
                 .collect()
         };
+        // The crate's only free function of that name, if it has just one.
+        let only_in_crate = || -> Vec<FnId> {
+            let all: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|i| self.krate(*i) == krate)
+                .collect();
+            if all.len() == 1 { all } else { Vec::new() }
+        };
         // Re-exported from a submodule (`pub use indexer::index_project;` in `codebase`).
         let below = |k: usize, q: &str| -> Vec<FnId> {
             let prefix = format!("{q}::");
@@ -1241,12 +1250,7 @@ impl<'a> Index<'a> {
                     None => break,
                 }
             }
-            let all: Vec<FnId> = cands
-                .iter()
-                .copied()
-                .filter(|i| self.krate(*i) == krate)
-                .collect();
-            return if all.len() == 1 { all } else { Vec::new() };
+            return only_in_crate();
         }
         // Another workspace crate by name.
         if let Some(&k) = self.crate_names.get(&segments[0]) {
@@ -1295,13 +1299,8 @@ impl<'a> Index<'a> {
         // zone_tools};`): the crate's only free function of that name.
         let module_qualified =
             segments[segments.len() - 2].starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
-        let all: Vec<FnId> = cands
-            .iter()
-            .copied()
-            .filter(|i| self.krate(*i) == krate)
-            .collect();
-        if module_qualified && all.len() == 1 {
-            all
+        if module_qualified {
+            only_in_crate()
         } else {
             Vec::new()
         }

@@ -107,6 +107,18 @@ struct PendingBody {
     sub_arm: bool,
 }
 
+/// The body of a tool run by a handler value of type `ty`: the type's run method
+/// ([`crate::frameworks::tool_trait::RUN_METHODS`]), looked up by the index.
+fn run_method_body(ty: &str) -> ToolBody {
+    ToolBody::Method(
+        ty.to_string(),
+        crate::frameworks::tool_trait::RUN_METHODS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    )
+}
+
 /// Where an expression starts (line, column): the key of a tool body noted in a macro's
 /// body, which the walk parses again (the tokens, and so the places, are the same).
 fn span_key(e: &syn::Expr) -> (usize, usize) {
@@ -159,28 +171,15 @@ fn tool_type_constructed(text: &str) -> bool {
     })
 }
 
-/// The struct literals of an expression or a body that are tool table entries
-/// ([`crate::frameworks::registry::table_entry`]), copied out, with those in a `vec![..]`
-/// (`vec![Tool { .. }, ..]`); nested items left out.
-struct TableEntries(Vec<syn::ExprStruct>);
+/// The struct literals of an expression, a body or the lists parsed out of its `vec![..]`
+/// calls ([`function_tool::vec_bodies`]), for [`crate::frameworks::registry::table_entry`]
+/// to tell the tool table entries among them; nested items left out.
+struct TableEntries<'a>(Vec<&'a syn::ExprStruct>);
 
-impl<'a> syn::visit::Visit<'a> for TableEntries {
+impl<'a> syn::visit::Visit<'a> for TableEntries<'a> {
     fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
-        if crate::frameworks::registry::table_entry(s).is_some() {
-            self.0.push(s.clone());
-        }
+        self.0.push(s);
         syn::visit::visit_expr_struct(self, s);
-    }
-    fn visit_macro(&mut self, m: &'a syn::Macro) {
-        use syn::punctuated::Punctuated;
-        if m.path.segments.last().is_some_and(|s| s.ident == "vec")
-            && let Ok(list) =
-                m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
-        {
-            for e in &list {
-                self.visit_expr(e);
-            }
-        }
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}
 }
@@ -272,8 +271,13 @@ impl Collector<'_> {
         let enclosing = cur.facts.display.clone();
         let enclosing_name = cur.facts.name.clone();
         let self_ty = cur.facts.self_ty.clone();
+        // The body's `vec![..]` lists, parsed once for the scans that look into them.
+        let in_macros = if self.fw.function_tools || self.fw.tables {
+            function_tool::vec_bodies(block)
+        } else {
+            Vec::new()
+        };
         if self.fw.function_tools {
-            let in_macros = function_tool::vec_bodies(block);
             let (found, pairs) =
                 function_tool::find(block, &in_macros, self.fw.tools_call, &|p: &syn::Path| {
                     self.resolve(p)
@@ -308,16 +312,7 @@ impl Collector<'_> {
                             ..ToolHints::default()
                         };
                         let (function, body) = match &t.boxed_type {
-                            Some(ty) => (
-                                ty.clone(),
-                                ToolBody::Method(
-                                    ty.clone(),
-                                    crate::frameworks::tool_trait::RUN_METHODS
-                                        .iter()
-                                        .map(|s| s.to_string())
-                                        .collect(),
-                                ),
-                            ),
+                            Some(ty) => (ty.clone(), run_method_body(ty)),
                             None => (format!("{enclosing}::{{handler}}"), ToolBody::None),
                         };
                         self.make_tool(
@@ -356,7 +351,7 @@ impl Collector<'_> {
                 }
             }
         }
-        self.fw_fn_tool_table(&sig.ident, block);
+        self.fw_fn_tool_table(&sig.ident, block, &in_macros);
         let (arms, handler) = dispatch::tools_of_fn(sig, block, self.fw.tools_call);
         if handler && let Some(f) = self.fn_stack.last_mut() {
             f.facts.tools_handler = true;
@@ -707,20 +702,28 @@ impl Collector<'_> {
     }
 
     /// The tool table entries written in a function's body (`Plugin { tools: vec![Tool {
-    /// name: "file_write".into(), run: Box::new(FileWriteImpl), .. }] }`), in `vec![..]`
-    /// too.
-    pub(super) fn fw_fn_tool_table(&mut self, fn_ident: &syn::Ident, block: &syn::Block) {
+    /// name: "file_write".into(), run: Box::new(FileWriteImpl), .. }] }`), in its
+    /// `vec![..]` lists (`in_macros`, parsed once for every scan of the body) too.
+    fn fw_fn_tool_table(
+        &mut self,
+        fn_ident: &syn::Ident,
+        block: &syn::Block,
+        in_macros: &[syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>],
+    ) {
         if !self.fw.tables {
             return;
         }
         let mut entries = TableEntries(Vec::new());
         syn::visit::Visit::visit_block(&mut entries, block);
+        for e in in_macros.iter().flatten() {
+            syn::visit::Visit::visit_expr(&mut entries, e);
+        }
         self.fw_table_entries(fn_ident, entries.0);
     }
 
-    fn fw_table_entries(&mut self, item_ident: &syn::Ident, entries: Vec<syn::ExprStruct>) {
+    fn fw_table_entries(&mut self, item_ident: &syn::Ident, entries: Vec<&syn::ExprStruct>) {
         let table = item_ident.to_string();
-        for s in &entries {
+        for s in entries {
             let Some((name, span, description, handler)) =
                 crate::frameworks::registry::table_entry(s)
             else {
@@ -746,17 +749,8 @@ impl Collector<'_> {
                     (function, ToolBody::Local(idx))
                 }
                 crate::frameworks::registry::TableHandler::Value(ty) => {
-                    let ty = ty.to_string();
-                    (
-                        ty.clone(),
-                        ToolBody::Method(
-                            ty,
-                            crate::frameworks::tool_trait::RUN_METHODS
-                                .iter()
-                                .map(|s| s.to_string())
-                                .collect(),
-                        ),
-                    )
+                    let body = run_method_body(&ty);
+                    (ty, body)
                 }
             };
             self.make_tool(

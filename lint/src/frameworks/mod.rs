@@ -119,12 +119,8 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
         // tools (`#[mcp_tool(name = "azdo_create_work_item", description = "..")]`,
         // `#[agent_tool]`): a tool whose body is the function, as `#[tool]` of a tool-macro
         // crate is.
-        l if l.ends_with("_tool")
-            && !cx.configured_lasts.iter().any(|c| c == "tool")
-            && !matches!(
-                resolved[0].as_str(),
-                "rmcp" | "swiftide" | "swiftide_macros" | "std" | "core"
-            ) =>
+        _ if !cx.configured_lasts.iter().any(|c| c == "tool")
+            && tool_attr::is_named_for_tools(resolved) =>
         {
             Some(AttrMark::Tool(ToolStyle::ToolAttr))
         }
@@ -184,63 +180,50 @@ pub fn name_by_consts(files: &mut [FileFacts]) {
     }) {
         return;
     }
-    // Constant -> texts, per crate and in all.
-    let mut by_crate: rustc_hash::FxHashMap<(usize, &str), Vec<&str>> =
+    // Constant -> its text, per crate and in all; `None` where two texts disagree.
+    let mut by_crate: rustc_hash::FxHashMap<(usize, String), Option<String>> =
         rustc_hash::FxHashMap::default();
-    let mut all: rustc_hash::FxHashMap<&str, Vec<&str>> = rustc_hash::FxHashMap::default();
+    let mut all: rustc_hash::FxHashMap<String, Option<String>> = rustc_hash::FxHashMap::default();
+    let agree = |text: &mut Option<String>, v: &str| {
+        if text.as_deref() != Some(v) {
+            *text = None;
+        }
+    };
     for f in files.iter() {
         for (c, v) in &f.name_consts {
-            by_crate.entry((f.krate, c)).or_default().push(v);
-            all.entry(c).or_default().push(v);
+            by_crate
+                .entry((f.krate, c.clone()))
+                .and_modify(|t| agree(t, v))
+                .or_insert_with(|| Some(v.clone()));
+            all.entry(c.clone())
+                .and_modify(|t| agree(t, v))
+                .or_insert_with(|| Some(v.clone()));
         }
     }
     let text = |krate: usize, c: &str| -> Option<String> {
-        let one = |vs: &Vec<&str>| {
-            let first = vs[0];
-            vs.iter().all(|v| *v == first).then(|| first.to_string())
-        };
-        by_crate
-            .get(&(krate, c))
-            .and_then(one)
-            .or_else(|| all.get(c).and_then(one))
-    };
-    let renames: Vec<Vec<(usize, String)>> = files
-        .iter()
-        .map(|f| {
-            f.tools
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| {
-                    t.style == ToolStyle::McpDispatch && dispatch::is_const_name(&t.name)
-                })
-                .filter_map(|(i, t)| text(f.krate, &t.name).map(|v| (i, v)))
-                .collect()
-        })
-        .collect();
-    let arm_renames: Vec<Vec<(usize, usize, String)>> = files
-        .iter()
-        .map(|f| {
-            f.fns
-                .iter()
-                .enumerate()
-                .flat_map(|(gi, g)| {
-                    g.name_arms
-                        .iter()
-                        .enumerate()
-                        .filter_map(move |(ai, (n, _))| {
-                            dispatch::is_const_name(n).then_some((gi, ai, n.clone()))
-                        })
-                })
-                .filter_map(|(gi, ai, n)| text(f.krate, &n).map(|v| (gi, ai, v)))
-                .collect()
-        })
-        .collect();
-    for ((f, renames), arms) in files.iter_mut().zip(renames).zip(arm_renames) {
-        for (i, v) in renames {
-            f.tools[i].name = v;
+        match by_crate.get(&(krate, c.to_string())) {
+            Some(t) => t.clone(),
+            None => all.get(c).cloned().flatten(),
         }
-        for (gi, ai, v) in arms {
-            f.fns[gi].name_arms[ai].0 = v;
+    };
+    for f in files.iter_mut() {
+        let krate = f.krate;
+        for t in &mut f.tools {
+            if t.style == ToolStyle::McpDispatch
+                && dispatch::is_const_name(&t.name)
+                && let Some(v) = text(krate, &t.name)
+            {
+                t.name = v;
+            }
+        }
+        for g in &mut f.fns {
+            for (n, _) in &mut g.name_arms {
+                if dispatch::is_const_name(n)
+                    && let Some(v) = text(krate, n)
+                {
+                    *n = v;
+                }
+            }
         }
         // A type's constant of no known text (`ReplaceToolSpec::NAME = REPLACE_TOOL_NAME`):
         // that type's tool, defined (and named) elsewhere, not one of its own.

@@ -210,13 +210,13 @@ const HANDLER_FIELDS: &[&str] = &[
 ];
 
 /// What a tool table's entry runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum TableHandler<'a> {
     /// A function, by its path.
     Function(&'a syn::Path),
-    /// A handler value of a type, boxed (`run: Box::new(FileWriteImpl)`): the type's name;
-    /// its run method is the tool's body.
-    Value(&'a syn::Ident),
+    /// A handler value of a type, boxed (`run: Box::new(FileWriteImpl)`, `boxed_type`):
+    /// the type's name; its run method is the tool's body.
+    Value(String),
 }
 
 /// An entry of a tool table: a struct literal that defines a tool and names its handler in
@@ -278,26 +278,9 @@ pub fn table_entry(
                 last.starts_with(|c: char| c.is_ascii_lowercase())
                     .then_some(TableHandler::Function(&p.path))
             }
-            Expr::Call(c) if c.args.len() == 1 => handler(&c.args[0]).or_else(|| {
-                let Expr::Path(f) = &*c.func else { return None };
-                let segs = &f.path.segments;
-                let boxed = segs.len() == 2
-                    && matches!(segs[0].ident.to_string().as_str(), "Box" | "Arc" | "Rc")
-                    && segs[1].ident == "new";
-                let ty = match super::function_tool::strip_handler(&c.args[0]) {
-                    Expr::Path(p) => &p.path.segments.last()?.ident,
-                    Expr::Call(inner) => match &*inner.func {
-                        Expr::Path(p) if p.path.segments.len() >= 2 => {
-                            &p.path.segments[p.path.segments.len() - 2].ident
-                        }
-                        _ => return None,
-                    },
-                    Expr::Struct(st) => &st.path.segments.last()?.ident,
-                    _ => return None,
-                };
-                (boxed && ty.to_string().starts_with(|c: char| c.is_ascii_uppercase()))
-                    .then_some(TableHandler::Value(ty))
-            }),
+            Expr::Call(c) if c.args.len() == 1 => {
+                handler(&c.args[0]).or_else(|| boxed_type(e).map(TableHandler::Value))
+            }
             _ => None,
         }
     }
@@ -526,9 +509,8 @@ fn boxed_type(e: &Expr) -> Option<String> {
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
-    if !(segs.ends_with(&["Box".to_string(), "new".to_string()])
-        || segs.ends_with(&["Arc".to_string(), "new".to_string()]))
-    {
+    let n = segs.len();
+    if n < 2 || segs[n - 1] != "new" || !matches!(segs[n - 2].as_str(), "Box" | "Arc" | "Rc") {
         return None;
     }
     let inner = super::function_tool::strip_handler(boxed.args.first()?);

@@ -23,18 +23,26 @@
 /// Whether an attribute path, resolved through the file's `use` items, is the `#[tool]` of
 /// some other tool-macro crate.
 pub fn is_other_tool_attr(resolved: &[String]) -> bool {
-    let Some(last) = resolved.last() else {
-        return false;
-    };
-    if last != "tool" {
-        return false;
-    }
-    // Not rmcp's or swiftide's (their own styles), and not a path into `std` or `core`
-    // (`#[core::prelude::v1::test]`-like built-ins have other names, but stay safe).
-    !matches!(
-        resolved[0].as_str(),
-        "rmcp" | "swiftide" | "swiftide_macros" | "std" | "core"
-    )
+    resolved.last().is_some_and(|last| last == "tool") && !of_a_framework(resolved)
+}
+
+/// Whether an attribute path, resolved through the file's `use` items, is one named for
+/// tools (`mcp_tool`, `agent_tool`: its last segment ends with `_tool`) of some crate that is
+/// not a framework with a style of its own: a workspace's `#[mcp_tool(name = .., description
+/// = ..)]` on a function.
+pub fn is_named_for_tools(resolved: &[String]) -> bool {
+    resolved.last().is_some_and(|last| last.ends_with("_tool")) && !of_a_framework(resolved)
+}
+
+/// Whether a path starts at rmcp or swiftide (their own styles) or at `std`/`core`
+/// (`#[core::prelude::v1::test]`-like built-ins have other names, but stay safe).
+fn of_a_framework(resolved: &[String]) -> bool {
+    resolved.first().is_some_and(|root| {
+        matches!(
+            root.as_str(),
+            "rmcp" | "swiftide" | "swiftide_macros" | "std" | "core"
+        )
+    })
 }
 
 #[cfg(test)]
@@ -54,6 +62,14 @@ mod tests {
         assert!(!is_other_tool_attr(&seg(&["swiftide", "tool"])));
         assert!(!is_other_tool_attr(&seg(&["riglr_macros", "tool_router"])));
         assert!(!is_other_tool_attr(&[]));
+        assert!(is_named_for_tools(&seg(&["mcp_tool"])));
+        assert!(is_named_for_tools(&seg(&[
+            "agents",
+            "macros",
+            "agent_tool"
+        ])));
+        assert!(!is_named_for_tools(&seg(&["rmcp", "mcp_tool"])));
+        assert!(!is_named_for_tools(&seg(&["tool"])));
     }
 
     /// A workspace's own tool attribute named for tools on a function (`#[mcp_tool(name =
