@@ -964,6 +964,61 @@ impl Server {
         assert_eq!(kind_of(src, "add_note"), Judgement::Write);
     }
 
+    /// A client that POSTs to the API method its caller names in the URL
+    /// (`/bot{token}/{method}`, `{base}{endpoint}`): each tool's method decides, through a
+    /// wrapper that hands the name on; a path naming no verb is POSTed all the same, and a
+    /// query-named client method's POST is its query.
+    #[test]
+    fn an_api_method_named_in_the_url_decides_per_call() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub struct Api { client: reqwest::Client, token: String, base: String }
+impl Api {
+    async fn raw_call(&self, method: &str, params: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let url = format!("https://api.telegram.org/bot{}/{}", self.token, method);
+        let resp = self.client.post(&url).json(params).send().await.map_err(|e| e.to_string())?;
+        resp.json().await.map_err(|e| e.to_string())
+    }
+    pub async fn call_method(&self, method: &str, params: &serde_json::Value) -> String {
+        match self.raw_call(method, params).await { Ok(v) => v.to_string(), Err(e) => e }
+    }
+    async fn post(&self, endpoint: &str, body: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let resp = self.client.post(format!("{}{}", self.base, endpoint)).json(body).send().await.map_err(|e| e.to_string())?;
+        resp.json().await.map_err(|e| e.to_string())
+    }
+    pub async fn duplicate_form(&self, id: &str) -> String { format!("{:?}", self.post(&format!("/api/v1/forms/{}/duplicate", id), &serde_json::json!({})).await) }
+    pub async fn list_spaces(&self) -> String { format!("{:?}", self.post("/api/spaces", &serde_json::json!({})).await) }
+}
+pub struct Server { api: Api }
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool]
+    async fn get_chat(&self, p: serde_json::Value) -> String { self.api.call_method("getChat", &p).await }
+    #[rmcp::tool]
+    async fn send_message(&self, p: serde_json::Value) -> String { self.api.call_method("sendMessage", &p).await }
+    #[rmcp::tool]
+    async fn answer_callback_query(&self, p: serde_json::Value) -> String { self.api.call_method("answerCallbackQuery", &p).await }
+    #[rmcp::tool]
+    async fn duplicate(&self, id: String) -> String { self.api.duplicate_form(&id).await }
+    #[rmcp::tool]
+    async fn spaces(&self) -> String { self.api.list_spaces().await }
+}
+"#;
+        assert_eq!(kind_of(src, "get_chat"), Judgement::Read);
+        assert_eq!(kind_of(src, "send_message"), Judgement::Write);
+        assert_eq!(kind_of(src, "answer_callback_query"), Judgement::Write);
+        assert_eq!(kind_of(src, "duplicate"), Judgement::Write);
+        assert_eq!(kind_of(src, "spaces"), Judgement::Read);
+        // A record's id ending the URL names no method: the POST stands.
+        let by_id = src
+            .replace(
+                "fn raw_call(&self, method: &str",
+                "fn raw_call(&self, id: &str",
+            )
+            .replace("self.token, method", "self.token, id");
+        assert_eq!(kind_of(&by_id, "get_chat"), Judgement::Write);
+    }
+
     fn kinds_with(src: &str, toml: &str) -> Vec<(String, idemcheck_spec::Judgement, String)> {
         let config =
             Config::from_idemcheck_toml(std::path::Path::new("idemcheck.toml"), toml).unwrap();

@@ -264,5 +264,13 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
             "pacing (`{}` counts calls to rate-limit or stop them; the system of record is unchanged)",
             f.display
         ),
+        Barrier::Teardown => format!(
+            "teardown (`{}` removes what the call itself made: its temporary files or child process)",
+            f.display
+        ),
+        Barrier::Logging => format!(
+            "a diagnostic log (`{}` writes lines for people to read; the system of record is unchanged)",
+            f.display
+        ),
     })
 }

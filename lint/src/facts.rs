@@ -337,6 +337,10 @@ pub struct WordParam {
     /// A JSON-RPC sender: its own POST is decided by the method (otherwise the parameter
     /// decides only when the function itself shows no effect).
     pub sender: bool,
+    /// The parameter names the last segment of the URL the function requests
+    /// (`format!("https://api.telegram.org/bot{token}/{method}")`) rather than a JSON-RPC
+    /// body's `method`.
+    pub in_url: bool,
 }
 
 /// A program run with the arguments its function is handed (see

@@ -717,9 +717,18 @@ impl<'a> Index<'a> {
                         .find(|(p, _)| *p == argument)
                         .map(|(_, text)| text.trim());
                     let post = text.is_some_and(|t| t.eq_ignore_ascii_case("POST"));
+                    let endpoint = models.rows[row].endpoint;
                     let verdict = match text {
-                        Some(_) if query && post => Some(false),
+                        // A query-named function's POST is its query, whichever the method.
+                        Some(_) if query && (post || endpoint) => Some(false),
                         Some(t) => models.rows[row].words_write(words, t),
+                        // An endpoint its caller does not spell out is POSTed all the same.
+                        None if endpoint && query => Some(false),
+                        None if endpoint
+                            && !calls[e.call].forwards.iter().any(|(a, _)| *a == argument) =>
+                        {
+                            Some(true)
+                        }
                         None => None,
                     };
                     if verdict == Some(true) {
@@ -772,9 +781,17 @@ impl<'a> Index<'a> {
         for _ in 0..3 {
             let mut found = Vec::new();
             for caller in 0..self.fns.len() {
+                // A call a model decides shows what the model says at that call, not the
+                // callee's own body.
                 if self.modelled.contains_key(&caller)
                     || self.tool_body[caller]
-                    || !self.opaque(caller, 3)
+                    || self
+                        .standing(&self.func(caller).evidence, caller)
+                        .next()
+                        .is_some()
+                    || !self.edges[caller]
+                        .iter()
+                        .all(|e| self.modelled.contains_key(&e.callee) || self.opaque(e.callee, 2))
                 {
                     continue;
                 }

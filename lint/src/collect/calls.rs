@@ -242,6 +242,7 @@ impl Collector<'_> {
                     && let Some(text) = first_lit_in_tokens(mac.tokens.clone())
                 {
                     self.check_literal_statement(&text, || Loc::of_tokens(mac));
+                    self.url_tail_param(&text, mac);
                 }
                 // A call or a block needs a delimited group; bodies without one (most
                 // `format!("{}/orders", url)`) hold nothing to follow and are not parsed,

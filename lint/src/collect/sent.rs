@@ -299,6 +299,54 @@ impl Collector<'_> {
         }
     }
 
+    /// `format!("https://api.telegram.org/bot{}/{}", token, method)`, `format!("{}{}", base,
+    /// endpoint)`: a text parameter named for an operation (`method`, `endpoint`, `action`)
+    /// that ends a URL's path names the API method each caller asks for.
+    pub(super) fn url_tail_param(&mut self, template: &str, mac: &syn::Macro) {
+        let Some(tail) = url_tail_placeholder(template) else {
+            return;
+        };
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.text_params.is_empty() {
+            return;
+        }
+        let arg: Option<Expr> = match tail {
+            Placeholder::Named(name) => {
+                // A named argument (`method = m`) or the name captured inline.
+                let named = mac
+                    .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                    .ok()
+                    .and_then(|items| {
+                        items.into_iter().skip(1).find_map(|e| match e {
+                            Expr::Assign(a) if matches!(strip(&a.left), Expr::Path(p) if p.path.is_ident(name)) => {
+                                Some(*a.right)
+                            }
+                            _ => None,
+                        })
+                    });
+                named.or_else(|| syn::parse_str::<Expr>(name).ok())
+            }
+            Placeholder::Positional(k) => mac
+                .parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                .ok()
+                .and_then(|items| items.into_iter().nth(k + 1)),
+        };
+        let Some(arg) = arg else { return };
+        let Some(pos) = self.text_param(&arg) else {
+            return;
+        };
+        let named_for_an_operation = f
+            .text_params
+            .iter()
+            .find(|(_, p)| *p == pos)
+            .is_some_and(|(n, _)| URL_METHOD_PARAMS.contains(&n.as_str()));
+        if named_for_an_operation && let Some(f) = self.fn_stack.last_mut() {
+            f.url_param = Some(pos);
+        }
+    }
+
     /// `json!({ "query": query, .. })`: the body's document is a parameter.
     pub(super) fn json_doc(&mut self, tokens: &proc_macro2::TokenStream) {
         /// The parameter a document or JSON-RPC `method` key takes, and whether it is the
@@ -477,12 +525,108 @@ const DISPATCH_PARAMS: &[&str] = &[
     "procedure",
 ];
 
+/// Parameter names that, ending a URL's path, name the API method requested
+/// (`/bot{token}/{method}`, `{base}{endpoint}`). Not `name` or `id`: those name a record.
+const URL_METHOD_PARAMS: &[&str] = &[
+    "method",
+    "method_name",
+    "api_method",
+    "action",
+    "command",
+    "cmd",
+    "op",
+    "operation",
+    "function",
+    "procedure",
+    "endpoint",
+    "path",
+    "route",
+];
+
+/// A `format!` template's last placeholder.
+#[derive(Debug, PartialEq, Eq)]
+enum Placeholder<'t> {
+    /// The `k`th positional one (`{}`, `{:?}`), from 0.
+    Positional(usize),
+    /// A named one (`{method}`).
+    Named(&'t str),
+}
+
+/// The placeholder that ends a URL template's path (before `?`), when the path's last segment
+/// is that placeholder alone: `"{}/bot{}/{}"`, `"{base}/api/{method}"`, or a base URL
+/// followed by the endpoint (`"{}{}"`). `None` for `"{}/orders/{}/items"` or `"{}/v1/{id}.json"`.
+fn url_tail_placeholder(template: &str) -> Option<Placeholder<'_>> {
+    // The path ends at a `?` outside a placeholder (`{:?}` is one).
+    let mut depth = 0u32;
+    let end = template
+        .char_indices()
+        .find(|&(_, c)| {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            c == '?' && depth == 0
+        })
+        .map_or(template.len(), |(i, _)| i);
+    let path = &template[..end];
+    let open = path.rfind('{')?;
+    let inner = path[open + 1..].strip_suffix('}')?;
+    if inner.contains(['{', '}']) || path[..open].ends_with('{') {
+        return None;
+    }
+    // The placeholder is a whole segment: after a `/`, or right after the base URL's own
+    // placeholder (`{}{}`).
+    let before = &path[..open];
+    if !(before.ends_with('/') || before.ends_with('}')) {
+        return None;
+    }
+    let name = inner.split(':').next().unwrap_or("");
+    if !name.is_empty() {
+        return (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.chars().all(|c| c.is_ascii_digit()))
+        .then_some(Placeholder::Named(name));
+    }
+    // Count the positional placeholders before it (`{{` is a brace, not one).
+    let before = before.replace("{{", "").replace("}}", "");
+    let k = before
+        .match_indices('{')
+        .filter(|(i, _)| {
+            before[i + 1..]
+                .split('}')
+                .next()
+                .is_some_and(|p| p.split(':').next().unwrap_or("").is_empty())
+        })
+        .count();
+    Some(Placeholder::Positional(k))
+}
+
 /// At the end of a function: the parameter whose words decide what it does at each call — the
 /// method of the JSON-RPC request it sends, or the operation a dispatcher with a parameter named
 /// for one invokes ([`crate::facts::WordParam`]).
 pub(super) fn finish_word_param(state: &mut FnState) {
     if let Some(pos) = state.rpc_param {
-        state.facts.word_param = Some(crate::facts::WordParam { pos, sender: true });
+        state.facts.word_param = Some(crate::facts::WordParam {
+            pos,
+            sender: true,
+            in_url: false,
+        });
+        return;
+    }
+    // `client.post(format!("{base}/bot{token}/{method}"))`: the request's endpoint is the
+    // method its caller names, when the function itself sends one that writes.
+    if let Some(pos) = state.url_param
+        && state
+            .facts
+            .evidence
+            .iter()
+            .any(|e| e.kind == EvidenceKind::Http)
+    {
+        state.facts.word_param = Some(crate::facts::WordParam {
+            pos,
+            sender: true,
+            in_url: true,
+        });
         return;
     }
     // A function that calls nothing (`format!("{operation}:{id}")`) invokes nothing.
@@ -497,6 +641,7 @@ pub(super) fn finish_word_param(state: &mut FnState) {
         state.facts.word_param = Some(crate::facts::WordParam {
             pos: *pos,
             sender: false,
+            in_url: false,
         });
     }
 }
@@ -566,6 +711,30 @@ pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::analysis::inventory_rows;
+
+    #[test]
+    fn the_placeholder_that_ends_a_url_path() {
+        use super::{Placeholder::*, url_tail_placeholder};
+        assert_eq!(
+            url_tail_placeholder("https://api.telegram.org/bot{}/{}"),
+            Some(Positional(1))
+        );
+        assert_eq!(url_tail_placeholder("{}{}"), Some(Positional(1)));
+        assert_eq!(
+            url_tail_placeholder("{base}/api/{method}?x={y}"),
+            Some(Named("method"))
+        );
+        assert_eq!(
+            url_tail_placeholder("{}/{{literal}}/{:?}"),
+            Some(Positional(1))
+        );
+        // Not a whole last segment.
+        assert_eq!(url_tail_placeholder("{}/orders/{}/items"), None);
+        assert_eq!(url_tail_placeholder("{}/v1/{id}.json"), None);
+        assert_eq!(url_tail_placeholder("{}/v1/x{id}"), None);
+        assert_eq!(url_tail_placeholder("no placeholder"), None);
+        assert_eq!(url_tail_placeholder("{}/{0}"), None);
+    }
 
     /// (name, kind) of each inventory row.
     fn names_and_kinds(rows: &[(String, String, String, String)]) -> Vec<(&str, &str)> {

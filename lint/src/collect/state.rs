@@ -127,6 +127,9 @@ pub(super) struct FnState {
     pub(super) doc_param: Option<u32>,
     /// The text parameter that becomes its JSON-RPC request's `method`.
     pub(super) rpc_param: Option<u32>,
+    /// The text parameter that names the last segment of a URL it formats
+    /// (`format!("{base}/bot{token}/{method}")`): the API method its callers name.
+    pub(super) url_param: Option<u32>,
     /// The word list of the last `vec![..]` walked, by the macro's address, so that a `let`
     /// binding it does not parse the macro's body a second time.
     pub(super) last_vec: Option<(usize, Vec<Option<String>>)>,

@@ -44,6 +44,11 @@ pub struct ModelRow {
     /// The program a `by-argument` command model runs (`gh`): its words are the program's
     /// arguments ([`ModelRow::words_write`]).
     pub program: Option<String>,
+    /// An inferred row of a function that sends a write request (a POST) to the endpoint its
+    /// argument names (`format!("{base}{endpoint}")`): words that name no verb leave the
+    /// request what it is, a write, unless the endpoint is one that reads
+    /// ([`crate::effects::verbs::read_endpoint`]).
+    pub endpoint: bool,
 }
 
 impl ModelRow {
@@ -51,6 +56,9 @@ impl ModelRow {
     /// [`words_write`]), for the program this row runs when it runs one: `gh api user`
     /// reads, `gh pr create` writes.
     pub fn words_write(&self, words: ModelWords, text: &str) -> Option<bool> {
+        if self.endpoint {
+            return Some(endpoint_writes(text));
+        }
         let Some(program) = &self.program else {
             return words_write(words, text);
         };
@@ -83,6 +91,33 @@ impl ModelRow {
         // Words that say neither run the program all the same (`adb usb`, `adb forward …`):
         // a process started, as any whose arguments say nothing is.
         words_write(words, text).or(Some(true))
+    }
+}
+
+/// Whether a write request (a POST) sent to an endpoint writes: the last path segment's
+/// leading verb decides (`getChat` reads, `sendMessage` writes), then a write verb later in
+/// it (`/forms/{id}/duplicate_and_publish`), then an endpoint that reads though POSTed to
+/// ([`super::verbs::read_endpoint`]); otherwise the request is what it is, a write
+/// (`answerCallbackQuery`, `/api/pages/sidebar-pages`).
+fn endpoint_writes(text: &str) -> bool {
+    use super::verbs::{Verb, leading_verb, rpc_verb};
+    let last = text
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(text)
+        .rsplit(['.', '/', ':'])
+        .find(|s| !s.is_empty())
+        .unwrap_or("");
+    match leading_verb(last) {
+        Some(Verb::Write(_)) => true,
+        // `getChat`, `list`, `searchUsers`; not `check-results` (a collection of checks)
+        // nor `verifyUser`, which may act when POSTed.
+        Some(Verb::Read(_)) if super::verbs::is_query_verb(&super::verbs::first_word(last)) => {
+            false
+        }
+        Some(Verb::Read(_)) => true,
+        None if matches!(rpc_verb(last), Some(Verb::Write(_))) => true,
+        None => super::verbs::read_endpoint(text).is_none(),
     }
 }
 
@@ -123,6 +158,7 @@ impl ModelTable {
                     model: m.clone(),
                     inferred: None,
                     program: None,
+                    endpoint: false,
                 });
             }
         }
@@ -172,6 +208,7 @@ impl ModelTable {
                             opaque_only: false,
                         }),
                         program: Some(given.program.clone()),
+                        endpoint: false,
                     });
                     continue;
                 }
@@ -199,6 +236,17 @@ impl ModelTable {
                     span: 0..0,
                 };
                 let what = match (wp.sender, effect) {
+                    (true, _) if wp.in_url => {
+                        let http = f.evidence.iter().find(|e| e.kind == EvidenceKind::Http);
+                        format!(
+                            "{} to the endpoint its argument {} names, in `{}` ({}:{})",
+                            http.map_or("HTTP request", |e| e.what.as_str()),
+                            wp.pos,
+                            f.display,
+                            file.rel,
+                            http.map_or(f.loc.line, |e| e.loc.line)
+                        )
+                    }
                     (true, _) => format!(
                         "`{}` sends the JSON-RPC method its argument {} names ({}:{})",
                         f.display, wp.pos, file.rel, f.loc.line
@@ -218,6 +266,7 @@ impl ModelTable {
                 };
                 self.rows.push(ModelRow {
                     program: None,
+                    endpoint: wp.in_url,
                     evidence: Evidence {
                         kind: if wp.sender {
                             EvidenceKind::Http
@@ -481,6 +530,7 @@ mod tests {
             }),
             inferred: None,
             program: Some(program.into()),
+            endpoint: false,
         };
         let gh = row("gh");
         assert_eq!(gh.words_write(Command, "api user"), Some(false));
@@ -522,6 +572,69 @@ mod tests {
             ..row("x")
         };
         assert_eq!(bare.words_write(Command, "usb"), None);
+    }
+
+    #[test]
+    fn an_endpoint_sender_row_posts_unless_the_words_say_otherwise() {
+        let poster = ModelRow {
+            model: EffectModel {
+                function: "Client::post".into(),
+                effect: ModelEffect::ByArgument {
+                    argument: 0,
+                    words: RpcMethod,
+                },
+                path: std::path::PathBuf::new(),
+                line: 0,
+                span: 0..0,
+            },
+            evidence: model_evidence(&EffectModel {
+                function: "Client::post".into(),
+                effect: ModelEffect::Write,
+                path: std::path::PathBuf::new(),
+                line: 0,
+                span: 0..0,
+            }),
+            inferred: None,
+            program: None,
+            endpoint: true,
+        };
+        // The method named in the URL decides (`/bot{token}/{method}`).
+        assert_eq!(poster.words_write(RpcMethod, "getChat"), Some(false));
+        assert_eq!(poster.words_write(RpcMethod, "sendMessage"), Some(true));
+        // A path whose last segment names no verb is POSTed all the same ...
+        assert_eq!(
+            poster.words_write(RpcMethod, "/api/v1/forms/{}/duplicate"),
+            Some(true)
+        );
+        // ... unless the endpoint is one that reads.
+        assert_eq!(
+            poster.words_write(RpcMethod, "/api/search/suggest"),
+            Some(false)
+        );
+        // The leading verb decides, not a noun after it.
+        assert_eq!(
+            poster.words_write(RpcMethod, "answerCallbackQuery"),
+            Some(true)
+        );
+        assert_eq!(
+            poster.words_write(RpcMethod, "getStarTransactions"),
+            Some(false)
+        );
+        // A read verb that may act when POSTed, or names a collection, does not read.
+        assert_eq!(
+            poster.words_write(RpcMethod, "/api/v1/projects/{}/check-results"),
+            Some(true)
+        );
+        assert_eq!(poster.words_write(RpcMethod, "verifyUser"), Some(true));
+        // Without the flag, words that say nothing leave the call unknown.
+        let rpc = ModelRow {
+            endpoint: false,
+            ..poster
+        };
+        assert_eq!(
+            rpc.words_write(RpcMethod, "/api/v1/forms/{}/duplicate"),
+            None
+        );
     }
 
     /// Each built-in API row, asked directly.

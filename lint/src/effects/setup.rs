@@ -145,6 +145,60 @@ pub enum Barrier {
     /// A count of calls kept to pace or stop them: a method of a rate limiter, throttle or
     /// circuit breaker ([`is_pacing_type`]).
     Pacing,
+    /// Tearing down what the call itself made: its temporary files or the child process it
+    /// started (`cleanup_temp_dir`, `cleanup_process_tree`, `kill_child`) ([`is_teardown`]).
+    Teardown,
+    /// A diagnostic log for people to read (`log`, `log_to_file`, `write_log`)
+    /// ([`is_diagnostic_log`]).
+    Logging,
+}
+
+/// Whether a function tears down what the call itself made (`cleanup_temp_dir`,
+/// `cleanup_process_tree`, `kill_child_fallback`, `remove_temp_file`): a timeout's kill of
+/// its own child, a scratch directory removed. A retry makes and removes its own; nothing
+/// kept changes.
+pub fn is_teardown(name: &str) -> bool {
+    let ws = crate::effects::verbs::words(name);
+    let Some(first) = ws.first() else {
+        return false;
+    };
+    matches!(
+        first.as_str(),
+        "cleanup" | "clean" | "kill" | "terminate" | "reap" | "remove" | "delete" | "drop"
+    ) && ws[1..].iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "temp"
+                | "tmp"
+                | "tempdir"
+                | "tempfile"
+                | "scratch"
+                | "child"
+                | "children"
+                | "subprocess"
+        )
+    }) || (matches!(first.as_str(), "cleanup" | "kill" | "terminate")
+        && ws[1..]
+            .iter()
+            .any(|w| matches!(w.as_str(), "process" | "tree")))
+}
+
+/// Whether a function writes a diagnostic log (`log`, `log_to_file_unconditional`,
+/// `write_log`, `append_to_log`): lines kept for people to read, not the tool's effect. A
+/// function that logs something by name (`log_bot_message`, `log_metrics`, a time tracker's
+/// `log_work`) is left to what it writes.
+pub fn is_diagnostic_log(name: &str) -> bool {
+    name == "log"
+        || name.starts_with("log_to_")
+        || matches!(
+            name,
+            "write_log"
+                | "append_log"
+                | "append_to_log"
+                | "write_to_log"
+                | "debug_log"
+                | "log_line"
+        )
 }
 
 /// Whether a type paces calls or stops them (`RateLimiter`, `Throttle`, `CircuitBreaker`):
@@ -193,6 +247,10 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
         Some(Barrier::Audit)
     } else if self_ty.is_some_and(is_pacing_type) {
         Some(Barrier::Pacing)
+    } else if is_teardown(name) {
+        Some(Barrier::Teardown)
+    } else if is_diagnostic_log(name) {
+        Some(Barrier::Logging)
     } else {
         None
     }
@@ -432,6 +490,35 @@ impl Api {
         );
         assert_eq!(barrier("put_object", Some("Bucket"), ""), None);
         assert_eq!(barrier("send", Some("LimiterConfig"), ""), None);
+    }
+
+    /// Tearing down what the call made, and a diagnostic log, are barriers; a function that
+    /// deletes or logs something by name is not.
+    #[test]
+    fn teardown_and_diagnostic_logs_are_barriers() {
+        for name in [
+            "cleanup_temp_dir",
+            "cleanup_process_tree",
+            "kill_child_fallback",
+            "remove_temp_file",
+            "terminate_process",
+        ] {
+            assert_eq!(barrier(name, None, ""), Some(Barrier::Teardown), "{name}");
+        }
+        for name in [
+            "cleanup_disk",
+            "kill_window",
+            "delete_file",
+            "remove_process_rule",
+        ] {
+            assert_eq!(barrier(name, None, ""), None, "{name}");
+        }
+        for name in ["log", "log_to_file_unconditional", "write_log"] {
+            assert_eq!(barrier(name, None, ""), Some(Barrier::Logging), "{name}");
+        }
+        for name in ["log_bot_message", "log_metrics", "log_work"] {
+            assert_eq!(barrier(name, None, ""), None, "{name}");
+        }
     }
 
     #[test]

@@ -187,6 +187,11 @@ pub fn benign_field(name: &str) -> bool {
     ]
     .iter()
     .any(|k| lower.contains(k))
+        // A protocol's document version or sequence number (`opened.version += 1` before an
+        // LSP `didChange`): a counter the protocol carries, not kept state of the tool's.
+        || lower
+            .split(['_', '.'])
+            .any(|w| matches!(w, "version" | "seq" | "seqno"))
 }
 
 /// A field holding one connection (`session`, `conn`, `client`, `socket`): assigning it

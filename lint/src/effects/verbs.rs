@@ -58,7 +58,22 @@ pub enum Verb {
 /// word is a verb of either list.
 pub fn leading_verb(name: &str) -> Option<Verb> {
     let first = first_word(name);
+    if starts_with_noun_compound(name) {
+        return None;
+    }
     classify_word(&first)
+}
+
+/// Whether a name starts with two words that name a thing ([`super::vocabulary::NOUN_COMPOUNDS`]:
+/// `PullRequest`, `merge_request_notes`).
+pub fn starts_with_noun_compound(name: &str) -> bool {
+    let mut ws = word_slices(name);
+    let (Some((a, _)), Some((b, _))) = (ws.next(), ws.next()) else {
+        return false;
+    };
+    super::vocabulary::NOUN_COMPOUNDS
+        .iter()
+        .any(|(x, y)| a.eq_ignore_ascii_case(x) && b.eq_ignore_ascii_case(y))
 }
 
 /// Words that modify the verb after them rather than name one: `try_send`, `uid_store`,
@@ -168,6 +183,12 @@ pub fn names_inference(name: &str) -> bool {
         && !ws.iter().any(|w| {
             is_write_verb(w) && !matches!(w.as_str(), "post" | "send" | "create" | "request")
         })
+}
+
+/// Whether `w` is a read verb that names a query even when the request goes by POST
+/// ([`super::vocabulary::QUERY`]: `get`, `list`, `search`; not `check`, `verify`).
+pub fn is_query_verb(w: &str) -> bool {
+    vocabulary(w) & QUERY != 0
 }
 
 /// Whether `w` is a read verb ([`Meaning::Read`]).
@@ -542,7 +563,8 @@ pub fn command_variant(enum_name: &str, variant: &str) -> Option<String> {
         return None;
     }
     let first = ws.first()?;
-    is_plain_verb(first).then(|| format!("command `{enum_name}::{variant}` built to be executed"))
+    (is_plain_verb(first) && !starts_with_noun_compound(variant))
+        .then(|| format!("command `{enum_name}::{variant}` built to be executed"))
 }
 
 /// Whether a URL's last segment is a dotted RPC method (`documents.info`,
@@ -764,6 +786,11 @@ mod tests {
         assert!(command_variant("Command", "ReadFile").is_none());
         assert!(command_variant("McpError", "CreateFailed").is_none());
         assert!(command_variant("Action", "Delete").is_none());
+        // A noun compound is no command: `IssueOrPullRequest::PullRequest`.
+        assert!(command_variant("IssueOrPullrequest", "PullRequest").is_none());
+        assert!(command_variant("Command", "PullImage").is_some());
+        assert_eq!(leading_verb("merge_request_notes"), None);
+        assert_eq!(leading_verb("merge_branches"), Some(Verb::Write("merge")));
     }
 
     #[test]

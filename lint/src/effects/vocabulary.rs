@@ -351,6 +351,19 @@ pub fn read_verbs() -> impl Iterator<Item = &'static str> {
 }
 
 /// Compound names of standard-library and common in-memory APIs that start with a write verb.
+/// Two words that, leading a name, name a thing rather than an action: `PullRequest`,
+/// `merge_request_notes`, `push_notification_settings` (the verb is a noun's first half).
+pub const NOUN_COMPOUNDS: &[(&str, &str)] = &[
+    ("pull", "request"),
+    ("pull", "requests"),
+    ("merge", "request"),
+    ("merge", "requests"),
+    ("push", "notification"),
+    ("push", "notifications"),
+    ("change", "request"),
+    ("change", "requests"),
+];
+
 pub(crate) const LOCAL_COMPOUNDS: &[&str] = &[
     "push_str",
     "push_back",
@@ -389,4 +402,9 @@ pub(crate) const LOCAL_COMPOUNDS: &[&str] = &[
     "swap_with_slice",
     "close_connection",
     "start_transaction",
+    // Waking a task or thread of this process (`tokio::sync::Notify`, `Condvar`).
+    "notify_one",
+    "notify_all",
+    "notify_waiters",
+    "notify_last",
 ];
