@@ -402,6 +402,18 @@ pub(crate) const LOCAL_COMPOUNDS: &[&str] = &[
     "swap_with_slice",
     "close_connection",
     "start_transaction",
+    // Setting up a walk over a git history (git2's `Revwalk`): what it will read.
+    "push_head",
+    "push_range",
+    "push_glob",
+    "push_ref",
+    // Switches of a runtime being built (`tokio::runtime::Builder`).
+    "enable_all",
+    "enable_io",
+    "enable_time",
+    // A graph built in memory (petgraph's `Graph`, `GraphMap`).
+    "add_node",
+    "add_edge",
     // Waking a task or thread of this process (`tokio::sync::Notify`, `Condvar`).
     "notify_one",
     "notify_all",
