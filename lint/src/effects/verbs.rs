@@ -756,6 +756,12 @@ mod tests {
         assert!(!client_write_name("notify_tool_list_changed"));
         assert!(!client_write_name("notify_progress"));
         assert!(client_write_name("notify_subscribers"));
+        // Local compounds: a history walk set up, a runtime builder's switch, a graph in
+        // memory, a waiting task woken.
+        for local in ["push_head", "enable_all", "add_node", "add_edge", "notify_one"] {
+            assert!(!client_write_name(local), "{local}");
+        }
+        assert!(client_write_name("add_comment"));
         // Where something starts is an accessor.
         assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());
