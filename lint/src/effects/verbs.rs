@@ -644,9 +644,20 @@ pub fn read_endpoint(url: &str) -> Option<&'static str> {
         ("/rerank", "a model's ranking"),
         ("/audio/transcriptions", "a model's transcription"),
     ];
+    // A model's own API, by the path it ends with: Anthropic's Messages API, Ollama's
+    // generate, chat and embed endpoints.
+    const ENDINGS: &[(&str, &str)] = &[
+        ("/v1/messages", "a model's completion"),
+        ("/api/generate", "a model's completion"),
+        ("/api/chat", "a model's completion"),
+        ("/api/embed", "a model's embedding"),
+        ("/api/embeddings", "a model's embedding"),
+    ];
+    let lower_path = lower.split(['?', '#']).next().unwrap_or(&lower);
     MARKERS
         .iter()
         .find(|(m, _)| lower.contains(m))
+        .or_else(|| ENDINGS.iter().find(|(m, _)| lower_path.ends_with(m)))
         .map(|(_, why)| *why)
 }
 
@@ -805,6 +816,9 @@ mod tests {
         assert!(read_endpoint("https://x/oauth/token").is_some());
         assert!(read_endpoint("{}/v1/chat/completions").is_some());
         assert!(read_endpoint("{base}/models/{model}:generateContent").is_some());
+        assert!(read_endpoint("https://api.anthropic.com/v1/messages").is_some());
+        assert!(read_endpoint("{}/api/generate").is_some());
+        assert!(read_endpoint("{}/v1/messages/{}/send").is_none());
         assert!(read_endpoint("/issue").is_none());
         // A write named in the last segment, under a search path.
         assert!(read_endpoint("{}/api/v2/search/installPlugin").is_none());
