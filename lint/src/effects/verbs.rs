@@ -773,6 +773,11 @@ mod tests {
             assert!(!client_write_name(local), "{local}");
         }
         assert!(client_write_name("add_comment"));
+        // Control verbs: a tool named for one writes; `vec.resize(..)` is no client write.
+        for name in ["evict_pod", "resize_nodes", "empty_trash", "pair_device"] {
+            assert!(name_says_write(name, "").is_some(), "{name}");
+        }
+        assert!(!client_write_name("resize"));
         // Where something starts is an accessor.
         assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());

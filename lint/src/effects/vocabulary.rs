@@ -198,6 +198,22 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("authorize", Write, NOT_CLIENT),
     ("deauthorize", Write, NOT_CLIENT),
     ("crosspost", Write, NONE),
+    // Cluster, media, window and device control: a retry evicts, plays or pairs again.
+    // Not client writes where the word names an in-memory operation too (`vec.resize`,
+    // `writer.flush()`, a layout's `reorder`).
+    ("evict", Write, NONE),
+    ("resize", Write, NOT_CLIENT),
+    ("reorder", Write, NOT_CLIENT),
+    ("reparent", Write, NOT_CLIENT),
+    ("ungroup", Write, NOT_CLIENT),
+    ("flush", Write, NOT_CLIENT),
+    ("empty", Write, NOT_CLIENT),
+    ("play", Write, NOT_CLIENT),
+    ("focus", Write, NOT_CLIENT),
+    ("pair", Write, NONE),
+    ("unpair", Write, NONE),
+    ("bind", Write, NOT_CLIENT),
+    ("unbind", Write, NOT_CLIENT),
     // Input injected into a device, a desktop or a browser page: a retry taps, clicks or
     // types again. Not client writes: a method so named is judged by its receiver
     // (`effects::state::browser_action`).
