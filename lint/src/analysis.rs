@@ -1019,6 +1019,48 @@ impl Server {
         assert_eq!(kind_of(&by_id, "get_chat"), Judgement::Write);
     }
 
+    /// A helper that returns early, successfully, when its path exists makes the file only
+    /// the first time (a cache, a first-use download): not the tool's write. One that
+    /// refuses when the file exists still writes.
+    #[test]
+    fn made_only_when_missing_is_no_write() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+async fn fetch_source(dir: &std::path::Path, url: &str) -> Result<std::path::PathBuf, std::io::Error> {
+    let target = dir.join("source.crate");
+    if tokio::fs::try_exists(&target).await? {
+        tracing::debug!("found");
+        return Ok(target);
+    }
+    tokio::fs::create_dir_all(dir).await?;
+    let body = reqwest::get(url).await.unwrap().bytes().await.unwrap();
+    tokio::fs::write(&target, &body).await?;
+    Ok(target)
+}
+fn create_local(path: &str, text: &str) -> Result<String, String> {
+    let p = std::path::Path::new(path);
+    if p.exists() {
+        return Ok(format!("Error: {} already exists", path));
+    }
+    std::fs::write(p, text).map_err(|e| e.to_string())?;
+    Ok(String::new())
+}
+pub struct Server;
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool]
+    async fn crate_source(&self, url: String) -> String { let _ = fetch_source(std::path::Path::new("/cache"), &url).await; std::fs::read_to_string("/cache/source.crate").unwrap() }
+    #[rmcp::tool]
+    async fn create_file(&self, path: String, text: String) -> String { create_local(&path, &text).unwrap() }
+}
+"#;
+        assert_eq!(kind_of(src, "crate_source"), Judgement::Read);
+        assert_eq!(kind_of(src, "create_file"), Judgement::Write);
+        // Without the early return the write is the tool's.
+        let always = src.replace("return Ok(target);", "tracing::debug!(\"again\");");
+        assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);
+    }
+
     fn kinds_with(src: &str, toml: &str) -> Vec<(String, idemcheck_spec::Judgement, String)> {
         let config =
             Config::from_idemcheck_toml(std::path::Path::new("idemcheck.toml"), toml).unwrap();

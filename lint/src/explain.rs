@@ -246,8 +246,8 @@ fn chain(index: &Index<'_>, from: FnId, to: FnId) -> String {
 /// Why what a function writes is not the tool's write, when the index stops there: set-up,
 /// a cache's bookkeeping, or an audit trail.
 fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
-    use crate::effects::setup::{Barrier, barrier};
-    Some(match barrier(&f.name, f.self_ty.as_deref(), &f.module)? {
+    use crate::effects::setup::{Barrier, barrier_of};
+    Some(match barrier_of(f)? {
         Barrier::Setup => format!(
             "set-up (`{}` connects, opens or authenticates; a retry does not repeat it)",
             f.display
@@ -266,6 +266,10 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
         ),
         Barrier::Teardown => format!(
             "teardown (`{}` removes what the call itself made: its temporary files or child process)",
+            f.display
+        ),
+        Barrier::FirstUse => format!(
+            "made only when missing (`{}` returns early when the path exists; a retry finds it there)",
             f.display
         ),
         Barrier::Logging => format!(

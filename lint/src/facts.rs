@@ -280,6 +280,10 @@ pub struct FnFacts {
     /// The type it returns, through `Result`, `Option`, `Arc` and the like (`KeyStore` for
     /// `-> Result<Arc<KeyStore>, E>`), when it is a named type (`Self` as written).
     pub ret: Option<String>,
+    /// It makes what it makes only when that is missing: it returns early, successfully, when
+    /// the path already exists (`if target.exists() { return Ok(target) }`): a cache or a
+    /// first-use download a retry finds done ([`crate::effects::setup::Barrier::FirstUse`]).
+    pub first_use: bool,
     /// It is a tools/call handler: named like one (`call_tool`, `handle_tool_call`) or
     /// mentioning `"tools/call"`.
     pub tools_handler: bool,

@@ -940,9 +940,7 @@ impl<'a> Index<'a> {
         let mut setup: Vec<bool> = (0..self.fns.len())
             .map(|id| {
                 let f = self.func(id);
-                !self.tool_body[id]
-                    && crate::effects::setup::barrier(&f.name, f.self_ty.as_deref(), &f.module)
-                        .is_some()
+                !self.tool_body[id] && crate::effects::setup::barrier_of(f).is_some()
             })
             .collect();
         // What a model says of a function replaces what its body shows: it is not searched

@@ -474,3 +474,69 @@ pub(super) fn sig_span(sig: &syn::Signature) -> Span {
         .or(sig.abi.as_ref().map(|a| a.extern_token.span))
         .unwrap_or(sig.fn_token.span)
 }
+
+/// `if target.exists() { return Ok(target); }`, `if fs::try_exists(&p).await? { debug!(..);
+/// return Ok(p) }`, `if out.is_file() { return Ok(()) }`: a check that a path exists whose
+/// branch returns, not with an error. What the function does after it happens only when the
+/// path is missing. Not `if !p.exists() { .. }`, nor a branch that refuses (`return
+/// Err(..)`): a tool that will not overwrite still writes.
+pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
+    fn existence_check(e: &Expr) -> bool {
+        match strip_wrappers(e) {
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                matches!(
+                    name.as_str(),
+                    "exists" | "try_exists" | "is_file" | "is_dir"
+                ) || (name == "is_ok"
+                    && matches!(strip_wrappers(&m.receiver), Expr::Call(c)
+                            if matches!(strip(&c.func), Expr::Path(p)
+                                if p.path.segments.last().is_some_and(|s| s.ident == "metadata"))))
+            }
+            Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "try_exists" || s.ident == "exists")),
+            _ => false,
+        }
+    }
+    /// Through `.await`, `?`, `.unwrap_or(false)`, `.unwrap_or_default()`, `.unwrap()`.
+    fn strip_wrappers(e: &Expr) -> &Expr {
+        match strip(e) {
+            Expr::Await(a) => strip_wrappers(&a.base),
+            Expr::Try(t) => strip_wrappers(&t.expr),
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "unwrap_or" | "unwrap_or_default" | "unwrap" | "expect"
+                ) =>
+            {
+                strip_wrappers(&m.receiver)
+            }
+            e => e,
+        }
+    }
+    if i.else_branch.is_some() || !existence_check(&i.cond) {
+        return false;
+    }
+    let Some(syn::Stmt::Expr(Expr::Return(r), _)) = i.then_branch.stmts.last() else {
+        return false;
+    };
+    // A refusal is no success: `return Err(..)`, `return Ok(CallToolResult::error(..))`,
+    // `return Ok(format!("Error: {} already exists", p))`, a result marked failed.
+    let Some(value) = r.expr.as_deref() else {
+        return true;
+    };
+    let text = quote::ToTokens::to_token_stream(value)
+        .to_string()
+        .to_ascii_lowercase();
+    ![
+        "err",
+        "exist",
+        "fail",
+        "conflict",
+        "success : false",
+        "refuse",
+        "denied",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}

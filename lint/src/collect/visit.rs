@@ -378,6 +378,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         visit::visit_expr_break(self, b);
     }
 
+    /// `if target.exists() { return Ok(target); }`: what follows is made only when missing.
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        if let Some(f) = self.fn_stack.last_mut()
+            && super::syntax::returns_when_it_exists(i)
+        {
+            f.facts.first_use = true;
+        }
+        visit::visit_expr_if(self, i);
+    }
+
     fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
         self.mark(|f| f.m_break = true);
         visit::visit_expr_return(self, r);

@@ -151,6 +151,16 @@ pub enum Barrier {
     /// A diagnostic log for people to read (`log`, `log_to_file`, `write_log`)
     /// ([`is_diagnostic_log`]).
     Logging,
+    /// It makes what it makes only when that is missing: it returns early when the path
+    /// exists (`if target.exists() { return Ok(target) }`), a cache or a first-use download
+    /// ([`crate::facts::FnFacts::first_use`]).
+    FirstUse,
+}
+
+/// Why a function stops the write search: its name and place ([`barrier`]), or its body
+/// making what it makes only when missing ([`Barrier::FirstUse`]).
+pub fn barrier_of(f: &crate::facts::FnFacts) -> Option<Barrier> {
+    barrier(&f.name, f.self_ty.as_deref(), &f.module).or(f.first_use.then_some(Barrier::FirstUse))
 }
 
 /// Whether a function tears down what the call itself made (`cleanup_temp_dir`,

@@ -769,7 +769,13 @@ mod tests {
         assert!(client_write_name("notify_subscribers"));
         // Local compounds: a history walk set up, a runtime builder's switch, a graph in
         // memory, a waiting task woken.
-        for local in ["push_head", "enable_all", "add_node", "add_edge", "notify_one"] {
+        for local in [
+            "push_head",
+            "enable_all",
+            "add_node",
+            "add_edge",
+            "notify_one",
+        ] {
             assert!(!client_write_name(local), "{local}");
         }
         assert!(client_write_name("add_comment"));
