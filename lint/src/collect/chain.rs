@@ -362,7 +362,11 @@ impl Collector<'_> {
                     loc(),
                     unless,
                 );
-            } else if class.browser && crate::effects::state::browser_action(&name, recv.as_deref())
+            } else if class.browser
+                && (crate::effects::state::browser_action(&name, recv.as_deref())
+                    // `self.tab()?.navigate_to(url)`: the method that handed the tab over.
+                    || (i > 0
+                        && crate::effects::state::browser_action(&name, prev_name.as_deref())))
             {
                 // A workspace method of that name on a value of unknown type is followed
                 // instead (`client.hover(params)` on the server's own LSP client).

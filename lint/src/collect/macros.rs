@@ -100,23 +100,45 @@ fn paths_in(tokens: TokenStream, out: &mut Vec<Vec<String>>) {
     }
 }
 
-/// A file's own `macro_rules!` of one rule whose matcher is a list of fragments
+/// A file's own `macro_rules!` of one rule that stamps out tools: a list of fragments
 /// (`($tool:ident, $name:literal, $method:ident) => { pub struct $tool; impl Tool for $tool
-/// { .. } }`): the shape a codebase uses to stamp out many tools alike (ThinClaw's
-/// `memory_host_tool!(MemoryWriteTool, "memory_write", .., write_memory_action, ..)`).
-/// Its invocations among the file's items are expanded here, by substitution, and the items
-/// they make are walked as the file's own: a tool written by a macro is a tool. Macros with
-/// several rules, repetitions or literal tokens in the matcher are not expanded.
+/// { .. } }`, ThinClaw's `memory_host_tool!(MemoryWriteTool, "memory_write", ..)`), or a
+/// repetition of them with literal tokens between (`($($name:ident => $ty:ty, $desc:expr);*
+/// $(;)?) => { #[tool_router] impl Server { $( #[tool(description = $desc)] fn $name(..)
+/// { .. } )* } }`, fast-browser-use's `register_mcp_tools!`). Its invocations among the
+/// file's items are expanded here, by substitution, and the items they make are walked as
+/// the file's own: a tool written by a macro is a tool. Macros with several rules, nested
+/// repetitions or more than one repetition holding fragments are not expanded.
 #[derive(Debug, Clone)]
 pub(super) struct LocalMacro {
-    /// The fragment names of the matcher, in order (`tool` for `$tool:ident`), with whether
-    /// the fragment is an expression or a type (spliced as one group, as rustc does).
-    params: Vec<(String, bool)>,
+    /// The matcher.
+    matcher: Vec<MatchTok>,
     /// The transcriber.
     body: TokenStream,
 }
 
-/// The one rule of a `macro_rules!` definition's tokens, when it has that simple shape.
+/// One piece of a matcher.
+#[derive(Debug, Clone)]
+enum MatchTok {
+    /// `$name:kind`: the name, and whether the fragment is one token (`ident`, `literal`,
+    /// `tt`, `lifetime`) rather than a run of them up to the next literal token (`expr`,
+    /// `ty`, `path`, ..), and whether it is spliced as one group (an expression or a type,
+    /// as rustc does).
+    Fragment {
+        name: String,
+        one_token: bool,
+        grouped: bool,
+    },
+    /// A token to be matched as written (`=>`'s `=`, `,`).
+    Literal(String),
+    /// `$( .. ) sep? op`: what repeats, its separator, and whether it may be absent.
+    Repeat {
+        inner: Vec<MatchTok>,
+        separator: Option<String>,
+    },
+}
+
+/// The one rule of a `macro_rules!` definition's tokens, when it has a shape expanded here.
 pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
     let toks: Vec<TokenTree> = tokens.into_iter().collect();
     let (matcher, body) = match toks.as_slice() {
@@ -140,30 +162,69 @@ pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
     if !mentions_tool(body.clone()) {
         return None;
     }
-    let m: Vec<TokenTree> = matcher.into_iter().collect();
-    let mut params = Vec::new();
+    let matcher = parse_matcher(matcher, 0)?;
+    let repeats_with_fragments = matcher
+        .iter()
+        .filter(|m| matches!(m, MatchTok::Repeat { inner, .. } if has_fragment(inner)))
+        .count();
+    (has_fragment(&matcher) && repeats_with_fragments <= 1).then_some(LocalMacro { matcher, body })
+}
+
+fn has_fragment(m: &[MatchTok]) -> bool {
+    m.iter().any(|t| match t {
+        MatchTok::Fragment { .. } => true,
+        MatchTok::Repeat { inner, .. } => has_fragment(inner),
+        MatchTok::Literal(_) => false,
+    })
+}
+
+/// A matcher's tokens as pieces; `depth`: inside how many repetitions (one at most).
+fn parse_matcher(tokens: TokenStream, depth: u32) -> Option<Vec<MatchTok>> {
+    let m: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::new();
     let mut i = 0;
     while i < m.len() {
-        match (&m.get(i), &m.get(i + 1), &m.get(i + 2), &m.get(i + 3)) {
+        match (&m[i], m.get(i + 1), m.get(i + 2), m.get(i + 3)) {
             (
-                Some(TokenTree::Punct(d)),
+                TokenTree::Punct(d),
                 Some(TokenTree::Ident(name)),
                 Some(TokenTree::Punct(c)),
                 Some(TokenTree::Ident(kind)),
             ) if d.as_char() == '$' && c.as_char() == ':' => {
-                let grouped = matches!(kind.to_string().as_str(), "expr" | "ty");
-                params.push((name.to_string(), grouped));
+                let kind = kind.to_string();
+                out.push(MatchTok::Fragment {
+                    name: name.to_string(),
+                    one_token: matches!(kind.as_str(), "ident" | "literal" | "tt" | "lifetime"),
+                    grouped: matches!(kind.as_str(), "expr" | "ty"),
+                });
                 i += 4;
             }
-            _ => return None,
-        }
-        match m.get(i) {
-            None => {}
-            Some(TokenTree::Punct(p)) if p.as_char() == ',' => i += 1,
-            _ => return None,
+            (TokenTree::Punct(d), Some(TokenTree::Group(g)), ..)
+                if d.as_char() == '$'
+                    && g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    && depth == 0 =>
+            {
+                let inner = parse_matcher(g.stream(), depth + 1)?;
+                let op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
+                let (separator, next) = if op(m.get(i + 2)) {
+                    (None, i + 3)
+                } else if op(m.get(i + 3)) {
+                    (Some(m.get(i + 2)?.to_string()), i + 4)
+                } else {
+                    return None;
+                };
+                out.push(MatchTok::Repeat { inner, separator });
+                i = next;
+            }
+            (TokenTree::Group(_), ..) => return None,
+            (TokenTree::Punct(d), ..) if d.as_char() == '$' => return None,
+            (t, ..) => {
+                out.push(MatchTok::Literal(t.to_string()));
+                i += 1;
+            }
         }
     }
-    (!params.is_empty()).then_some(LocalMacro { params, body })
+    Some(out)
 }
 
 /// Whether an identifier in `tokens` names a tool (`Tool`, `ToolDefinition`, `RigTool`,
@@ -179,66 +240,176 @@ fn mentions_tool(tokens: TokenStream) -> bool {
     })
 }
 
-/// The items an invocation of `mac` with `args` makes, when they parse.
-pub(super) fn expand(mac: &LocalMacro, args: TokenStream) -> Option<Vec<syn::Item>> {
-    use proc_macro2::{Delimiter, Group};
-    // The arguments, split at top-level commas (a trailing one allowed).
-    let mut pieces: Vec<Vec<TokenTree>> = vec![Vec::new()];
-    for t in args {
-        match &t {
-            TokenTree::Punct(p) if p.as_char() == ',' => pieces.push(Vec::new()),
-            _ => pieces.last_mut().expect("one piece").push(t),
-        }
-    }
-    if pieces.last().is_some_and(Vec::is_empty) {
-        pieces.pop();
-    }
-    if pieces.len() != mac.params.len() {
-        return None;
-    }
-    fn substitute(
-        body: TokenStream,
-        params: &[(String, bool)],
-        pieces: &[Vec<TokenTree>],
-    ) -> TokenStream {
-        let toks: Vec<TokenTree> = body.into_iter().collect();
-        let mut out = Vec::with_capacity(toks.len());
-        let mut i = 0;
-        while i < toks.len() {
-            match (&toks[i], toks.get(i + 1)) {
-                (TokenTree::Punct(d), Some(TokenTree::Ident(name))) if d.as_char() == '$' => {
-                    let name = name.to_string();
-                    if let Some(k) = params.iter().position(|(p, _)| *p == name) {
-                        let piece: TokenStream = pieces[k].iter().cloned().collect();
-                        if params[k].1 {
-                            out.push(TokenTree::Group(Group::new(Delimiter::Parenthesis, piece)));
-                        } else {
-                            out.extend(piece);
+/// What the fragments of one match bound: by name, the tokens, and whether they are spliced
+/// as one group.
+type Bound = Vec<(String, Vec<TokenTree>, bool)>;
+
+/// Match `pats` against `toks` from `at`, binding fragments into `top` (outside a
+/// repetition) and `reps` (one entry per round of the repetition); `stop`: the token that
+/// ends the run this sequence may take (the enclosing repetition's separator). The position
+/// after the match.
+fn match_seq(
+    pats: &[MatchTok],
+    toks: &[TokenTree],
+    mut at: usize,
+    stop: Option<&str>,
+    top: &mut Bound,
+    reps: &mut Vec<Bound>,
+) -> Option<usize> {
+    for (k, p) in pats.iter().enumerate() {
+        match p {
+            MatchTok::Literal(l) => {
+                if toks.get(at)?.to_string() != *l {
+                    return None;
+                }
+                at += 1;
+            }
+            MatchTok::Fragment {
+                name,
+                one_token,
+                grouped,
+            } => {
+                let end = if *one_token {
+                    toks.get(at)?;
+                    at + 1
+                } else {
+                    // Up to the next literal of the pattern, or the separator, or the end.
+                    let next_lit = pats[k + 1..].iter().find_map(|q| match q {
+                        MatchTok::Literal(l) => Some(l.as_str()),
+                        _ => None,
+                    });
+                    let mut e = at;
+                    while e < toks.len() {
+                        let t = toks[e].to_string();
+                        if Some(t.as_str()) == next_lit || Some(t.as_str()) == stop {
+                            break;
                         }
-                    } else if name == "crate" {
-                        out.push(TokenTree::Ident(proc_macro2::Ident::new("crate", d.span())));
-                    } else {
-                        out.push(toks[i].clone());
-                        out.push(toks[i + 1].clone());
+                        e += 1;
                     }
-                    i += 2;
-                }
-                (TokenTree::Group(g), _) => {
-                    let mut ng = Group::new(g.delimiter(), substitute(g.stream(), params, pieces));
-                    ng.set_span(g.span());
-                    out.push(TokenTree::Group(ng));
-                    i += 1;
-                }
-                (t, _) => {
-                    out.push(t.clone());
-                    i += 1;
+                    if e == at {
+                        return None;
+                    }
+                    e
+                };
+                top.push((name.clone(), toks[at..end].to_vec(), *grouped));
+                at = end;
+            }
+            MatchTok::Repeat { inner, separator } => {
+                let holds_fragments = has_fragment(inner);
+                loop {
+                    if at >= toks.len() {
+                        break;
+                    }
+                    let mut round = Bound::new();
+                    let mut unused = Vec::new();
+                    let Some(next) = match_seq(
+                        inner,
+                        toks,
+                        at,
+                        separator.as_deref(),
+                        &mut round,
+                        &mut unused,
+                    ) else {
+                        break;
+                    };
+                    if next == at {
+                        break;
+                    }
+                    at = next;
+                    if holds_fragments {
+                        reps.push(round);
+                    }
+                    match (separator, toks.get(at)) {
+                        (Some(sep), Some(t)) if t.to_string() == *sep => at += 1,
+                        (Some(_), _) => break,
+                        (None, _) => {}
+                    }
                 }
             }
         }
-        out.into_iter().collect()
     }
-    let expanded = substitute(mac.body.clone(), &mac.params, &pieces);
+    Some(at)
+}
+
+/// The items an invocation of `mac` with `args` makes, when they parse.
+pub(super) fn expand(mac: &LocalMacro, args: TokenStream) -> Option<Vec<syn::Item>> {
+    let mut toks: Vec<TokenTree> = args.into_iter().collect();
+    // A trailing comma is allowed after a plain list of fragments.
+    if matches!(mac.matcher.last(), Some(MatchTok::Fragment { .. }))
+        && matches!(toks.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',')
+    {
+        toks.pop();
+    }
+    let mut top = Bound::new();
+    let mut reps = Vec::new();
+    let end = match_seq(&mac.matcher, &toks, 0, None, &mut top, &mut reps)?;
+    if end != toks.len() {
+        return None;
+    }
+    let expanded = transcribe(mac.body.clone(), &top, &reps)?;
     syn::parse2::<syn::File>(expanded).ok().map(|f| f.items)
+}
+
+/// The transcriber with the fragments substituted: `$name` by what it bound, `$( .. ) sep?
+/// op` once per round of the repetition, `$crate` as `crate`.
+fn transcribe(body: TokenStream, bound: &Bound, reps: &[Bound]) -> Option<TokenStream> {
+    use proc_macro2::{Delimiter, Group};
+    let toks: Vec<TokenTree> = body.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        match (&toks[i], toks.get(i + 1)) {
+            (TokenTree::Punct(d), Some(TokenTree::Ident(name))) if d.as_char() == '$' => {
+                let name = name.to_string();
+                if let Some((_, piece, grouped)) = bound.iter().find(|(n, _, _)| *n == name) {
+                    let piece: TokenStream = piece.iter().cloned().collect();
+                    if *grouped {
+                        out.push(TokenTree::Group(Group::new(Delimiter::Parenthesis, piece)));
+                    } else {
+                        out.extend(piece);
+                    }
+                } else if name == "crate" {
+                    out.push(TokenTree::Ident(proc_macro2::Ident::new("crate", d.span())));
+                } else {
+                    return None;
+                }
+                i += 2;
+            }
+            (TokenTree::Punct(d), Some(TokenTree::Group(g)))
+                if d.as_char() == '$' && g.delimiter() == Delimiter::Parenthesis =>
+            {
+                let op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
+                let (separator, next) = if op(toks.get(i + 2)) {
+                    (None, i + 3)
+                } else if op(toks.get(i + 3)) {
+                    (toks.get(i + 2).cloned(), i + 4)
+                } else {
+                    return None;
+                };
+                for (round, b) in reps.iter().enumerate() {
+                    if round > 0
+                        && let Some(sep) = &separator
+                    {
+                        out.push(sep.clone());
+                    }
+                    let scope: Bound = b.iter().chain(bound.iter()).cloned().collect();
+                    out.extend(transcribe(g.stream(), &scope, &[])?);
+                }
+                i = next;
+            }
+            (TokenTree::Group(g), _) => {
+                let mut ng = Group::new(g.delimiter(), transcribe(g.stream(), bound, reps)?);
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                i += 1;
+            }
+            (t, _) => {
+                out.push(t.clone());
+                i += 1;
+            }
+        }
+    }
+    Some(out.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -264,6 +435,45 @@ mod tests {
         assert_eq!(out, vec![vec!["delete_task".to_string()]]);
     }
 
+    /// A repetition of entries with literal tokens between, stamping out one `#[tool]`
+    /// method each (fast-browser-use's `register_mcp_tools!`).
+    #[test]
+    fn a_repetition_of_entries_expands_once_per_entry() {
+        let def: proc_macro2::TokenStream = syn::parse_str(
+            "($($name:ident => $ty:ty, $desc:expr);* $(;)?) => { #[tool_router] impl Server { $( #[tool(description = $desc)] fn $name(&self) -> String { <$ty>::default().run() } )* } };",
+        )
+        .unwrap();
+        let mac = local_macro(def).expect("a repetition");
+        let items = expand(
+            &mac,
+            syn::parse_str(
+                "browser_navigate => tools::navigate::NavigateTool, \"Navigate\"; browser_click => tools::click::ClickTool, \"Click\";",
+            )
+            .unwrap(),
+        )
+        .expect("items");
+        assert_eq!(items.len(), 1);
+        let text = items[0].to_token_stream().to_string();
+        assert!(text.contains("fn browser_navigate"), "{text}");
+        assert!(text.contains("fn browser_click"), "{text}");
+        assert!(text.contains("ClickTool"), "{text}");
+        // Entries that do not fit the matcher: not expanded.
+        assert!(
+            expand(
+                &mac,
+                syn::parse_str("browser_navigate -> X, \"N\"").unwrap()
+            )
+            .is_none()
+        );
+        // Nested repetitions are not expanded.
+        assert!(
+            local_macro(
+                syn::parse_str("($($a:ident $($b:ident),*);*) => { impl Tool for X {} }").unwrap()
+            )
+            .is_none()
+        );
+    }
+
     #[test]
     fn a_one_rule_macro_of_fragments_expands_by_substitution() {
         let def: proc_macro2::TokenStream = syn::parse_str(
@@ -279,13 +489,17 @@ mod tests {
         assert_eq!(items.len(), 2);
         let text = items[1].to_token_stream().to_string();
         assert!(text.contains("impl Tool for WriteTool"), "{text}");
+        // The trailing comma is not the expression's.
+        assert!(
+            text.contains("{ (std :: fs :: write (\"f\" , \"x\")) }"),
+            "{text}"
+        );
         assert!(text.contains("\"write\""), "{text}");
         // Arguments of another count, several rules, repetitions: not expanded.
         assert!(expand(&mac, syn::parse_str("WriteTool, \"write\"").unwrap()).is_none());
         assert!(
             local_macro(syn::parse_str("($a:ident) => {}; ($b:expr) => {}").unwrap()).is_none()
         );
-        assert!(local_macro(syn::parse_str("($($a:ident),*) => {}").unwrap()).is_none());
         // One that writes no tool is not expanded.
         assert!(
             local_macro(

@@ -385,6 +385,26 @@ impl Collector<'_> {
                 let Expr::Path(p) = strip(&c.func) else {
                     return None;
                 };
+                // `<T>::default()`, `<(tools::click::ClickTool)>::new()` (a macro's `$ty`).
+                if let Some(q) = &p.qself
+                    && p.path.segments.len() == 1
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "default" || s.ident == "new")
+                {
+                    let mut ty = &*q.ty;
+                    while let syn::Type::Paren(inner) = ty {
+                        ty = &inner.elem;
+                    }
+                    while let syn::Type::Group(inner) = ty {
+                        ty = &inner.elem;
+                    }
+                    return super::syntax::type_name(ty).filter(|t| {
+                        t.starts_with(|c: char| c.is_ascii_uppercase())
+                            && !crate::evidence::LOCAL_TYPES.contains(&t.as_str())
+                    });
+                }
                 let n = p.path.segments.len();
                 if n < 2 {
                     return None;

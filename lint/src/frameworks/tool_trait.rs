@@ -587,6 +587,55 @@ impl Tool<CargoTools> for Box<dyn Tool<CargoTools>> {
         assert_eq!(got, [("memory_read", "Read"), ("memory_write", "Write")]);
     }
 
+    /// rmcp `#[tool]` methods stamped out by a repetition of the file's own macro (fast-browser-
+    /// use's `register_mcp_tools!`): one tool per entry, each reaching its own type's method
+    /// through `<$ty>::default()`, not every type's.
+    #[test]
+    fn rmcp_tools_written_by_a_repeating_local_macro_are_tools() {
+        let src = r#"
+            pub trait Tool: Default { fn execute_typed(&self, s: &Session) -> Result<String>; }
+            pub struct Session { tab: Tab }
+            impl Session {
+                pub fn tab(&self) -> Result<std::sync::Arc<Tab>> { Ok(self.tab.clone()) }
+                pub fn navigate(&self, url: &str) -> Result<()> { self.tab()?.navigate_to(url)?; Ok(()) }
+            }
+            #[derive(Default)] pub struct NavigateTool;
+            impl Tool for NavigateTool { fn execute_typed(&self, s: &Session) -> Result<String> { s.navigate("https://x")?; Ok(String::new()) } }
+            #[derive(Default)] pub struct TitleTool;
+            impl Tool for TitleTool { fn execute_typed(&self, s: &Session) -> Result<String> { Ok(std::fs::read_to_string("/title")?) } }
+            pub struct BrowserServer { session: Session }
+            macro_rules! register_mcp_tools {
+                ($($mcp_name:ident => $tool_type:ty, $description:expr);* $(;)?) => {
+                    #[tool_router]
+                    impl BrowserServer {
+                        $(
+                            #[tool(description = $description)]
+                            fn $mcp_name(&self) -> Result<CallToolResult, McpError> {
+                                let tool = <$tool_type>::default();
+                                let r = tool.execute_typed(&self.session);
+                                Ok(CallToolResult::success(vec![]))
+                            }
+                        )*
+                    }
+                };
+            }
+            register_mcp_tools! {
+                browser_navigate => NavigateTool, "Navigate";
+                browser_title => TitleTool, "Read the title";
+            }
+        "#;
+        let tools = crate::analysis::inventory_rows(&[("src/mcp.rs", src)]);
+        let got: Vec<(&str, &str)> = tools
+            .iter()
+            .filter(|t| t.0.starts_with("browser_"))
+            .map(|t| (t.0.as_str(), t.3.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("browser_navigate", "Write"), ("browser_title", "Read")]
+        );
+    }
+
     /// A macro that stamps a wrapper for another framework around each hand-written tool
     /// (`define_rig_tool!(RigMvTool, MvTool, "mv")`): the wrapper is the same tool again,
     /// and the hand-written one stays.
