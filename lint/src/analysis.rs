@@ -1061,6 +1061,31 @@ impl Server {
         assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);
     }
 
+    /// A tool whose body only builds its answer (a placeholder's usage message) does
+    /// nothing: its name does not make it a write. One that calls out of sight still does.
+    #[test]
+    fn a_placeholder_body_is_no_write_by_its_name() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub struct Server { client: miro::Client }
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool(description = "Create a shape on a board")]
+    async fn create_shape(&self) -> Result<CallToolResult, McpError> {
+        let message = "create_shape tool registered. Use tool_call with parameters: { board_id }".to_string();
+        Ok(CallToolResult::success(vec![Content::text(message)]))
+    }
+    #[rmcp::tool(description = "Create a frame on a board")]
+    async fn create_frame(&self, id: String) -> Result<CallToolResult, McpError> {
+        self.client.frames(&id).await;
+        Ok(CallToolResult::success(vec![Content::text("done")]))
+    }
+}
+"#;
+        assert_ne!(kind_of(src, "create_shape"), Judgement::Write);
+        assert_eq!(kind_of(src, "create_frame"), Judgement::Write);
+    }
+
     fn kinds_with(src: &str, toml: &str) -> Vec<(String, idemcheck_spec::Judgement, String)> {
         let config =
             Config::from_idemcheck_toml(std::path::Path::new("idemcheck.toml"), toml).unwrap();

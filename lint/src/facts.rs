@@ -280,6 +280,11 @@ pub struct FnFacts {
     /// The type it returns, through `Result`, `Option`, `Arc` and the like (`KeyStore` for
     /// `-> Result<Arc<KeyStore>, E>`), when it is a named type (`Self` as written).
     pub ret: Option<String>,
+    /// It only builds its answer: no call but making text or a result (`"..".to_string()`,
+    /// `CallToolResult::success(vec![Content::text(m)])`, `format!`), no `.await`, no use of
+    /// `self`. A tool whose body is inert (a placeholder that answers with a usage message)
+    /// does nothing, whatever its name says.
+    pub inert: bool,
     /// It makes what it makes only when that is missing: it returns early, successfully, when
     /// the path already exists (`if target.exists() { return Ok(target) }`): a cache or a
     /// first-use download a retry finds done ([`crate::effects::setup::Barrier::FirstUse`]).

@@ -58,6 +58,19 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
     if strong_only || cx.body.is_some_and(|b| index.settled_from(b)) {
         return None;
     }
+    // A tool function that only builds its answer (a placeholder's usage message) does
+    // nothing, whatever its name says. Not a dispatch arm or a table entry: its body may
+    // only name what the handler then runs (`"sandbox_start" => "sandbox.start"`).
+    if !matches!(
+        cx.tool.style,
+        crate::facts::ToolStyle::McpDispatch
+            | crate::facts::ToolStyle::Registry
+            | crate::facts::ToolStyle::DataFile
+            | crate::facts::ToolStyle::Configured
+    ) && cx.body.is_some_and(|b| index.func(b).inert)
+    {
+        return None;
+    }
     if let Some(b) = cx.body
         && index.reads_system_from(b)
     {

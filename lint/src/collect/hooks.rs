@@ -511,6 +511,10 @@ impl Collector<'_> {
         };
         let first = &pending[0];
         self.begin_fn(&first.fn_ident, first.self_ty.clone());
+        // Made here, not walked: what it does is its calls ([`crate::facts::FnFacts::inert`]).
+        if let Some(f) = self.fn_stack.last_mut() {
+            f.acts = true;
+        }
         let walked = match &first.kind {
             BodyKind::Inline => {
                 visit::visit_expr(self, e);
@@ -741,6 +745,10 @@ impl Collector<'_> {
                     let resolved = self.resolve(path);
                     let function = path.to_token_stream().to_string().replace(' ', "");
                     self.begin_fn(&ident, None);
+                    // Made here, not walked: what it does is its calls ([`crate::facts::FnFacts::inert`]).
+                    if let Some(f) = self.fn_stack.last_mut() {
+                        f.acts = true;
+                    }
                     if let Some(target) = self.call_target(resolved) {
                         self.call(target, crate::facts::Loc::default());
                     }

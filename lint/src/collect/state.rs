@@ -127,6 +127,9 @@ pub(super) struct FnState {
     pub(super) doc_param: Option<u32>,
     /// The text parameter that becomes its JSON-RPC request's `method`.
     pub(super) rpc_param: Option<u32>,
+    /// It does something beyond building its answer: it calls a method or a function (other
+    /// than making text or a result), awaits, or uses `self` (see [`crate::facts::FnFacts::inert`]).
+    pub(super) acts: bool,
     /// The text parameter that names the last segment of a URL it formats
     /// (`format!("{base}/bot{token}/{method}")`): the API method its callers name.
     pub(super) url_param: Option<u32>,
@@ -411,6 +414,7 @@ impl Collector<'_> {
         values::connection_bookkeeping(&mut state);
         sent::finish_doc_param(&mut state);
         sent::finish_word_param(&mut state);
+        state.facts.inert = !state.acts;
         let idx = self.fns.len();
         if let Some(ty) = &state.facts.self_ty {
             self.local_methods

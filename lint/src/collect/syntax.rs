@@ -540,3 +540,29 @@ pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
     .iter()
     .any(|w| text.contains(w))
 }
+
+/// A call that only makes an answer: `Ok(..)`, `Some(..)`, `Err(..)`, `String::from(..)`,
+/// `CallToolResult::success(..)`, `Content::text(..)`, `Value::String(..)`, a tuple struct.
+pub(super) fn makes_an_answer(c: &syn::ExprCall) -> bool {
+    let Expr::Path(p) = strip(&c.func) else {
+        return false;
+    };
+    let segs = &p.path.segments;
+    let Some(last) = segs.last().map(|s| s.ident.to_string()) else {
+        return false;
+    };
+    let upper = |s: &str| s.starts_with(|ch: char| ch.is_ascii_uppercase());
+    match segs.len() {
+        // `Ok(..)`, `Some(..)`, a tuple struct or variant.
+        1 => upper(&last),
+        _ => {
+            let owner = segs[segs.len() - 2].ident.to_string();
+            upper(&owner)
+                && (upper(&last)
+                    || matches!(
+                        last.as_str(),
+                        "success" | "error" | "text" | "json" | "from" | "new" | "structured"
+                    ))
+        }
+    }
+}

@@ -213,6 +213,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if !self.in_fn() {
             return visit::visit_expr_method_call(self, m);
         }
+        if !matches!(
+            m.method.to_string().as_str(),
+            "to_string" | "to_owned" | "into" | "clone" | "as_str"
+        ) {
+            self.fn_stack.last_mut().unwrap().acts = true;
+        }
         self.hand_off_commands(&m.args);
         let ptr = m as *const _ as usize;
         let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
@@ -301,12 +307,27 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if self.in_fn() {
             self.hand_off_commands(&c.args);
+            if !super::syntax::makes_an_answer(c) {
+                self.fn_stack.last_mut().unwrap().acts = true;
+            }
         }
         self.call_effects(c);
     }
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.is_ident("self")
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.acts = true;
+        }
         self.path_effects(p);
+    }
+
+    fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
+        if let Some(f) = self.fn_stack.last_mut() {
+            f.acts = true;
+        }
+        visit::visit_expr_await(self, a);
     }
 
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
@@ -611,6 +632,34 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // A macro that only makes text or a value, or logs, does nothing to act on.
+        if let Some(f) = self.fn_stack.last_mut()
+            && !f.acts
+            && !mac.path.segments.last().is_some_and(|s| {
+                matches!(
+                    s.ident.to_string().as_str(),
+                    "format"
+                        | "vec"
+                        | "json"
+                        | "concat"
+                        | "stringify"
+                        | "format_args"
+                        | "println"
+                        | "eprintln"
+                        | "print"
+                        | "eprint"
+                        | "debug"
+                        | "info"
+                        | "warn"
+                        | "trace"
+                        | "error"
+                        | "indoc"
+                        | "formatdoc"
+                )
+            })
+        {
+            f.acts = true;
+        }
         if self.fw.json_defs {
             crate::frameworks::data_file::code_entries(
                 mac.tokens.clone(),
