@@ -209,14 +209,8 @@ fn parse_matcher(tokens: TokenStream, depth: u32) -> Option<Vec<MatchTok>> {
                     && depth == 0 =>
             {
                 let inner = parse_matcher(g.stream(), depth + 1)?;
-                let op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
-                let (separator, next) = if op(m.get(i + 2)) {
-                    (None, i + 3)
-                } else if op(m.get(i + 3)) {
-                    (Some(m.get(i + 2)?.to_string()), i + 4)
-                } else {
-                    return None;
-                };
+                let (separator, next) = repetition_end(&m, i)?;
+                let separator = separator.map(|t| t.to_string());
                 out.push(MatchTok::Repeat { inner, separator });
                 i = next;
             }
@@ -229,6 +223,19 @@ fn parse_matcher(tokens: TokenStream, depth: u32) -> Option<Vec<MatchTok>> {
         }
     }
     Some(out)
+}
+
+/// The end of the repetition `$( .. ) sep? op` that starts at `toks[i]` (the `$`): its
+/// separator, if any, and the position after its operator (`*`, `+` or `?`).
+fn repetition_end(toks: &[TokenTree], i: usize) -> Option<(Option<&TokenTree>, usize)> {
+    let op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
+    if op(toks.get(i + 2)) {
+        Some((None, i + 3))
+    } else if op(toks.get(i + 3)) {
+        Some((toks.get(i + 2), i + 4))
+    } else {
+        None
+    }
 }
 
 /// Whether an identifier in `tokens` names a tool (`Tool`, `ToolDefinition`, `RigTool`,
@@ -382,14 +389,8 @@ fn transcribe(body: TokenStream, bound: &Bound, reps: &[Bound]) -> Option<TokenS
             (TokenTree::Punct(d), Some(TokenTree::Group(g)))
                 if d.as_char() == '$' && g.delimiter() == Delimiter::Parenthesis =>
             {
-                let op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
-                let (separator, next) = if op(toks.get(i + 2)) {
-                    (None, i + 3)
-                } else if op(toks.get(i + 3)) {
-                    (toks.get(i + 2).cloned(), i + 4)
-                } else {
-                    return None;
-                };
+                let (separator, next) = repetition_end(&toks, i)?;
+                let separator = separator.cloned();
                 for (round, b) in reps.iter().enumerate() {
                     if round > 0
                         && let Some(sep) = &separator
