@@ -213,11 +213,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if !self.in_fn() {
             return visit::visit_expr_method_call(self, m);
         }
-        if !matches!(
-            m.method.to_string().as_str(),
-            "to_string" | "to_owned" | "into" | "clone" | "as_str"
-        ) {
-            self.fn_stack.last_mut().unwrap().acts = true;
+        {
+            let f = self.fn_stack.last_mut().unwrap();
+            if !f.acts
+                && !["to_string", "to_owned", "into", "clone", "as_str"]
+                    .iter()
+                    .any(|n| m.method == n)
+            {
+                f.acts = true;
+            }
         }
         self.hand_off_commands(&m.args);
         let ptr = m as *const _ as usize;
@@ -307,16 +311,18 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if self.in_fn() {
             self.hand_off_commands(&c.args);
-            if !super::syntax::makes_an_answer(c) {
-                self.fn_stack.last_mut().unwrap().acts = true;
+            let f = self.fn_stack.last_mut().unwrap();
+            if !f.acts && !super::syntax::makes_an_answer(c) {
+                f.acts = true;
             }
         }
         self.call_effects(c);
     }
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        if p.path.is_ident("self")
-            && let Some(f) = self.fn_stack.last_mut()
+        if let Some(f) = self.fn_stack.last_mut()
+            && !f.acts
+            && p.path.is_ident("self")
         {
             f.acts = true;
         }
@@ -636,26 +642,27 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         if let Some(f) = self.fn_stack.last_mut()
             && !f.acts
             && !mac.path.segments.last().is_some_and(|s| {
-                matches!(
-                    s.ident.to_string().as_str(),
-                    "format"
-                        | "vec"
-                        | "json"
-                        | "concat"
-                        | "stringify"
-                        | "format_args"
-                        | "println"
-                        | "eprintln"
-                        | "print"
-                        | "eprint"
-                        | "debug"
-                        | "info"
-                        | "warn"
-                        | "trace"
-                        | "error"
-                        | "indoc"
-                        | "formatdoc"
-                )
+                [
+                    "format",
+                    "vec",
+                    "json",
+                    "concat",
+                    "stringify",
+                    "format_args",
+                    "println",
+                    "eprintln",
+                    "print",
+                    "eprint",
+                    "debug",
+                    "info",
+                    "warn",
+                    "trace",
+                    "error",
+                    "indoc",
+                    "formatdoc",
+                ]
+                .iter()
+                .any(|n| s.ident == n)
             })
         {
             f.acts = true;
