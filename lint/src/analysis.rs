@@ -1086,6 +1086,35 @@ impl Server {
         assert_eq!(kind_of(src, "create_frame"), Judgement::Write);
     }
 
+    /// A tool table whose entries name an enum's variant as what runs them, and a `match` on
+    /// that enum later in the file: each arm is its entry's body.
+    #[test]
+    fn a_table_of_executor_variants_runs_the_matching_arms() {
+        use idemcheck_spec::Judgement;
+        let src = r#"
+pub enum ToolExecutor { ClusterList, ClusterDelete }
+pub struct StaticTool { pub name: &'static str, pub description: &'static str, pub executor: ToolExecutor }
+const STATIC_TOOLS: &[StaticTool] = &[
+    StaticTool { name: "cp_clusters_list", description: "List clusters.", executor: ToolExecutor::ClusterList },
+    StaticTool { name: "cp_clusters_delete", description: "Delete a cluster.", executor: ToolExecutor::ClusterDelete },
+];
+async fn execute_static_tool(pool: &sqlx::PgPool, tool: &StaticTool, name: &str) -> Result<String, String> {
+    match tool.executor {
+        ToolExecutor::ClusterList => {
+            let rows = sqlx::query("SELECT name FROM clusters").fetch_all(pool).await.unwrap();
+            Ok(format!("{}", rows.len()))
+        }
+        ToolExecutor::ClusterDelete => {
+            sqlx::query("DELETE FROM clusters WHERE name = $1").bind(name).execute(pool).await.unwrap();
+            Ok(String::new())
+        }
+    }
+}
+"#;
+        assert_eq!(kind_of(src, "cp_clusters_list"), Judgement::Read);
+        assert_eq!(kind_of(src, "cp_clusters_delete"), Judgement::Write);
+    }
+
     fn kinds_with(src: &str, toml: &str) -> Vec<(String, idemcheck_spec::Judgement, String)> {
         let config =
             Config::from_idemcheck_toml(std::path::Path::new("idemcheck.toml"), toml).unwrap();

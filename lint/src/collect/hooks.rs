@@ -67,6 +67,10 @@ pub(super) struct FwState {
     function_tools: bool,
     /// The file may hold a static tool table (it says `description`).
     tables: bool,
+    /// The enums whose unit variants the file's tool tables name as what runs a tool
+    /// (`executor: ToolExecutor::ClusterCreate`): a `match` on one of them is the tools'
+    /// bodies, arm by arm ([`Collector::fw_variant_arms`]).
+    pub(super) variant_enums: crate::collect::FastSet<String>,
     tools_call: bool,
     swiftide: bool,
     /// Tool bodies to record when the walk reaches them, by expression address.
@@ -760,6 +764,10 @@ impl Collector<'_> {
                     let body = run_method_body(&ty);
                     (ty, body)
                 }
+                crate::frameworks::registry::TableHandler::Variant(e, v) => {
+                    self.fw.variant_enums.insert(e.clone());
+                    (format!("{e}::{v}"), ToolBody::Method(e, vec![v]))
+                }
             };
             self.make_tool(
                 ToolStyle::Registry,
@@ -773,6 +781,47 @@ impl Collector<'_> {
                 (Vec::new(), Vec::new()),
             );
         }
+    }
+
+    /// `match tool.executor { ToolExecutor::ClusterList => { .. }, .. }` on an enum the file's
+    /// tool tables name: each arm recorded as a function of its own, a method of the enum
+    /// named by the variant (the body of the table's entry), which the enclosing function
+    /// calls. Whether the match was taken so (its arms then walked).
+    pub(super) fn fw_variant_arms(&mut self, m: &syn::ExprMatch) -> bool {
+        if self.fw.variant_enums.is_empty() || !self.in_fn() {
+            return false;
+        }
+        let variant = |p: &syn::Pat| -> Option<(String, syn::Ident)> {
+            let syn::Pat::Path(pp) = p else { return None };
+            let segs = &pp.path.segments;
+            let n = segs.len();
+            (n >= 2).then(|| (segs[n - 2].ident.to_string(), segs[n - 1].ident.clone()))
+        };
+        let Some(e) = m.arms.iter().find_map(|a| variant(&a.pat)).map(|(e, _)| e) else {
+            return false;
+        };
+        if !self.fw.variant_enums.contains(&e) {
+            return false;
+        }
+        for arm in &m.arms {
+            match variant(&arm.pat) {
+                Some((owner, v)) if owner == e => {
+                    self.begin_fn(&v, Some(e.clone()));
+                    if let Some(f) = self.fn_stack.last_mut() {
+                        f.acts = true;
+                    }
+                    syn::visit::Visit::visit_expr(self, &arm.body);
+                    let idx = self.end_fn();
+                    self.fns[idx].display = format!("{e}::{v}");
+                    self.call(
+                        crate::facts::CallTarget::TypeFn(e.clone(), v.to_string()),
+                        crate::facts::Loc::default(),
+                    );
+                }
+                _ => syn::visit::Visit::visit_expr(self, &arm.body),
+            }
+        }
+        true
     }
 
     /// The description of the rig tool just made, from its impl.

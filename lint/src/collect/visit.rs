@@ -712,6 +712,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.visit_attribute(a);
         }
         self.visit_expr(&m.expr);
+        if self.fw_variant_arms(m) {
+            return;
+        }
         let field = self.state_field(&m.expr, true);
         // A `match` on text with string-literal arms: what each arm does is noted, for an
         // executor of tools defined in data ([`crate::frameworks::data_file`]).

@@ -217,6 +217,10 @@ pub enum TableHandler<'a> {
     /// A handler value of a type, boxed (`run: Box::new(FileWriteImpl)`, `boxed_type`):
     /// the type's name; its run method is the tool's body.
     Value(String),
+    /// A unit variant of an enum that a `match` elsewhere in the file runs (`executor:
+    /// ToolExecutor::ClusterCreate`, then `match tool.executor { ToolExecutor::ClusterCreate
+    /// => .. }`): the enum and the variant; the arm is the tool's body.
+    Variant(String, String),
 }
 
 /// An entry of a tool table: a struct literal that defines a tool and names its handler in
@@ -284,9 +288,27 @@ pub fn table_entry(
             _ => None,
         }
     }
-    let handler = HANDLER_FIELDS
-        .iter()
-        .find_map(|h| field(h).and_then(|f| handler(&f.expr)))?;
+    // `executor: ToolExecutor::ClusterCreate`: an enum's unit variant (not `action:
+    // Action::Read`, which says what the tool does, not what runs it).
+    fn variant(e: &Expr) -> Option<TableHandler<'_>> {
+        let Expr::Path(p) = e else { return None };
+        let segs = &p.path.segments;
+        let n = segs.len();
+        let camel = |i: &syn::Ident| {
+            let t = i.to_string();
+            t.starts_with(|c: char| c.is_ascii_uppercase())
+                && t.chars().any(|c| c.is_ascii_lowercase())
+        };
+        (n >= 2 && p.qself.is_none() && camel(&segs[n - 2].ident) && camel(&segs[n - 1].ident))
+            .then(|| {
+                TableHandler::Variant(segs[n - 2].ident.to_string(), segs[n - 1].ident.to_string())
+            })
+    }
+    let handler = HANDLER_FIELDS.iter().find_map(|h| {
+        field(h).and_then(|f| {
+            handler(&f.expr).or_else(|| (*h != "action").then(|| variant(&f.expr)).flatten())
+        })
+    })?;
     Some((name, span, description, handler))
 }
 
