@@ -243,7 +243,26 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
     // A function of a module named for bootstrapping (`bootstrap::ensure_ytdlp`: the
     // program fetched the first time it is needed), as one named so is.
     let in_module = |m: &str| module.contains(m) && module.split("::").any(|s| s == m);
-    let bootstrap_module = in_module("bootstrap");
+    // Not a function that edits what the module keeps (`bootstrap::append_to_file`,
+    // `remove_entry`: an agent's bootstrap context files, written on request).
+    let edits = matches!(
+        crate::effects::verbs::leading_verb(name),
+        Some(crate::effects::verbs::Verb::Write(
+            "append"
+                | "write"
+                | "remove"
+                | "delete"
+                | "update"
+                | "save"
+                | "add"
+                | "insert"
+                | "record"
+                | "store"
+                | "set"
+                | "replace"
+        ))
+    );
+    let bootstrap_module = in_module("bootstrap") && !edits;
     if is_setup_fn(name) || bootstrap_module {
         Some(Barrier::Setup)
     } else if is_cache_fn(name)
@@ -458,6 +477,12 @@ impl Api {
         );
         assert_eq!(
             barrier("ensure", None, "bootstrap::ytdlp"),
+            Some(Barrier::Setup)
+        );
+        // A function of a bootstrap module that edits what it keeps is no set-up.
+        assert_eq!(barrier("append_to_file", None, "learning::bootstrap"), None);
+        assert_eq!(
+            barrier("ensure_ytdlp", None, "bootstrap"),
             Some(Barrier::Setup)
         );
         // A manager named for bootstrapping a target does the work it is asked for.
