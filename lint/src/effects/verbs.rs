@@ -644,14 +644,16 @@ pub fn read_endpoint(url: &str) -> Option<&'static str> {
         ("/rerank", "a model's ranking"),
         ("/audio/transcriptions", "a model's transcription"),
     ];
-    // A model's own API, by the path it ends with: Anthropic's Messages API, Ollama's
-    // generate, chat and embed endpoints.
+    // By the path it ends with: a model's own API (Anthropic's Messages API, Ollama's
+    // generate, chat and embed endpoints), a scraper's.
     const ENDINGS: &[(&str, &str)] = &[
         ("/v1/messages", "a model's completion"),
         ("/api/generate", "a model's completion"),
         ("/api/chat", "a model's completion"),
         ("/api/embed", "a model's embedding"),
         ("/api/embeddings", "a model's embedding"),
+        // A page fetched and turned into text for the model (Firecrawl's `/v1/scrape`).
+        ("/scrape", "a scrape endpoint"),
     ];
     let lower_path = lower.split(['?', '#']).next().unwrap_or(&lower);
     MARKERS
@@ -829,6 +831,8 @@ mod tests {
         assert!(read_endpoint("{base}/models/{model}:generateContent").is_some());
         assert!(read_endpoint("https://api.anthropic.com/v1/messages").is_some());
         assert!(read_endpoint("{}/api/generate").is_some());
+        assert!(read_endpoint("https://api.firecrawl.dev/v1/scrape").is_some());
+        assert!(read_endpoint("https://api.example.com/v1/scrapers/create").is_none());
         assert!(read_endpoint("{}/v1/messages/{}/send").is_none());
         assert!(read_endpoint("/issue").is_none());
         // A write named in the last segment, under a search path.
