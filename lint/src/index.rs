@@ -785,13 +785,7 @@ impl<'a> Index<'a> {
                 // callee's own body.
                 if self.modelled.contains_key(&caller)
                     || self.tool_body[caller]
-                    || self
-                        .standing(&self.func(caller).evidence, caller)
-                        .next()
-                        .is_some()
-                    || !self.edges[caller]
-                        .iter()
-                        .all(|e| self.modelled.contains_key(&e.callee) || self.opaque(e.callee, 2))
+                    || !self.opaque_past(caller, 3, true)
                 {
                     continue;
                 }
@@ -829,6 +823,13 @@ impl<'a> Index<'a> {
     /// A set-up function (`effects::setup`) it calls counts as showing nothing: what it
     /// writes is not the call's effect.
     fn opaque(&self, id: FnId, depth: u32) -> bool {
+        self.opaque_past(id, depth, false)
+    }
+
+    /// [`Index::opaque`], where `past_models` also counts a call of a function a model
+    /// decides as showing nothing: what it does is the model's to say at that call
+    /// ([`Index::forward_models`]).
+    fn opaque_past(&self, id: FnId, depth: u32, past_models: bool) -> bool {
         let setup = self.setup_named.get_or_init(|| {
             (0..self.fns.len())
                 .map(|f| crate::effects::setup::is_setup_fn(&self.func(f).name))
@@ -836,9 +837,11 @@ impl<'a> Index<'a> {
         });
         self.standing(&self.func(id).evidence, id).next().is_none()
             && (depth == 0
-                || self.edges[id]
-                    .iter()
-                    .all(|e| setup[e.callee] || self.opaque(e.callee, depth - 1)))
+                || self.edges[id].iter().all(|e| {
+                    setup[e.callee]
+                        || (past_models && self.modelled.contains_key(&e.callee))
+                        || self.opaque_past(e.callee, depth - 1, past_models)
+                }))
     }
 
     /// Workspace functions a model's path names: `f` (free functions named so, else methods),

@@ -514,11 +514,7 @@ impl Collector<'_> {
             return false;
         };
         let first = &pending[0];
-        self.begin_fn(&first.fn_ident, first.self_ty.clone());
-        // Made here, not walked: what it does is its calls ([`crate::facts::FnFacts::inert`]).
-        if let Some(f) = self.fn_stack.last_mut() {
-            f.acts = true;
-        }
+        self.begin_made_fn(&first.fn_ident, first.self_ty.clone());
         let walked = match &first.kind {
             BodyKind::Inline => {
                 visit::visit_expr(self, e);
@@ -748,11 +744,7 @@ impl Collector<'_> {
                 crate::frameworks::registry::TableHandler::Function(path) => {
                     let resolved = self.resolve(path);
                     let function = path.to_token_stream().to_string().replace(' ', "");
-                    self.begin_fn(&ident, None);
-                    // Made here, not walked: what it does is its calls ([`crate::facts::FnFacts::inert`]).
-                    if let Some(f) = self.fn_stack.last_mut() {
-                        f.acts = true;
-                    }
+                    self.begin_made_fn(&ident, None);
                     if let Some(target) = self.call_target(resolved) {
                         self.call(target, crate::facts::Loc::default());
                     }
@@ -791,25 +783,22 @@ impl Collector<'_> {
         if self.fw.variant_enums.is_empty() || !self.in_fn() {
             return false;
         }
-        let variant = |p: &syn::Pat| -> Option<(String, syn::Ident)> {
-            let syn::Pat::Path(pp) = p else { return None };
-            let segs = &pp.path.segments;
-            let n = segs.len();
-            (n >= 2).then(|| (segs[n - 2].ident.to_string(), segs[n - 1].ident.clone()))
-        };
-        let Some(e) = m.arms.iter().find_map(|a| variant(&a.pat)).map(|(e, _)| e) else {
+        use crate::frameworks::dispatch::unit_variant;
+        let Some(e) = m
+            .arms
+            .iter()
+            .find_map(|a| unit_variant(&a.pat))
+            .map(|(e, _)| e)
+        else {
             return false;
         };
         if !self.fw.variant_enums.contains(&e) {
             return false;
         }
         for arm in &m.arms {
-            match variant(&arm.pat) {
+            match unit_variant(&arm.pat) {
                 Some((owner, v)) if owner == e => {
-                    self.begin_fn(&v, Some(e.clone()));
-                    if let Some(f) = self.fn_stack.last_mut() {
-                        f.acts = true;
-                    }
+                    self.begin_made_fn(v, Some(e.clone()));
                     syn::visit::Visit::visit_expr(self, &arm.body);
                     let idx = self.end_fn();
                     self.fns[idx].display = format!("{e}::{v}");

@@ -23,11 +23,7 @@ impl Collector<'_> {
         };
         let ident = syn::Ident::new(&method, m.mac.path.segments[0].ident.span());
         let self_ty = self.impl_ctx.as_ref().map(|c| c.self_ty.clone());
-        self.begin_fn(&ident, self_ty);
-        // Made here, not walked: what it does is its calls ([`crate::facts::FnFacts::inert`]).
-        if let Some(f) = self.fn_stack.last_mut() {
-            f.acts = true;
-        }
+        self.begin_made_fn(&ident, self_ty);
         let mut paths = Vec::new();
         paths_in(m.mac.tokens.clone(), &mut paths);
         for segs in paths {

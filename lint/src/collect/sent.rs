@@ -300,8 +300,8 @@ impl Collector<'_> {
     }
 
     /// `format!("https://api.telegram.org/bot{}/{}", token, method)`, `format!("{}{}", base,
-    /// endpoint)`: a text parameter named for an operation (`method`, `endpoint`, `action`)
-    /// that ends a URL's path names the API method each caller asks for.
+    /// endpoint)`: a text parameter named for an operation ([`names_an_endpoint`]) that ends
+    /// a URL's path names the API method each caller asks for.
     pub(super) fn url_tail_param(&mut self, template: &str, mac: &syn::Macro) {
         let Some(tail) = url_tail_placeholder(template) else {
             return;
@@ -341,7 +341,7 @@ impl Collector<'_> {
             .text_params
             .iter()
             .find(|(_, p)| *p == pos)
-            .is_some_and(|(n, _)| URL_METHOD_PARAMS.contains(&n.as_str()));
+            .is_some_and(|(n, _)| names_an_endpoint(n));
         if named_for_an_operation && let Some(f) = self.fn_stack.last_mut() {
             f.url_param = Some(pos);
         }
@@ -525,23 +525,13 @@ const DISPATCH_PARAMS: &[&str] = &[
     "procedure",
 ];
 
-/// Parameter names that, ending a URL's path, name the API method requested
-/// (`/bot{token}/{method}`, `{base}{endpoint}`). Not `name` or `id`: those name a record.
-const URL_METHOD_PARAMS: &[&str] = &[
-    "method",
-    "method_name",
-    "api_method",
-    "action",
-    "command",
-    "cmd",
-    "op",
-    "operation",
-    "function",
-    "procedure",
-    "endpoint",
-    "path",
-    "route",
-];
+/// Whether a parameter so named, ending a URL's path, names the API method requested
+/// (`/bot{token}/{method}`, `{base}{endpoint}`): a dispatcher's operation name
+/// ([`DISPATCH_PARAMS`]) or an endpoint's. Not `name` (nor `id`): those name a record.
+fn names_an_endpoint(param: &str) -> bool {
+    (param != "name" && DISPATCH_PARAMS.contains(&param))
+        || matches!(param, "api_method" | "endpoint" | "path" | "route")
+}
 
 /// A `format!` template's last placeholder.
 #[derive(Debug, PartialEq, Eq)]

@@ -340,6 +340,16 @@ impl Collector<'_> {
         }
     }
 
+    /// Begin a function the lint makes itself (a dispatch arm, a table entry, a macro's
+    /// method): what it does is the calls it is given, never "only builds its answer"
+    /// ([`crate::facts::FnFacts::inert`]).
+    pub(super) fn begin_made_fn(&mut self, name: &syn::Ident, self_ty: Option<String>) {
+        self.begin_fn(name, self_ty);
+        if let Some(f) = self.fn_stack.last_mut() {
+            f.acts = true;
+        }
+    }
+
     pub(super) fn begin_fn(&mut self, name: &syn::Ident, self_ty: Option<String>) {
         let n = name.to_string();
         let module = self.module.join("::");

@@ -484,12 +484,12 @@ pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
     fn existence_check(e: &Expr) -> bool {
         match strip_wrappers(e) {
             Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                matches!(
-                    name.as_str(),
-                    "exists" | "try_exists" | "is_file" | "is_dir"
-                ) || (name == "is_ok"
-                    && matches!(strip_wrappers(&m.receiver), Expr::Call(c)
+                // Compared in place: every `if` on a method call asks.
+                ["exists", "try_exists", "is_file", "is_dir"]
+                    .iter()
+                    .any(|n| m.method == n)
+                    || (m.method == "is_ok"
+                        && matches!(strip_wrappers(&m.receiver), Expr::Call(c)
                             if matches!(strip(&c.func), Expr::Path(p)
                                 if p.path.segments.last().is_some_and(|s| s.ident == "metadata"))))
             }
@@ -504,10 +504,9 @@ pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
             Expr::Await(a) => strip_wrappers(&a.base),
             Expr::Try(t) => strip_wrappers(&t.expr),
             Expr::MethodCall(m)
-                if matches!(
-                    m.method.to_string().as_str(),
-                    "unwrap_or" | "unwrap_or_default" | "unwrap" | "expect"
-                ) =>
+                if ["unwrap_or", "unwrap_or_default", "unwrap", "expect"]
+                    .iter()
+                    .any(|n| m.method == n) =>
             {
                 strip_wrappers(&m.receiver)
             }

@@ -161,9 +161,7 @@ pub fn is_write_verb(w: &str) -> bool {
 /// a client's `fn search(&self, ..)` that POSTs to `/v1/search`).
 pub fn names_a_query(name: &str) -> bool {
     let ws = words(name);
-    (ws.len() >= 2
-        && vocabulary(&ws[0]) & QUERY != 0
-        && !ws.iter().any(|w| vocabulary(w) & WRITE != 0))
+    (ws.len() >= 2 && is_query_verb(&ws[0]) && !ws.iter().any(|w| vocabulary(w) & WRITE != 0))
         || (ws.len() == 1
             && matches!(
                 ws[0].as_str(),

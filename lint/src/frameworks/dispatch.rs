@@ -545,6 +545,15 @@ fn names_a_kind(e: &Expr) -> bool {
         .any(|w| last.contains(w))
 }
 
+/// An arm pattern naming an enum's unit variant (`McpTool::Health`,
+/// `ToolExecutor::ClusterList`): the enum's name and the variant.
+pub fn unit_variant(p: &Pat) -> Option<(String, &syn::Ident)> {
+    let Pat::Path(pp) = p else { return None };
+    let segs = &pp.path.segments;
+    let n = segs.len();
+    (n >= 2).then(|| (segs[n - 2].ident.to_string(), &segs[n - 1].ident))
+}
+
 /// The arms of a `match` on a tool enum's value, each a unit variant of one enum: a tool
 /// each, named by the variant in snake case (the name `from_name`/serde map it from):
 ///
@@ -559,16 +568,10 @@ fn names_a_kind(e: &Expr) -> bool {
 /// At least two arms must name variants, all of the same enum (`Self` counts as one), so
 /// that a match on an `Option` or a transport kind in a handler is not taken for tools.
 pub fn variant_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
-    fn variant(p: &Pat) -> Option<(String, &syn::Ident)> {
-        let Pat::Path(pp) = p else { return None };
-        let segs = &pp.path.segments;
-        let n = segs.len();
-        (n >= 2).then(|| (segs[n - 2].ident.to_string(), &segs[n - 1].ident))
-    }
     let found: Vec<(String, &syn::Ident, &Expr)> = m
         .arms
         .iter()
-        .filter_map(|arm| variant(&arm.pat).map(|(e, v)| (e, v, &*arm.body)))
+        .filter_map(|arm| unit_variant(&arm.pat).map(|(e, v)| (e, v, &*arm.body)))
         .collect();
     let same_enum = found.windows(2).all(|w| w[0].0 == w[1].0);
     if found.len() < 2 || !same_enum || matches!(found[0].0.as_str(), "Option" | "Result") {
