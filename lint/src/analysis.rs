@@ -1056,6 +1056,46 @@ impl Server {
 "#;
         assert_eq!(kind_of(src, "crate_source"), Judgement::Read);
         assert_eq!(kind_of(src, "create_file"), Judgement::Write);
+        // A load that writes a default only when the file is missing reads; an upsert
+        // (`else` writes what it was handed) writes.
+        let load = r#"
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct Profile { name: String }
+impl Profile {
+    pub fn load() -> std::io::Result<Self> {
+        let path = std::path::Path::new("profile.json");
+        if path.exists() {
+            let text = std::fs::read_to_string(path)?;
+            Ok(serde_json::from_str(&text).unwrap())
+        } else {
+            let profile = Self::default();
+            profile.save()?;
+            Ok(profile)
+        }
+    }
+    pub fn save(&self) -> std::io::Result<()> {
+        std::fs::write("profile.json", serde_json::to_string(self).unwrap())
+    }
+}
+pub fn upsert(text: &str) -> std::io::Result<()> {
+    let path = std::path::Path::new("notes.md");
+    if path.exists() {
+        Ok(())
+    } else {
+        std::fs::write(path, text)
+    }
+}
+pub struct Server;
+#[rmcp::tool_router]
+impl Server {
+    #[rmcp::tool]
+    async fn get_profile(&self) -> String { Profile::load().unwrap().name }
+    #[rmcp::tool]
+    async fn put_note(&self, text: String) -> String { upsert(&text).unwrap(); String::new() }
+}
+"#;
+        assert_eq!(kind_of(load, "get_profile"), Judgement::Read);
+        assert_eq!(kind_of(load, "put_note"), Judgement::Write);
         // Without the early return the write is the tool's.
         let always = src.replace("return Ok(target);", "tracing::debug!(\"again\");");
         assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);

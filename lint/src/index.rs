@@ -307,7 +307,8 @@ impl<'a> Index<'a> {
 
     /// Whether all a method writes (within `depth` calls of its own methods) is its own
     /// fields: its evidence is all kept-state evidence, and what it calls either reaches no
-    /// write or is a method of its own (`self.f()`) of which the same holds.
+    /// write or is a method of its own (`self.f()`) or of one of its fields
+    /// (`self.graph.add_edge(..)`: the field is part of the value) of which the same holds.
     fn writes_only_own_fields(
         &self,
         id: FnId,
@@ -327,8 +328,10 @@ impl<'a> Index<'a> {
                 .all(|e| e.kind == crate::facts::EvidenceKind::State)
             && self.edges[id].iter().all(|e| {
                 self.any[e.callee].is_none()
-                    || (matches!(f.calls[e.call].target, CallTarget::SelfMethod(_))
-                        && self.writes_only_own_fields(e.callee, depth - 1, memo))
+                    || (matches!(
+                        f.calls[e.call].target,
+                        CallTarget::SelfMethod(_) | CallTarget::FieldMethod(..)
+                    ) && self.writes_only_own_fields(e.callee, depth - 1, memo))
             });
         memo.insert(id, v);
         v

@@ -1044,6 +1044,42 @@ impl Server {
     }
 
     #[test]
+    fn a_builder_made_by_self_new_changes_only_its_own_graph() {
+        // paiml: `let mut builder = Self::new(); builder.process(..)` whose method changes
+        // its own field's value (`self.graph.add_edge(..)` → `self.edges.push(..)`).
+        let src = r#"
+pub struct DepGraph { edges: Vec<(String, String)> }
+impl DepGraph {
+    pub fn new() -> Self { DepGraph { edges: Vec::new() } }
+    pub fn add_edge(&mut self, a: String, b: String) { self.edges.push((a, b)); }
+}
+pub struct DagBuilder { graph: DepGraph }
+impl DagBuilder {
+    pub fn new() -> Self { DagBuilder { graph: DepGraph::new() } }
+    pub fn assemble(files: &[String]) -> usize {
+        let mut builder = Self::new();
+        for f in files { builder.connect_file(f); }
+        builder.graph.edges.len()
+    }
+    fn connect_file(&mut self, f: &str) {
+        self.graph.add_edge(f.to_string(), f.to_string());
+    }
+}
+pub struct Server { graph: std::sync::Mutex<DepGraph> }
+impl Server {
+    #[rmcp::tool(description = "Analyse the dependency graph")]
+    pub fn analyze_dag(&self, files: Vec<String>) -> usize { DagBuilder::assemble(&files) }
+    #[rmcp::tool(description = "Record a dependency")]
+    pub fn link(&self, a: String, b: String) { self.graph.lock().unwrap().add_edge(a, b); }
+}
+"#;
+        let kinds = kinds(src);
+        assert_eq!(kinds[1], ("link".into(), "Write".into()));
+        assert_eq!(kinds[0].0, "analyze_dag");
+        assert_ne!(kinds[0].1, "Write");
+    }
+
+    #[test]
     fn a_list_of_words_tested_against_is_no_command_line() {
         let src = r#"
 pub struct S;

@@ -479,7 +479,9 @@ pub(super) fn sig_span(sig: &syn::Signature) -> Span {
 /// return Ok(p) }`, `if out.is_file() { return Ok(()) }`: a check that a path exists whose
 /// branch returns, not with an error. What the function does after it happens only when the
 /// path is missing. Not `if !p.exists() { .. }`, nor a branch that refuses (`return
-/// Err(..)`): a tool that will not overwrite still writes.
+/// Err(..)`): a tool that will not overwrite still writes. Also a load that makes a default
+/// when the file is missing (`if path.exists() { read } else { let d = Self::default();
+/// d.save()?; Ok(d) }`); not an `else` that writes what it was handed (an upsert).
 pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
     fn existence_check(e: &Expr) -> bool {
         match strip_wrappers(e) {
@@ -513,8 +515,11 @@ pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
             e => e,
         }
     }
-    if i.else_branch.is_some() || !existence_check(&i.cond) {
+    if !existence_check(&i.cond) {
         return false;
+    }
+    if let Some((_, otherwise)) = &i.else_branch {
+        return makes_a_default(otherwise);
     }
     let Some(syn::Stmt::Expr(Expr::Return(r), _)) = i.then_branch.stmts.last() else {
         return false;
@@ -538,6 +543,40 @@ pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
     ]
     .iter()
     .any(|w| text.contains(w))
+}
+
+/// An `else` branch that binds a default value (`let d = Self::default();`,
+/// `Config::new()`, `Default::default()`), then does something with it (`d.save()?;`) and
+/// hands a value back: a default made and kept when the file is missing. Not a value made
+/// for the function's own use (`let lines = if p.exists() { read } else { Vec::new() }`).
+fn makes_a_default(e: &Expr) -> bool {
+    fn is_default(e: &Expr) -> bool {
+        match strip(e) {
+            Expr::Call(c) => {
+                matches!(strip(&c.func), Expr::Path(p)
+                    if c.args.is_empty()
+                        && p.path.segments.last().is_some_and(|s| s.ident == "default" || s.ident == "new"))
+                    || (c.args.len() == 1 && is_default(&c.args[0]))
+            }
+            Expr::Try(t) => is_default(&t.expr),
+            _ => false,
+        }
+    }
+    let Expr::Block(b) = strip(e) else {
+        return false;
+    };
+    let stmts = &b.block.stmts;
+    let Some(made) = stmts.iter().position(|s| {
+        matches!(s, syn::Stmt::Local(l) if l.init.as_ref().is_some_and(|i| is_default(&i.expr)))
+    }) else {
+        return false;
+    };
+    // A statement after it (the save), then the value handed back.
+    stmts.len() >= made + 3
+        && matches!(stmts.last(), Some(syn::Stmt::Expr(_, None)))
+        && stmts[made + 1..stmts.len() - 1]
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Expr(_, Some(_))))
 }
 
 /// A call that only makes an answer: `Ok(..)`, `Some(..)`, `Err(..)`, `String::from(..)`,

@@ -409,7 +409,11 @@ impl Collector<'_> {
                 if n < 2 {
                     return None;
                 }
-                let ty = p.path.segments[n - 2].ident.to_string();
+                let mut ty = p.path.segments[n - 2].ident.to_string();
+                // `Self::new()` in an impl: a value of the impl's own type.
+                if ty == "Self" {
+                    ty = self.fn_stack.last()?.facts.self_ty.clone()?;
+                }
                 let f = p.path.segments[n - 1].ident.to_string();
                 let ctor = f == "new"
                     || f == "default"
@@ -421,7 +425,6 @@ impl Collector<'_> {
                     || f.starts_with("try_new");
                 (ctor
                     && ty.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-                    && ty != "Self"
                     && !crate::evidence::LOCAL_TYPES.contains(&ty.as_str()))
                 .then_some(ty)
             }
