@@ -157,6 +157,16 @@ pub struct Call {
     /// r.sort()`): what the method changes in its own fields is that local value, not state
     /// kept between calls.
     pub owned_receiver: bool,
+    /// A method called on the function's own `&mut` parameter at this position (`state:
+    /// &mut TextState` .. `state.advance_x(..)`): what the method changes in its own fields
+    /// is the caller's value, kept between calls only if the caller's is.
+    pub receiver_param: Option<u32>,
+    /// The arguments, by position, that hand the callee a value the calling function built
+    /// itself (`&mut state` after `let mut state = TextState::default()`).
+    pub owned_args: Vec<u32>,
+    /// The arguments that hand on the calling function's own `&mut` parameters, by position:
+    /// (the argument's, the parameter's).
+    pub mut_param_args: Vec<(u32, u32)>,
     /// The words of its literal arguments, by position (receiver not counted): a string
     /// literal (`"aria2.tellStatus"`), a list of literals (`["image", "list"]`, joined by
     /// spaces) or a constant's last segment (`Method::POST`). A callee whose effect an
@@ -179,6 +189,9 @@ impl Call {
             loc: Loc::default(),
             docs: Vec::new(),
             owned_receiver: false,
+            receiver_param: None,
+            owned_args: Vec::new(),
+            mut_param_args: Vec::new(),
             words: Vec::new(),
             forwards: Vec::new(),
         }

@@ -294,9 +294,19 @@ impl<'a> Index<'a> {
         for (caller, edges) in self.edges.iter().enumerate() {
             let calls = &self.func(caller).calls;
             for e in edges {
-                if calls[e.call].owned_receiver
-                    && self.any[e.callee].is_some()
-                    && self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, &mut memo)
+                let call = &calls[e.call];
+                if self.any[e.callee].is_none() {
+                    continue;
+                }
+                if (call.owned_receiver
+                    && self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, &mut memo))
+                    || (!call.owned_args.is_empty()
+                        && self.writes_only_through(
+                            e.callee,
+                            &call.owned_args,
+                            Self::OWN_FIELDS_DEPTH,
+                            &mut memo,
+                        ))
                 {
                     out.push((caller, e.call));
                 }
@@ -305,10 +315,47 @@ impl<'a> Index<'a> {
         out
     }
 
+    /// Whether all a function writes is the values its caller handed it at `params`
+    /// (`fn handle_tj_array(.., state: &mut TextState)` .. `state.advance_x(..)`): it writes
+    /// nothing itself, and each call that reaches a write is a method of one of those
+    /// parameters, or of a value it built itself, that writes only its own fields, or a
+    /// function it hands those parameters on to (`advance_after_show(text, state)`) of which
+    /// the same holds (within `depth` calls).
+    fn writes_only_through(
+        &self,
+        id: FnId,
+        params: &[u32],
+        depth: u32,
+        memo: &mut rustc_hash::FxHashMap<FnId, bool>,
+    ) -> bool {
+        let f = self.func(id);
+        depth > 0
+            && self.own_evidence(id).next().is_none()
+            && self.edges[id].iter().any(|e| self.any[e.callee].is_some())
+            && self.edges[id].iter().all(|e| {
+                let call = &f.calls[e.call];
+                if self.any[e.callee].is_none() {
+                    return true;
+                }
+                if call.owned_receiver || call.receiver_param.is_some_and(|p| params.contains(&p)) {
+                    return self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, memo);
+                }
+                let handed: Vec<u32> = call
+                    .mut_param_args
+                    .iter()
+                    .filter(|(_, p)| params.contains(p))
+                    .map(|(a, _)| *a)
+                    .chain(call.owned_args.iter().copied())
+                    .collect();
+                !handed.is_empty() && self.writes_only_through(e.callee, &handed, depth - 1, memo)
+            })
+    }
+
     /// Whether all a method writes (within `depth` calls of its own methods) is its own
     /// fields: its evidence is all kept-state evidence, and what it calls either reaches no
-    /// write or is a method of its own (`self.f()`) or of one of its fields
-    /// (`self.graph.add_edge(..)`: the field is part of the value) of which the same holds.
+    /// write or is a method of its own (`self.f()`), of one of its fields
+    /// (`self.graph.add_edge(..)`: the field is part of the value) or of a value it built
+    /// itself (`let mut ast = Ast::new(); ast.push(..)`) of which the same holds.
     fn writes_only_own_fields(
         &self,
         id: FnId,
@@ -328,10 +375,12 @@ impl<'a> Index<'a> {
                 .all(|e| e.kind == crate::facts::EvidenceKind::State)
             && self.edges[id].iter().all(|e| {
                 self.any[e.callee].is_none()
-                    || (matches!(
-                        f.calls[e.call].target,
-                        CallTarget::SelfMethod(_) | CallTarget::FieldMethod(..)
-                    ) && self.writes_only_own_fields(e.callee, depth - 1, memo))
+                    || ((f.calls[e.call].owned_receiver
+                        || matches!(
+                            f.calls[e.call].target,
+                            CallTarget::SelfMethod(_) | CallTarget::FieldMethod(..)
+                        ))
+                        && self.writes_only_own_fields(e.callee, depth - 1, memo))
             });
         memo.insert(id, v);
         v

@@ -88,12 +88,14 @@ impl Collector<'_> {
             };
             first_call = self.call(CallTarget::TypedMethod(ty, name), Loc::default());
             if let (Some(idx), Expr::Path(p)) = (first_call, root)
+                && let Some(id) = p.path.get_ident()
                 && let Some(f) = self.fn_stack.last_mut()
-                && p.path.get_ident().is_some_and(|id| {
-                    !f.owned_locals.is_empty() && f.owned_locals.contains(&id.to_string())
-                })
             {
-                f.facts.calls[idx].owned_receiver = true;
+                if !f.owned_locals.is_empty() && f.owned_locals.contains(&id.to_string()) {
+                    f.facts.calls[idx].owned_receiver = true;
+                } else if let Some((_, pos)) = f.mut_params.iter().find(|(n, _)| id == n) {
+                    f.facts.calls[idx].receiver_param = Some(*pos);
+                }
             }
         } else if let Some((on_self, base, path)) = field_path(root)
             && path.contains('.')
@@ -1077,6 +1079,38 @@ impl Server {
         assert_eq!(kinds[1], ("link".into(), "Write".into()));
         assert_eq!(kinds[0].0, "analyze_dag");
         assert_ne!(kinds[0].1, "Write");
+    }
+
+    #[test]
+    fn a_value_built_by_the_caller_and_handed_on_mutably_is_no_kept_state() {
+        // mcptools: `let mut state = TextState::default(); handle_tj(.., &mut state)` whose
+        // helper hands the parameter on (`advance_after_show(t, state)`) to a method that
+        // changes the value's own fields. Handing over the server's own value stays a write.
+        let src = r#"
+#[derive(Default)]
+pub struct TextState { x: f32 }
+impl TextState {
+    pub fn advance_x(&mut self, dx: f32) { self.x += dx; }
+}
+fn advance_after_show(text: &str, state: &mut TextState) { state.advance_x(text.len() as f32); }
+fn handle_tj(text: &str, state: &mut TextState) { advance_after_show(text, state); }
+pub fn extract(text: &str) -> f32 {
+    let mut state = TextState::default();
+    handle_tj(text, &mut state);
+    state.x
+}
+pub struct Server { cursor: std::sync::Mutex<TextState> }
+impl Server {
+    #[rmcp::tool(description = "Extract text")]
+    pub fn pdf_read(&self, text: String) -> f32 { extract(&text) }
+    #[rmcp::tool(description = "Move the cursor")]
+    pub fn cursor_move(&self, text: String) { handle_tj(&text, &mut self.cursor.lock().unwrap()); }
+}
+"#;
+        let kinds = kinds(src);
+        assert_eq!(kinds[0], ("cursor_move".into(), "Write".into()));
+        assert_eq!(kinds[1].0, "pdf_read");
+        assert_ne!(kinds[1].1, "Write");
     }
 
     #[test]

@@ -171,6 +171,7 @@ fn screaming(name: &str) -> bool {
 impl Collector<'_> {
     /// Note the text parameters of the function just begun (`query: &str`, `sql: String`),
     /// and an HTTP method handed in (`method: Method`): its words (`Method::POST`) decide too.
+    /// Also its parameters that borrow a value mutably (`state: &mut TextState`).
     pub(super) fn note_text_params(&mut self, sig: &syn::Signature) {
         let Some(f) = self.fn_stack.last_mut() else {
             return;
@@ -188,6 +189,10 @@ impl Collector<'_> {
                 && is_text_list_type(&pt.ty)
             {
                 f.list_params.push((pi.ident.to_string(), pos));
+            } else if let syn::Pat::Ident(pi) = &*pt.pat
+                && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
+            {
+                f.mut_params.push((pi.ident.to_string(), pos));
             }
             pos += 1;
         }
@@ -408,12 +413,19 @@ impl Collector<'_> {
         let mut docs = Vec::new();
         let mut words = Vec::new();
         let mut forwards = Vec::new();
+        let mut owned_args = Vec::new();
+        let mut mut_param_args = Vec::new();
         let classify = |t: &str| match could_be_request(t).then(|| sent_text_writes(t)) {
             Some(Some(true)) => Some(SentText::Writes),
             Some(Some(false)) => Some(SentText::Reads),
             _ => None,
         };
         for (pos, a) in args.into_iter().enumerate() {
+            if self.is_owned_local(a) {
+                owned_args.push(pos as u32);
+            } else if let Some(p) = self.mut_param(a) {
+                mut_param_args.push((pos as u32, p));
+            }
             // A tool name with its namespace stripped, handed on.
             let prefix = stripped_prefix(a).or_else(|| {
                 let f = self.fn_stack.last()?;
@@ -474,7 +486,12 @@ impl Collector<'_> {
                 docs.push((pos as u32, sent));
             }
         }
-        if docs.is_empty() && words.is_empty() && forwards.is_empty() {
+        if docs.is_empty()
+            && words.is_empty()
+            && forwards.is_empty()
+            && owned_args.is_empty()
+            && mut_param_args.is_empty()
+        {
             return;
         }
         if let Some(f) = self.fn_stack.last_mut()
@@ -483,7 +500,46 @@ impl Collector<'_> {
             call.docs = docs;
             call.words = words;
             call.forwards = forwards;
+            call.owned_args = owned_args;
+            call.mut_param_args = mut_param_args;
         }
+    }
+
+    /// The position of the function's own `&mut` parameter an argument hands on (`state`,
+    /// `&mut *state`).
+    fn mut_param(&self, a: &Expr) -> Option<u32> {
+        let f = self.fn_stack.last()?;
+        if f.mut_params.is_empty() {
+            return None;
+        }
+        let mut e = strip(a);
+        if let Expr::Reference(r) = e {
+            e = strip(&r.expr);
+        }
+        if let Expr::Unary(u) = e
+            && matches!(u.op, syn::UnOp::Deref(_))
+        {
+            e = strip(&u.expr);
+        }
+        let Expr::Path(p) = e else { return None };
+        let id = p.path.get_ident()?;
+        f.mut_params.iter().find(|(n, _)| id == n).map(|(_, p)| *p)
+    }
+
+    /// Whether an argument hands over a value the function built itself: `&mut state`,
+    /// `&state` or `state` after `let mut state = TextState::default()`.
+    fn is_owned_local(&self, a: &Expr) -> bool {
+        let Some(f) = self.fn_stack.last() else {
+            return false;
+        };
+        if f.owned_locals.is_empty() {
+            return false;
+        }
+        let mut e = strip(a);
+        if let Expr::Reference(r) = e {
+            e = strip(&r.expr);
+        }
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|id| f.owned_locals.contains(&id.to_string())))
     }
 
     /// The file's string constants whose text is a request's, by module path.

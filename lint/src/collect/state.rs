@@ -120,6 +120,8 @@ pub(super) struct FnState {
     pub(super) returns_path: bool,
     /// Its parameters that are lists of text (`args: &[&str]`, `Vec<String>`), likewise.
     pub(super) list_params: Vec<(String, u32)>,
+    /// Its parameters that borrow a value mutably (`state: &mut TextState`), likewise.
+    pub(super) mut_params: Vec<(String, u32)>,
     /// Locals holding the first word of a list parameter (`let program = args[0]
     /// .to_string()`), with the parameter's position.
     pub(super) list_heads: Vec<(String, u32)>,
@@ -259,6 +261,9 @@ impl Collector<'_> {
             loc,
             docs: Vec::new(),
             owned_receiver: false,
+            receiver_param: None,
+            owned_args: Vec::new(),
+            mut_param_args: Vec::new(),
             words: Vec::new(),
             forwards: Vec::new(),
         });
