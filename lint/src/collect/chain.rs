@@ -388,9 +388,9 @@ impl Collector<'_> {
                 );
             } else if !(query_method || i == 0 && is_self(root) || http_write)
                 && class.client_write
-                // A builder switch (`.follow_links(true)`, `.delete_on_drop(false)`) sets an
-                // option; it performs nothing.
-                && !(mc.args.len() == 1 && bool_lit(&mc.args[0]).is_some())
+                // A builder switch (`.follow_links(true)`, `.delete_on_drop(false)`,
+                // `.follow_links(cfg.follow_links)`) sets an option; it performs nothing.
+                && !super::syntax::builder_switch(mc)
                 && crate::effects::verbs::client_write(
                     &name,
                     i,
@@ -939,6 +939,24 @@ impl S {
 }
 "#;
         assert_eq!(kinds(src), [("glob".into(), "Read".into())]);
+        // A switch handed a value named as itself (`.follow_links(self.follow_links)`),
+        // among others; a call handed another value still writes.
+        let named = r#"
+pub struct S { follow_links: bool, client: octocrab::Octocrab }
+impl S {
+    #[rmcp::tool(description = "Count files")]
+    pub async fn count_files(&self, root: String) -> usize {
+        let walker = walkdir::WalkDir::new(&root).max_depth(3).follow_links(self.follow_links);
+        walker.into_iter().count()
+    }
+    #[rmcp::tool(description = "Follow a user")]
+    pub async fn follow(&self, login: String) { self.client.follow_user(login).await; }
+}
+"#;
+        let kinds = kinds(named);
+        assert_eq!(kinds[0].0, "count_files");
+        assert_ne!(kinds[0].1, "Write");
+        assert_eq!(kinds[1], ("follow".into(), "Write".into()));
     }
 
     #[test]

@@ -106,6 +106,31 @@ pub(super) fn bool_lit(e: &Expr) -> Option<bool> {
     }
 }
 
+/// A builder switch: a method handed one flag (`.follow_links(true)`,
+/// `.delete_on_drop(false)`) or one value named as the method itself
+/// (`.follow_links(self.config.follow_links)`, `.hidden(!follow_links)`): it sets an option of
+/// the value it is called on and performs nothing.
+pub(super) fn builder_switch(m: &syn::ExprMethodCall) -> bool {
+    if m.args.len() != 1 {
+        return false;
+    }
+    let mut arg = strip(&m.args[0]);
+    if let Expr::Unary(u) = arg
+        && matches!(u.op, syn::UnOp::Not(_))
+    {
+        arg = strip(&u.expr);
+    }
+    let named = match arg {
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(id) => Some(id),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::Path(p) => p.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    };
+    bool_lit(arg).is_some() || named.is_some_and(|id| *id == m.method)
+}
+
 /// A type with reference, smart-pointer and lock wrappers removed (`Arc<reqwest::Client>` →
 /// `reqwest::Client`).
 pub(super) fn unwrap_type(ty: &Type) -> &Type {
