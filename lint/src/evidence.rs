@@ -850,7 +850,10 @@ const NOUN_WRITES: &[&str] = &[
 ];
 
 /// What a list of literal command words does: `Some((writes, text))` when its first word is
-/// a known subcommand (`["commit", "-m", ..]`), `None` for any other list.
+/// a known subcommand (`["commit", "-m", ..]`), `None` for any other list. A list with a
+/// phrase in it that no flag introduces (`["branch", "twig", "wood stick"]`, a game item's
+/// names) is prose, not a command line; a flag's value may be one (`["commit", "-m", "fix
+/// it"]`).
 pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
     let first = words.first()?.as_deref()?;
     let text = words
@@ -862,6 +865,15 @@ pub fn command_words(words: &[Option<String>]) -> Option<(bool, String)> {
     if let Some(writes) = crate::effects::cmdlets::cmdlet(first) {
         // A PowerShell cmdlet names its action: `Stop-VM`, `Get-VMHost`.
         return Some((writes, text));
+    }
+    // After the cmdlets: a PowerShell line is one phrase (`Stop-VM -Name ..`).
+    let phrase = |w: &Option<String>| w.as_deref().is_some_and(|w| w.contains(' '));
+    let unintroduced = phrase(&words[0])
+        || words
+            .windows(2)
+            .any(|p| phrase(&p[1]) && !p[0].as_deref().is_some_and(|flag| flag.starts_with('-')));
+    if unintroduced {
+        return None;
     }
     if first == "config" {
         return Some((config_writes(&words[1..]), text));
@@ -1231,6 +1243,12 @@ mod tests {
             Some(true)
         );
         assert_eq!(command_words(&w(&["apples", "pears"])), None);
+        // A phrase no flag introduces is prose; a flag's value may be one.
+        assert_eq!(command_words(&w(&["branch", "twig", "wood stick"])), None);
+        assert_eq!(
+            command_words(&w(&["commit", "-m", "fix it"])).map(|c| c.0),
+            Some(true)
+        );
     }
 
     #[test]
