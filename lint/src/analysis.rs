@@ -1101,6 +1101,45 @@ impl Server {
         assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);
     }
 
+    /// A `use` inside a function body (`use crate::persistence as store;`) says what the
+    /// body's paths name.
+    #[test]
+    fn a_use_in_a_function_body_resolves_its_paths() {
+        let lib = r#"
+pub mod persistence;
+pub struct Server;
+impl Server {
+    #[rmcp::tool(description = "Save a query")]
+    pub fn query_save(&self, name: String, text: String) -> String {
+        use crate::persistence as store;
+        store::save_query(&name, &text);
+        name
+    }
+}
+"#;
+        let persistence = r#"
+pub fn save_query(name: &str, text: &str) { std::fs::write(name, text).unwrap(); }
+"#;
+        // A module named as the alias, whose function of that name only reads.
+        let store = r#"
+pub fn save_query(name: &str, _text: &str) { std::fs::read_to_string(name).unwrap(); }
+"#;
+        assert_eq!(
+            inventory_kinds(&[
+                (
+                    "src/lib.rs",
+                    &lib.replace(
+                        "pub mod persistence;",
+                        "pub mod persistence;\npub mod store;"
+                    )
+                ),
+                ("src/persistence.rs", persistence),
+                ("src/store.rs", store),
+            ]),
+            [("query_save".to_string(), "Write".to_string())]
+        );
+    }
+
     /// A tool whose body only builds its answer (a placeholder's usage message) does
     /// nothing: its name does not make it a write. One that calls out of sight still does.
     #[test]

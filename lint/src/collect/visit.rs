@@ -88,6 +88,29 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         visit::visit_item_macro(self, m);
     }
 
+    /// A block's own `use` items (`fn f() { use mcptools_core::queries;
+    /// queries::save_query(..) }`) say what its paths name within it.
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        if !b
+            .stmts
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Item(syn::Item::Use(_))))
+        {
+            return visit::visit_block(self, b);
+        }
+        let uses: Vec<syn::Item> = b
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                syn::Stmt::Item(i @ syn::Item::Use(_)) => Some(i.clone()),
+                _ => None,
+            })
+            .collect();
+        self.push_scope(&uses);
+        visit::visit_block(self, b);
+        self.scopes.pop();
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         if has_cfg_test(&m.attrs) {
             return;
