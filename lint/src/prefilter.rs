@@ -66,6 +66,11 @@ const MARKS: &[(&str, bool)] = &[
     ("inputSchema:", false),
     ("input_schema:", false),
     ("tool_calls", false),
+    // A tool registered on a builder or registry with its handler (`.with_tool("add_note",
+    // "..", |input, ctx| ..)`, `registry.add_tool(..)`, `server.register_tool(..)`).
+    ("with_tool(", false),
+    ("add_tool(", false),
+    ("register_tool(", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.
@@ -351,6 +356,8 @@ mod tests {
             "json!({\"name\": \"x\", \"description\": \"y\", \"inputSchema\": {}})",
             "Tool { name: \"x\".into(), description: None, input_schema: s }",
             "for call in reply.tool_calls.iter() {}",
+            ".with_tool(\"add_note\", \"Save a note\", |input: AddNote, ctx, notify| async move {})",
+            "registry.add_tool(name, handler);",
         ] {
             assert!(marked(text), "{text}");
         }
