@@ -145,6 +145,8 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "md5sum",
     "sha256sum",
     "jq",
+    // An audio fingerprint (Chromaprint).
+    "fpcalc",
     // Network and system inspection.
     "netstat",
     "lsof",
@@ -196,6 +198,13 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "rev-list",
             "for-each-ref",
             "merge-base",
+            "check-ignore",
+            "check-attr",
+            "check-ref-format",
+            "ls-remote",
+            "show-ref",
+            "name-rev",
+            "var",
             "version",
             "--version",
         ],
@@ -476,6 +485,12 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
                 | "--simulate"
                 | "--dump-json"
                 | "--list-subs"
+                // yt-dlp: printing a field implies simulating (`--print %(title)s`, `-j`).
+                | "--print"
+                | "-j"
+                | "--get-url"
+                | "--get-title"
+                | "--get-id"
                 // Asked for a listing (`cargo install --list`).
                 | "--list"
         )
@@ -495,11 +510,33 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
             .is_some_and(|script| shell.script_reads(&script));
     }
     // `cargo clippy --fix`, `eslint --fix`, `sg run -U`: told to edit what they check.
-    if args
-        .iter()
-        .any(|a| matches!(a.as_str(), "--fix" | "--write" | "-U" | "--update-all"))
-    {
+    // (`-U` is ast-grep's; ripgrep's `-U` searches across lines.)
+    if args.iter().any(|a| {
+        matches!(a.as_str(), "--fix" | "--write" | "--update-all")
+            || (a == "-U" && matches!(base, "sg" | "ast-grep"))
+    }) {
         return false;
+    }
+    // `rustc --explain E0308`, `cargo --explain E0308`: a page of documentation.
+    if args.first().is_some_and(|a| a == "--explain") {
+        return true;
+    }
+    if base == "ip" {
+        // `ip neigh`, `ip addr show`, `ip route get ..`: shown unless told to change.
+        return !args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "add" | "del" | "delete" | "change" | "replace" | "set" | "flush" | "append"
+            )
+        });
+    }
+    if base == "tesseract" {
+        // `tesseract image -`: the text to standard output; else an output file is written.
+        return args
+            .iter()
+            .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+            .nth(1)
+            .is_some_and(|out| out == "-" || out == "stdout");
     }
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
@@ -683,6 +720,14 @@ const COMPOUND_SUBCOMMANDS: &[(&str, &str, &[&str])] = &[
     ),
     ("nix", "profile", &["list", "history"]),
     ("nix", "registry", &["list"]),
+    // `git apply --check`, `--stat`: the patch is checked or summarised, not applied.
+    (
+        "git",
+        "apply",
+        &["--check", "--stat", "--numstat", "--summary"],
+    ),
+    // cargo-deny checks and lists; it changes nothing.
+    ("cargo", "deny", &["check", "list"]),
 ];
 
 /// What git's compound sub-commands list or show with.
@@ -1097,6 +1142,22 @@ mod tests {
         assert!(!read_only_process(None, &s(&["…"])));
         assert!(!read_only_process(None, &s(&["-c", "…"])));
         assert!(run("mount", &[]));
+        // ripgrep's `-U` searches across lines; ast-grep's rewrites.
+        assert!(run("rg", &["-n", "-U", "--multiline-dotall", "…"]));
+        assert!(!run("sg", &["run", "-U", "…"]));
+        assert!(run("rustc", &["--explain", "…"]));
+        assert!(run("ip", &["neigh"]));
+        assert!(!run("ip", &["addr", "add", "…", "dev", "…"]));
+        assert!(run("tesseract", &["…", "-"]));
+        assert!(!run("tesseract", &["…", "out"]));
+        assert!(run(
+            "yt-dlp",
+            &["…", "--flat-playlist", "--print", "%(id)s"]
+        ));
+        assert!(run("git", &["check-ignore", "-q", "…"]));
+        assert!(run("git", &["apply", "--check", "…"]));
+        assert!(!run("git", &["apply", "…"]));
+        assert!(run("cargo", &["deny", "check"]));
         assert!(!run("mount", &["/dev/sda1", "/mnt"]));
         assert!(run("go", &["vet", "./..."]));
         assert!(!run("go", &["install", "x@latest"]));
