@@ -531,7 +531,8 @@ pub fn client_write(
                 && !inference(p)
                 && !matches!(p, "clone" | "lock" | "read" | "write" | "await")
         });
-    let on_client = receiver.is_some_and(client_receiver);
+    // On a client too: `self.client.chat().create(req)` asks the model.
+    let on_client = receiver.is_some_and(client_receiver) && !prev.is_some_and(inference);
     (after_accessor || on_client).then(|| first.clone())
 }
 
@@ -790,6 +791,10 @@ mod tests {
         assert!(client_write("start_position", 0, None, Some("node")).is_none());
         assert!(client_write("start_workflow", 0, None, Some("client")).is_some());
         assert!(client_write("create", 1, Some("issues"), Some("octocrab")).is_some());
+        // A model's answer asked of a client: inference.
+        assert!(client_write("create", 1, Some("chat"), Some("client")).is_none());
+        assert!(client_write("create", 1, Some("embeddings"), Some("client")).is_none());
+        assert!(client_write("create", 0, None, Some("client")).is_some());
         assert!(client_write("delete", 0, None, Some("pods_api")).is_some());
         assert!(client_write("remove", 0, None, Some("items")).is_none());
         assert!(client_write("delete", 0, None, Some("jira_types")).is_none());
