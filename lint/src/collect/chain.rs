@@ -17,6 +17,19 @@ impl Collector<'_> {
         f.local_types.get(&id.to_string()).cloned()
     }
 
+    /// Whether an expression is a local the function built itself, or a part of one
+    /// (`tab` after `let tab = browser.new_tab()?`, `browser` made by `Browser::new(..)`).
+    fn launched_here(&self, e: &Expr) -> bool {
+        let Expr::Path(p) = strip(e) else {
+            return false;
+        };
+        let (Some(id), Some(f)) = (p.path.get_ident(), self.fn_stack.last()) else {
+            return false;
+        };
+        let id = id.to_string();
+        f.owned_parts.contains(&id) || f.owned_locals.contains(&id)
+    }
+
     /// A script run in a browser page (`page.evaluate("el.click()")`,
     /// `self.evaluate_main(&format!("window.{kind}.setItem(..)"))`) whose DOM calls change
     /// the page. Kept when the call resolves to a workspace function too: the script says
@@ -363,6 +376,18 @@ impl Collector<'_> {
                     format!("message send (`.{name}(..)`)"),
                     loc(),
                     unless,
+                );
+            } else if class.browser
+                && crate::effects::state::navigation(&name)
+                && self.launched_here(root)
+            {
+                // `let browser = Browser::new(opts)?; let tab = browser.new_tab()?;
+                // tab.navigate_to(url)`: a page loaded in a browser the call launched and
+                // drops, which keeps nothing between calls.
+                self.read_signal(
+                    format!("a page loaded in a browser the call launched (`.{name}(..)`)"),
+                    loc(),
+                    None,
                 );
             } else if class.browser
                 && (crate::effects::state::browser_action(&name, recv.as_deref())
@@ -1129,6 +1154,30 @@ impl Server {
         assert_eq!(kinds[0], ("cursor_move".into(), "Write".into()));
         assert_eq!(kinds[1].0, "pdf_read");
         assert_ne!(kinds[1].1, "Write");
+    }
+
+    #[test]
+    fn a_page_loaded_in_a_browser_the_call_launched_is_read() {
+        // mcptools, huly-coder: a headless browser launched for the call, its tab navigated
+        // and read. The server's kept session navigated stays a write.
+        let src = r#"
+pub struct Server { tab: std::sync::Arc<headless_chrome::Tab> }
+impl Server {
+    #[rmcp::tool(description = "Fetch a page as text")]
+    pub fn fetch_page(&self, url: String) -> Result<String, String> {
+        let browser = headless_chrome::Browser::default().map_err(|e| e.to_string())?;
+        let tab = browser.new_tab().map_err(|e| e.to_string())?;
+        tab.navigate_to(&url).map_err(|e| e.to_string())?;
+        tab.get_content().map_err(|e| e.to_string())
+    }
+    #[rmcp::tool(description = "Navigate the browser")]
+    pub fn navigate(&self, url: String) { let tab = self.tab.clone(); tab.navigate_to(&url).unwrap(); }
+}
+"#;
+        let kinds = kinds(src);
+        assert_eq!(kinds[0].0, "fetch_page");
+        assert_ne!(kinds[0].1, "Write");
+        assert_eq!(kinds[1], ("navigate".into(), "Write".into()));
     }
 
     #[test]

@@ -113,6 +113,9 @@ pub(super) struct FnState {
     pub(super) prefixed_locals: Vec<(String, String)>,
     /// Locals bound to a value built here (`let r = LintResult::new()`, `T { .. }`).
     pub(super) owned_locals: FastSet<String>,
+    /// Locals bound to what a value built here hands over (`let tab = browser.new_tab()?`
+    /// after `let browser = Browser::new(opts)?`).
+    pub(super) owned_parts: FastSet<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
     /// It hands back a path (`-> PathBuf`, `-> Result<PathBuf>`): a directory it makes sure

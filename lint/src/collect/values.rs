@@ -287,6 +287,21 @@ impl Collector<'_> {
             f.call_name_locals.push(name.to_string());
         }
         let ty = self.constructed_type(init);
+        // `let tab = browser.new_tab()?`: a part of a value built here.
+        if let Some(f) = self.fn_stack.last_mut()
+            && !f.owned_locals.is_empty()
+        {
+            let part = matches!(
+                strip(init),
+                Expr::MethodCall(_) | Expr::Try(_) | Expr::Await(_)
+            ) && chain_root(init)
+                .is_some_and(|root| f.owned_locals.contains(&root.to_string()));
+            if part {
+                f.owned_parts.insert(name.to_string());
+            } else if !f.owned_parts.is_empty() {
+                f.owned_parts.remove(name);
+            }
+        }
         let returned = match ty {
             Some(_) => None,
             None => self.returning_call(init),
@@ -367,6 +382,16 @@ impl Collector<'_> {
     /// `T::with_x(..)`, `T::default()`, `T { .. }` (through `?` and `.await`).
     pub(super) fn constructed_type(&self, e: &Expr) -> Option<String> {
         match strip(e) {
+            // `Browser::new(opts).map_err(..)?`, `Client::new().expect(..)`: the value made,
+            // its error handled.
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "map_err" | "context" | "with_context" | "expect" | "unwrap"
+                ) =>
+            {
+                self.constructed_type(&m.receiver)
+            }
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
             // A unit struct's value (`let core_tool = crate::tools::mv::MvTool;`): its type.
             // Not an enum's variant (`Mode::Fast`: the segment before is a type).
@@ -1003,5 +1028,17 @@ impl Collector<'_> {
             ),
             None => {}
         }
+    }
+}
+
+/// The local a method chain starts from (`browser` in `browser.new_tab()?.activate()`).
+fn chain_root(e: &Expr) -> Option<&syn::Ident> {
+    match strip(e) {
+        Expr::MethodCall(m) => chain_root(&m.receiver),
+        Expr::Try(t) => chain_root(&t.expr),
+        Expr::Await(a) => chain_root(&a.base),
+        Expr::Field(f) => chain_root(&f.base),
+        Expr::Path(p) => p.path.get_ident(),
+        _ => None,
     }
 }

@@ -326,6 +326,15 @@ pub fn browser_action(method: &str, receiver: Option<&str>) -> bool {
         })
 }
 
+/// Whether a browser method loads a page (`navigate_to`, `goto`, `reload`): a read of the
+/// web, unless the page lives on in a session the server keeps.
+pub fn navigation(method: &str) -> bool {
+    matches!(
+        method,
+        "navigate_to" | "navigate" | "goto" | "go_to" | "reload" | "open_url" | "load_url"
+    )
+}
+
 /// Whether a method so named runs the script it is handed in a browser page: `execute`,
 /// `evaluate`, `eval`, and their variants (`execute_script`, `evaluate_main`,
 /// `evaluate_in_frame`, `eval_js`, `run_script`, `inject_script`).
