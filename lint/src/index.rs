@@ -391,9 +391,10 @@ impl<'a> Index<'a> {
     /// calls reaches a write (by the first search, [`Index::any`]).
     fn reading_calls(&self) -> rustc_hash::FxHashSet<(FnId, usize)> {
         let mut out = rustc_hash::FxHashSet::default();
-        let senders: rustc_hash::FxHashSet<FnId> = (0..self.fns.len())
-            .filter(|&id| self.func(id).doc_param.is_some())
-            .filter(|&id| {
+        // Each sender, with the parameter its request text is.
+        let mut senders: rustc_hash::FxHashMap<FnId, u32> = (0..self.fns.len())
+            .filter_map(|id| Some((id, self.func(id).doc_param?)))
+            .filter(|&(id, _)| {
                 self.own_evidence(id).all(|e| {
                     e.kind == crate::facts::EvidenceKind::Http && e.what.starts_with("HTTP POST")
                 }) && self.edges[id].iter().all(|e| self.any[e.callee].is_none())
@@ -402,13 +403,53 @@ impl<'a> Index<'a> {
         if senders.is_empty() {
             return out;
         }
+        // Wrappers that hand their own text parameter on as a sender's request text, and
+        // reach nothing else that writes (`fn execute_sql(&self, sql: &str, ..) {
+        // self.client.execute(sql, ..) }`): senders of that parameter too.
+        for _ in 0..Self::OWN_FIELDS_DEPTH {
+            let mut found = Vec::new();
+            for id in 0..self.fns.len() {
+                if senders.contains_key(&id) || self.own_evidence(id).next().is_some() {
+                    continue;
+                }
+                let calls = &self.func(id).calls;
+                let mut param = None;
+                let wraps = self.edges[id].iter().all(|e| {
+                    if self.any[e.callee].is_none() {
+                        return true;
+                    }
+                    let Some(&pos) = senders.get(&e.callee) else {
+                        return false;
+                    };
+                    let handed = calls[e.call]
+                        .forwards
+                        .iter()
+                        .find(|(a, _)| *a == pos)
+                        .map(|(_, p)| *p);
+                    match (handed, param) {
+                        (Some(p), None) => {
+                            param = Some(p);
+                            true
+                        }
+                        (Some(p), Some(q)) => p == q,
+                        (None, _) => false,
+                    }
+                });
+                if wraps && let Some(p) = param {
+                    found.push((id, p));
+                }
+            }
+            if found.is_empty() {
+                break;
+            }
+            senders.extend(found);
+        }
         let consts = self.sent_consts();
         for (caller, edges) in self.edges.iter().enumerate() {
             for e in edges {
-                if !senders.contains(&e.callee) {
+                let Some(&pos) = senders.get(&e.callee) else {
                     continue;
-                }
-                let pos = self.func(e.callee).doc_param.expect("a sender");
+                };
                 let call = &self.func(caller).calls[e.call];
                 let Some((_, text)) = call.docs.iter().find(|(p, _)| *p == pos) else {
                     continue;

@@ -291,6 +291,16 @@ impl Collector<'_> {
         }
     }
 
+    /// `.body(sql.to_string())`: the request's raw body is a text parameter (a statement
+    /// posted to a database's HTTP interface), so the callers' texts decide.
+    pub(super) fn body_param(&mut self, arg: &Expr) {
+        if let Some(pos) = self.text_param(arg)
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            f.doc_param = Some(pos);
+        }
+    }
+
     /// `json!({ "method": method, .. })`, `RpcRequest { method, .. }`: a JSON-RPC sender
     /// whose method its caller names (see [`crate::facts::WordParam`]).
     pub(super) fn rpc_method_param(&mut self, key: &str, value: &Expr) {
@@ -1091,5 +1101,42 @@ impl S {
         for t in ["failed to open {}", "Content-Type", "id", "Hello world"] {
             assert!(!super::could_be_request(t), "{t}");
         }
+    }
+
+    /// A database's HTTP interface (ClickHouse): the statement is the request's raw body
+    /// (`.body(sql.to_string())`), handed on by a wrapper (`execute_sql`); each call is
+    /// judged by the statement its caller passes.
+    #[test]
+    fn a_statement_posted_as_the_body_through_a_wrapper_decides() {
+        let src = r#"
+const DATABASES_SQL: &str = "SELECT name FROM system.databases ORDER BY name";
+pub struct HttpClient { http: reqwest::blocking::Client, endpoint: String }
+impl HttpClient {
+    pub fn execute(&self, sql: &str, database: Option<&str>) -> Result<String, String> {
+        let mut request = self.http.post(self.endpoint.clone()).header("X-Format", "JSON").body(sql.to_string());
+        if let Some(d) = database { request = request.query(&[("database", d)]); }
+        request.send().map_err(|e| e.to_string())?.text().map_err(|e| e.to_string())
+    }
+}
+pub struct Conn { client: HttpClient }
+impl Conn {
+    pub fn execute_sql(&self, sql: &str, database: Option<&str>) -> Result<String, String> {
+        let response = self.client.execute(sql, database).map_err(|e| e.to_string())?;
+        Ok(response)
+    }
+}
+pub struct Server { conn: Conn }
+impl Server {
+    #[rmcp::tool(description = "Show the databases")]
+    pub fn databases(&self) -> String { self.conn.execute_sql(DATABASES_SQL, None).unwrap() }
+    #[rmcp::tool(description = "Drop the scratch database")]
+    pub fn drop_scratch(&self) -> String { self.conn.execute_sql("DROP DATABASE scratch", None).unwrap() }
+}
+"#;
+        let rows = inventory_rows(&[("src/lib.rs", src)]);
+        assert_eq!(
+            names_and_kinds(&rows),
+            [("databases", "Read"), ("drop_scratch", "Write")]
+        );
     }
 }

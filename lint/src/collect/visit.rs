@@ -256,6 +256,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         let nargs = m.args.len();
         self.check_state_mutation(m);
         self.note_test_sets(m);
+        if nargs == 1 && meth == "body" {
+            self.body_param(&m.args[0]);
+        }
         if nargs == 1
             && (meth == "push_str" || meth == "push")
             && let Expr::Path(p) = strip(&m.receiver)
