@@ -1101,6 +1101,32 @@ impl Server {
         assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);
     }
 
+    /// A module that brings a sibling's items in by a glob (`pub use
+    /// super::instance_metadata::*;`): a path through it reaches the sibling's function.
+    #[test]
+    fn a_path_through_a_glob_re_export_resolves() {
+        let src = r#"
+pub mod instance_metadata {
+    pub fn handle_interrupt(p: &str) { std::fs::write(p, "\u{1b}").unwrap(); }
+}
+pub mod instance {
+    pub use super::instance_metadata::*;
+}
+pub mod other {
+    pub fn handle_interrupt(p: &str) -> String { std::fs::read_to_string(p).unwrap() }
+}
+pub struct Server;
+impl Server {
+    #[rmcp::tool(description = "Interrupt an agent")]
+    pub fn interrupt(&self, pty: String) { crate::instance::handle_interrupt(&pty) }
+}
+"#;
+        assert_eq!(
+            inventory_kinds(&[("src/lib.rs", src)]),
+            [("interrupt".to_string(), "Write".to_string())]
+        );
+    }
+
     /// A `use` inside a function body (`use crate::persistence as store;`) says what the
     /// body's paths name.
     #[test]

@@ -647,6 +647,11 @@ pub struct FileFacts {
     pub name_consts: Vec<(String, String)>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
+    /// Glob imports of its modules (`pub(super) use super::instance_metadata::*;` in
+    /// `handlers::instance`): (module, the module whose items it brings in), both as
+    /// module paths below the crate root (`mcp::handlers::instance`).
+    #[serde(default)]
+    pub globs: Vec<(String, String)>,
     /// Structs with named fields, with docs and types (argument schemas, `Via::SelfField`).
     pub structs: Vec<StructFacts>,
     /// Suppression comments.

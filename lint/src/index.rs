@@ -55,6 +55,8 @@ pub struct Index<'a> {
     /// Methods of trait impls by (trait, method): what a call through `dyn Trait` reaches.
     trait_methods: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<FnId>>,
     fields: rustc_hash::FxHashMap<(&'a str, &'a str), Vec<(usize, &'a str)>>,
+    /// Glob imports of a crate's own modules: (crate, module) → the modules it brings in.
+    globs: rustc_hash::FxHashMap<(usize, &'a str), Vec<&'a str>>,
     crate_names: rustc_hash::FxHashMap<String, usize>,
     /// Resolved calls of each function.
     pub edges: Vec<Vec<Edge>>,
@@ -134,6 +136,7 @@ impl<'a> Index<'a> {
             methods_by_name: rustc_hash::FxHashMap::default(),
             trait_methods: rustc_hash::FxHashMap::default(),
             fields: rustc_hash::FxHashMap::default(),
+            globs: rustc_hash::FxHashMap::default(),
             crate_names: crate_names
                 .iter()
                 .enumerate()
@@ -199,6 +202,13 @@ impl<'a> Index<'a> {
             }
         }
         for file in files {
+            for (module, target) in &file.globs {
+                index
+                    .globs
+                    .entry((file.krate, module.as_str()))
+                    .or_default()
+                    .push(target.as_str());
+            }
             for (ty, field, fty) in &file.fields {
                 index
                     .fields
@@ -1334,6 +1344,28 @@ impl<'a> Index<'a> {
             let found = in_crate(krate, &qual);
             if !found.is_empty() {
                 return found;
+            }
+            // A module that brings another's items in by a glob (`pub(super) use
+            // super::instance_metadata::*;`), two levels deep at most.
+            let mut through: Vec<&str> = self
+                .globs
+                .get(&(krate, qual.as_str()))
+                .cloned()
+                .unwrap_or_default();
+            for depth in 0..2 {
+                let mut next = Vec::new();
+                for m in &through {
+                    let found = in_crate(krate, m);
+                    if !found.is_empty() {
+                        return found;
+                    }
+                    if depth == 0
+                        && let Some(more) = self.globs.get(&(krate, *m))
+                    {
+                        next.extend(more.iter().copied());
+                    }
+                }
+                through = next;
             }
             let found = below(krate, &qual);
             if !qual.is_empty() && found.len() == 1 {

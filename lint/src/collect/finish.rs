@@ -92,6 +92,7 @@ impl Collector<'_> {
         facts.fns = std::mem::take(&mut self.fns);
         facts.tools = std::mem::take(&mut self.tools);
         facts.fields = std::mem::take(&mut self.fields);
+        facts.globs = std::mem::take(&mut self.globs);
         facts.structs = std::mem::take(&mut self.structs);
         facts.findings.append(&mut self.findings);
     }

@@ -500,6 +500,8 @@ struct Collector<'a> {
     tools: Vec<ToolFacts>,
     tool_starts: Vec<u32>,
     fields: Vec<(String, String, String)>,
+    /// Glob imports of the crate's own modules ([`FileFacts::globs`]).
+    globs: Vec<(String, String)>,
     children: Vec<FileJob>,
     findings: Vec<LocFinding>,
     pending_async: Vec<PendingAsyncTool>,
@@ -540,6 +542,7 @@ impl<'a> Collector<'a> {
             tool_starts: Vec::new(),
             comparing: 0,
             fields: Vec::new(),
+            globs: Vec::new(),
             children: Vec::new(),
             findings: Vec::new(),
             pending_async: Vec::new(),

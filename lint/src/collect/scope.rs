@@ -12,6 +12,9 @@ pub(super) struct UseScope {
     /// The built-in API models its `use` items bring in
     /// ([`crate::effects::models::api_models_of_crate`]).
     pub(super) api_models: u32,
+    /// The paths its glob imports bring in (`super::instance_metadata` of
+    /// `use super::instance_metadata::*;`).
+    pub(super) globs: Vec<Vec<String>>,
 }
 
 pub(super) fn path_segments(path: &syn::Path) -> Vec<String> {
@@ -51,7 +54,7 @@ fn collect_use(tree: &syn::UseTree, prefix: &mut Vec<String>, scope: &mut UseSco
             full.push(r.ident.to_string());
             scope.names.insert(r.rename.to_string(), full);
         }
-        syn::UseTree::Glob(_) => {}
+        syn::UseTree::Glob(_) => scope.globs.push(prefix.clone()),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 collect_use(t, prefix, scope);
@@ -163,6 +166,18 @@ impl Collector<'_> {
             if is_relative(full) {
                 *full = normalise(&self.module, full);
             }
+        }
+        // A module's glob imports of the crate's own modules, for the index to look
+        // through (`handlers::instance::handle_interrupt` defined in a module it globs).
+        for glob in std::mem::take(&mut scope.globs) {
+            let full = match glob.first().map(String::as_str) {
+                Some("crate" | "self" | "super") => normalise(&self.module, &glob),
+                // `use instance_metadata::*;` (a child module) or another crate's path.
+                Some(_) => continue,
+                None => continue,
+            };
+            self.globs
+                .push((self.module.join("::"), full[1..].join("::")));
         }
         self.scopes.push(scope);
     }
