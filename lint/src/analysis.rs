@@ -1101,6 +1101,53 @@ impl Server {
         assert_eq!(kind_of(&always, "crate_source"), Judgement::Write);
     }
 
+    /// A helper handed the server's shared state behind a lock (`state: &Arc<RwLock<Doc>>`):
+    /// what it pushes there is kept between calls; a method of the guarded type is followed
+    /// instead (`storage.clear()` deletes rows).
+    #[test]
+    fn state_handed_over_behind_a_lock_is_kept_state() {
+        let src = r#"
+use std::sync::Arc;
+use tokio::sync::{Mutex, RwLock};
+pub struct Doc { segments: Vec<String> }
+pub struct Storage { db: rusqlite::Connection }
+impl Storage {
+    pub fn clear(&mut self) { self.db.execute("DELETE FROM articles", []).unwrap(); }
+}
+async fn extract(state: &Arc<RwLock<Doc>>, seg: String) -> usize {
+    let mut s = state.write().await;
+    s.segments.push(seg);
+    s.segments.len()
+}
+async fn wipe(storage: &Arc<Mutex<Storage>>) {
+    let mut storage = storage.lock().await;
+    storage.clear();
+}
+pub struct Server { state: Arc<RwLock<Doc>>, storage: Arc<Mutex<Storage>> }
+impl Server {
+    #[rmcp::tool(description = "Extract a segment")]
+    pub async fn extract_segment(&self, seg: String) -> usize { extract(&self.state, seg).await }
+    #[rmcp::tool(description = "Empty the index")]
+    pub async fn clear_index(&self) { wipe(&self.storage).await }
+}
+"#;
+        assert_eq!(
+            inventory_kinds(&[("src/lib.rs", src)]),
+            [
+                ("clear_index".to_string(), "Write".to_string()),
+                ("extract_segment".to_string(), "Write".to_string()),
+            ]
+        );
+        // `clear_index` writes through the guarded type's method.
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let why: Vec<&str> = a.report.tools.iter().map(|t| t.evidence.as_str()).collect();
+        assert!(
+            why.iter()
+                .any(|w| w.starts_with("SQL DELETE") && w.contains("Storage::clear")),
+            "{why:?}"
+        );
+    }
+
     /// A module that brings a sibling's items in by a glob (`pub use
     /// super::instance_metadata::*;`): a path through it reaches the sibling's function.
     #[test]

@@ -171,7 +171,8 @@ fn screaming(name: &str) -> bool {
 impl Collector<'_> {
     /// Note the text parameters of the function just begun (`query: &str`, `sql: String`),
     /// and an HTTP method handed in (`method: Method`): its words (`Method::POST`) decide too.
-    /// Also its parameters that borrow a value mutably (`state: &mut TextState`).
+    /// Also its parameters that borrow a value mutably (`state: &mut TextState`), and those
+    /// that share state behind a lock (`state: &Arc<RwLock<Doc>>`).
     pub(super) fn note_text_params(&mut self, sig: &syn::Signature) {
         let Some(f) = self.fn_stack.last_mut() else {
             return;
@@ -193,6 +194,15 @@ impl Collector<'_> {
                 && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
             {
                 f.mut_params.push((pi.ident.to_string(), pos));
+            } else if let syn::Pat::Ident(pi) = &*pt.pat
+                && super::syntax::shared_state_type(&pt.ty)
+            {
+                // `state: &Arc<RwLock<Doc>>`: what a lock of it changes is the shared,
+                // kept state its caller handed over.
+                let name = pi.ident.to_string();
+                f.state_aliases.insert(name.clone(), name.clone());
+                f.shared_params
+                    .push((name, super::syntax::type_name(&pt.ty)));
             }
             pos += 1;
         }

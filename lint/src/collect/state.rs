@@ -125,6 +125,9 @@ pub(super) struct FnState {
     pub(super) list_params: Vec<(String, u32)>,
     /// Its parameters that borrow a value mutably (`state: &mut TextState`), likewise.
     pub(super) mut_params: Vec<(String, u32)>,
+    /// Its parameters that share state behind a lock (`storage: &Arc<Mutex<InsightStorage>>`),
+    /// with the type of the value behind it when it names one (`InsightStorage`).
+    pub(super) shared_params: Vec<(String, Option<String>)>,
     /// Locals holding the first word of a list parameter (`let program = args[0]
     /// .to_string()`), with the parameter's position.
     pub(super) list_heads: Vec<(String, u32)>,

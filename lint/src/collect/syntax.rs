@@ -131,6 +131,29 @@ pub(super) fn builder_switch(m: &syn::ExprMethodCall) -> bool {
     bool_lit(arg).is_some() || named.is_some_and(|id| *id == m.method)
 }
 
+/// Whether a type shares state behind a lock or a concurrent map (`&Arc<RwLock<Doc>>`,
+/// `&Mutex<Vec<Note>>`, `Arc<DashMap<K, V>>`): values of it live beyond one call.
+pub(super) fn shared_state_type(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => shared_state_type(&r.elem),
+        Type::Paren(p) => shared_state_type(&p.elem),
+        Type::Group(g) => shared_state_type(&g.elem),
+        Type::Path(p) => p.path.segments.iter().any(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Mutex" | "RwLock" | "RefCell" | "DashMap" | "DashSet"
+            ) || match &s.arguments {
+                syn::PathArguments::AngleBracketed(a) => a
+                    .args
+                    .iter()
+                    .any(|g| matches!(g, syn::GenericArgument::Type(t) if shared_state_type(t))),
+                _ => false,
+            }
+        }),
+        _ => false,
+    }
+}
+
 /// A type with reference, smart-pointer and lock wrappers removed (`Arc<reqwest::Client>` →
 /// `reqwest::Client`).
 pub(super) fn unwrap_type(ty: &Type) -> &Type {

@@ -650,6 +650,26 @@ impl Collector<'_> {
             .is_some_and(state::benign_type)
     }
 
+    /// The call of `method` on kept state `field` rooted at a shared parameter whose guarded
+    /// type the function shows: that type's method (`storage.clear()`), or its field's
+    /// (`state.segments.push(..)`: `Doc`'s `segments`).
+    fn shared_param_method(&mut self, field: &str, method: &str) -> Option<usize> {
+        let f = self.fn_stack.last()?;
+        if f.shared_params.is_empty() {
+            return None;
+        }
+        let (root, rest) = match field.split_once('.') {
+            Some((r, rest)) => (r, Some(rest)),
+            None => (field, None),
+        };
+        let ty = f.shared_params.iter().find(|(n, _)| n == root)?.1.clone()?;
+        let target = match rest {
+            None => CallTarget::TypedMethod(ty, method.to_string()),
+            Some(path) => CallTarget::TypedFieldMethod(ty, path.to_string(), method.to_string()),
+        };
+        self.call(target, Loc::default())
+    }
+
     /// A mutation of state kept between calls: `self.items.lock().await.push(x)`,
     /// `guard.insert(k, v)`, `self.count.fetch_add(1, ..)`, unless the field is a memo
     /// cache or telemetry.
@@ -692,7 +712,9 @@ impl Collector<'_> {
                 CallTarget::FieldMethod(super::syntax::member_name(&f.member), name.clone()),
                 Loc::default(),
             ),
-            _ => None,
+            // `storage.lock().await.clear()` with `storage: &Arc<Mutex<InsightStorage>>`:
+            // the guarded type's method (or its field's), when the workspace defines one.
+            _ => self.shared_param_method(&field, &name),
         };
         if state::state_change(&name, key_is_new) == state::StateChange::Converges {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
