@@ -291,11 +291,8 @@ impl Collector<'_> {
         if let Some(f) = self.fn_stack.last_mut()
             && !f.owned_locals.is_empty()
         {
-            let part = matches!(
-                strip(init),
-                Expr::MethodCall(_) | Expr::Try(_) | Expr::Await(_)
-            ) && chain_root(init)
-                .is_some_and(|root| f.owned_locals.contains(&root.to_string()));
+            let part = matches!(strip(init), Expr::MethodCall(_))
+                && chain_root(init).is_some_and(|root| f.owned_locals.contains(&root.to_string()));
             if part {
                 f.owned_parts.insert(name.to_string());
             } else if !f.owned_parts.is_empty() {
@@ -385,10 +382,9 @@ impl Collector<'_> {
             // `Browser::new(opts).map_err(..)?`, `Client::new().expect(..)`: the value made,
             // its error handled.
             Expr::MethodCall(m)
-                if matches!(
-                    m.method.to_string().as_str(),
-                    "map_err" | "context" | "with_context" | "expect" | "unwrap"
-                ) =>
+                if ["map_err", "context", "with_context", "expect", "unwrap"]
+                    .iter()
+                    .any(|n| m.method == n) =>
             {
                 self.constructed_type(&m.receiver)
             }
@@ -1053,12 +1049,11 @@ impl Collector<'_> {
     }
 }
 
-/// The local a method chain starts from (`browser` in `browser.new_tab()?.activate()`).
+/// The local a method chain starts from (`browser` in `browser.new_tab()?.activate()`;
+/// [`strip`] sees through `?` and `.await`).
 fn chain_root(e: &Expr) -> Option<&syn::Ident> {
     match strip(e) {
         Expr::MethodCall(m) => chain_root(&m.receiver),
-        Expr::Try(t) => chain_root(&t.expr),
-        Expr::Await(a) => chain_root(&a.base),
         Expr::Field(f) => chain_root(&f.base),
         Expr::Path(p) => p.path.get_ident(),
         _ => None,
