@@ -289,35 +289,31 @@ impl<'a> Index<'a> {
         index
     }
 
-    /// How deep [`Index::writes_only_own_fields`] follows a value's own methods: a
+    /// How deep [`Index::writes_only_owned`] follows a value's own methods: a
     /// recursive-descent parser's `expr` → `term` → `unary` → `primary` → `peek` →
     /// `skip_ws` advances its position six calls down.
     const OWN_FIELDS_DEPTH: u32 = 8;
 
     /// Calls of a method on a value the caller built itself (`let mut r = LintResult::new();
-    /// r.sort()`) when all the method writes is its own fields — itself or through its own
-    /// methods (`self.update_counts()`): that is the local value, not state kept between
-    /// calls.
+    /// r.sort()`), or of a function handed such a value (`handle_tj(.., &mut state)`), when
+    /// all the callee writes is that value's own fields ([`Index::writes_only_owned`]): that
+    /// is the local value, not state kept between calls.
     fn calls_on_owned_values(&self) -> Vec<(FnId, usize)> {
-        let mut memo: rustc_hash::FxHashMap<FnId, bool> = rustc_hash::FxHashMap::default();
+        let mut memo = OwnedMemo::default();
         let mut out = Vec::new();
         for (caller, edges) in self.edges.iter().enumerate() {
             let calls = &self.func(caller).calls;
             for e in edges {
                 let call = &calls[e.call];
-                if self.any[e.callee].is_none() {
+                let hands_owned = call.owned_receiver || !call.owned_args.is_empty();
+                if !hands_owned || self.any[e.callee].is_none() {
                     continue;
                 }
-                if (call.owned_receiver
-                    && self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, &mut memo))
-                    || (!call.owned_args.is_empty()
-                        && self.writes_only_through(
-                            e.callee,
-                            &call.owned_args,
-                            Self::OWN_FIELDS_DEPTH,
-                            &mut memo,
-                        ))
-                {
+                let owned = Owned {
+                    itself: call.owned_receiver,
+                    params: call.owned_args.clone(),
+                };
+                if self.writes_only_owned(e.callee, owned, Self::OWN_FIELDS_DEPTH, &mut memo) {
                     out.push((caller, e.call));
                 }
             }
@@ -325,74 +321,63 @@ impl<'a> Index<'a> {
         out
     }
 
-    /// Whether all a function writes is the values its caller handed it at `params`
-    /// (`fn handle_tj_array(.., state: &mut TextState)` .. `state.advance_x(..)`): it writes
-    /// nothing itself, and each call that reaches a write is a method of one of those
-    /// parameters, or of a value it built itself, that writes only its own fields, or a
-    /// function it hands those parameters on to (`advance_after_show(text, state)`) of which
-    /// the same holds (within `depth` calls).
-    fn writes_only_through(
-        &self,
-        id: FnId,
-        params: &[u32],
-        depth: u32,
-        memo: &mut rustc_hash::FxHashMap<FnId, bool>,
-    ) -> bool {
+    /// Whether all function `id` writes (within `depth` calls) is values its caller owns:
+    /// its own fields when `owned.itself` (a method called on such a value: its evidence
+    /// all kept-state evidence), else nothing itself; and each call that reaches a write is
+    /// a method of its own (`self.f()`, when it is owned), of one of its fields
+    /// (`self.graph.add_edge(..)`), of a value it built itself (`let mut ast = Ast::new();
+    /// ast.push(..)`) or of an owned parameter (`state.advance_x(..)` with `state: &mut
+    /// TextState` handed over owned), or a function it hands owned values on to
+    /// (`advance_after_show(text, state)`, `self.parse_line(&mut ast)`), of which the same
+    /// holds.
+    fn writes_only_owned(&self, id: FnId, owned: Owned, depth: u32, memo: &mut OwnedMemo) -> bool {
+        if depth == 0 {
+            return false;
+        }
+        let key = (id, owned);
+        if let Some(v) = memo.get(&key) {
+            return *v;
+        }
+        // Assumed while it is being decided: a function that calls itself back.
+        memo.insert(key.clone(), true);
+        let (id, owned) = (key.0, &key.1);
         let f = self.func(id);
-        depth > 0
-            && self.own_evidence(id).next().is_none()
-            && self.edges[id].iter().any(|e| self.any[e.callee].is_some())
+        let own_ok = if owned.itself {
+            f.self_ty.is_some()
+                && self
+                    .own_evidence(id)
+                    .all(|e| e.kind == crate::facts::EvidenceKind::State)
+        } else {
+            self.own_evidence(id).next().is_none()
+        };
+        let v = own_ok
             && self.edges[id].iter().all(|e| {
-                let call = &f.calls[e.call];
                 if self.any[e.callee].is_none() {
                     return true;
                 }
-                if call.owned_receiver || call.receiver_param.is_some_and(|p| params.contains(&p)) {
-                    return self.writes_only_own_fields(e.callee, Self::OWN_FIELDS_DEPTH, memo);
-                }
-                let handed: Vec<u32> = call
+                let call = &f.calls[e.call];
+                // What the call hands on: values built here, and owned parameters.
+                let params: Vec<u32> = call
                     .mut_param_args
                     .iter()
-                    .filter(|(_, p)| params.contains(p))
+                    .filter(|(_, p)| owned.params.contains(p))
                     .map(|(a, _)| *a)
                     .chain(call.owned_args.iter().copied())
                     .collect();
-                !handed.is_empty() && self.writes_only_through(e.callee, &handed, depth - 1, memo)
-            })
-    }
-
-    /// Whether all a method writes (within `depth` calls of its own methods) is its own
-    /// fields: its evidence is all kept-state evidence, and what it calls either reaches no
-    /// write or is a method of its own (`self.f()`), of one of its fields
-    /// (`self.graph.add_edge(..)`: the field is part of the value) or of a value it built
-    /// itself (`let mut ast = Ast::new(); ast.push(..)`) of which the same holds.
-    fn writes_only_own_fields(
-        &self,
-        id: FnId,
-        depth: u32,
-        memo: &mut rustc_hash::FxHashMap<FnId, bool>,
-    ) -> bool {
-        if let Some(v) = memo.get(&id) {
-            return *v;
-        }
-        // Assumed while it is being decided: a method that calls itself back.
-        memo.insert(id, true);
-        let f = self.func(id);
-        let v = f.self_ty.is_some()
-            && depth > 0
-            && self
-                .own_evidence(id)
-                .all(|e| e.kind == crate::facts::EvidenceKind::State)
-            && self.edges[id].iter().all(|e| {
-                self.any[e.callee].is_none()
-                    || ((f.calls[e.call].owned_receiver
-                        || matches!(
-                            f.calls[e.call].target,
-                            CallTarget::SelfMethod(_) | CallTarget::FieldMethod(..)
-                        ))
-                        && self.writes_only_own_fields(e.callee, depth - 1, memo))
+                let on_itself = owned.itself
+                    && matches!(
+                        call.target,
+                        CallTarget::SelfMethod(_) | CallTarget::FieldMethod(..)
+                    );
+                let itself = call.owned_receiver
+                    || on_itself
+                    || call
+                        .receiver_param
+                        .is_some_and(|p| owned.params.contains(&p));
+                (itself || !params.is_empty())
+                    && self.writes_only_owned(e.callee, Owned { itself, params }, depth - 1, memo)
             });
-        memo.insert(id, v);
+        memo.insert(key, v);
         v
     }
 
@@ -1661,6 +1646,17 @@ impl<'a> Index<'a> {
 fn is_post(e: &Evidence) -> bool {
     e.kind == crate::facts::EvidenceKind::Http && e.what.starts_with("HTTP POST")
 }
+
+/// What of a callee's reach its caller owns ([`Index::writes_only_owned`]): the value it is
+/// called on, and the parameters (by position) handed a value the caller built.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Owned {
+    itself: bool,
+    params: Vec<u32>,
+}
+
+/// Decisions of [`Index::writes_only_owned`], by function and what of it is owned.
+type OwnedMemo = rustc_hash::FxHashMap<(FnId, Owned), bool>;
 
 #[cfg(test)]
 mod tests {

@@ -110,6 +110,17 @@ impl Collector<'_> {
                     f.facts.calls[idx].receiver_param = Some(*pos);
                 }
             }
+        } else if matches!(root, Expr::Call(_) | Expr::Struct(_))
+            && let Some(ty) = self.constructed_type(root)
+        {
+            // `MakefileParser::new(&text).parse()`: a method of a value built right here.
+            first_call = self.call(
+                CallTarget::TypedMethod(ty, chain[0].method.to_string()),
+                Loc::default(),
+            );
+            if let (Some(idx), Some(f)) = (first_call, self.fn_stack.last_mut()) {
+                f.facts.calls[idx].owned_receiver = true;
+            }
         } else if let Some((on_self, base, path)) = field_path(root)
             && path.contains('.')
             && (on_self || self.local_type(base).is_some())
@@ -1178,6 +1189,80 @@ impl Server {
         assert_eq!(kinds[0].0, "fetch_page");
         assert_ne!(kinds[0].1, "Write");
         assert_eq!(kinds[1], ("navigate".into(), "Write".into()));
+    }
+
+    #[test]
+    fn a_parser_built_by_the_caller_fills_its_own_tree() {
+        // paiml: `let mut parser = MakefileParser::new(text); parser.parse()`, whose `parse`
+        // builds a tree and hands it to its own method (`self.parse_line(&mut ast)`), which
+        // adds to it through the parameter.
+        let src = r#"
+pub struct Ast { nodes: Vec<String> }
+impl Ast {
+    pub fn new() -> Self { Ast { nodes: Vec::new() } }
+    pub fn add_node(&mut self, n: String) { self.nodes.push(n); }
+}
+pub struct MakefileParser { text: String, errors: Vec<String> }
+impl MakefileParser {
+    pub fn new(text: &str) -> Self { MakefileParser { text: text.to_string(), errors: Vec::new() } }
+    pub fn parse(&mut self) -> Ast {
+        let mut ast = Ast::new();
+        for line in self.text.clone().lines() {
+            if line.is_empty() { self.errors.push("empty".into()); }
+            self.parse_line(line, &mut ast);
+        }
+        ast
+    }
+    fn parse_line(&mut self, line: &str, ast: &mut Ast) { ast.add_node(line.to_string()); }
+}
+pub struct Server { tree: std::sync::Mutex<Ast> }
+impl Server {
+    #[rmcp::tool(description = "Lint a Makefile")]
+    pub fn lint_makefile(&self, text: String) -> usize { let mut parser = MakefileParser::new(&text); let ast = parser.parse(); ast.nodes.len() }
+    #[rmcp::tool(description = "Remember a target")]
+    pub fn remember(&self, t: String) { self.tree.lock().unwrap().nodes.push(t); }
+}
+"#;
+        let kinds = kinds(src);
+        assert_eq!(kinds[0].0, "lint_makefile");
+        assert_ne!(kinds[0].1, "Write");
+        assert_eq!(kinds[1], ("remember".into(), "Write".into()));
+    }
+
+    #[test]
+    fn a_builder_setter_is_no_kept_state() {
+        // kodegen: `WorktreeRemoveOpts::new(path).force(true)` (a setter taking `self` by
+        // value) settles nothing: the tool's name still breaks the tie when the write is
+        // out of sight. A method of a value built in the same expression is followed.
+        let src = r#"
+pub struct WorktreeRemoveOpts { path: String, force: bool }
+impl WorktreeRemoveOpts {
+    pub fn new(path: String) -> Self { WorktreeRemoveOpts { path, force: false } }
+    pub fn force(mut self, on: bool) -> Self { self.force = on; self }
+}
+pub struct Lines { text: String }
+impl Lines {
+    pub fn new(text: &str) -> Self { Lines { text: text.to_string() } }
+    pub fn store(&self) { std::fs::write("lines.txt", &self.text).unwrap(); }
+}
+pub struct Server { repo: gix::Repository }
+impl Server {
+    #[rmcp::tool(description = "Remove a worktree")]
+    pub async fn git_worktree_remove(&self, path: String) {
+        let opts = WorktreeRemoveOpts::new(path).force(true);
+        gix_worktree::remove(&self.repo, opts).await;
+    }
+    #[rmcp::tool(description = "Keep some lines")]
+    pub fn keep_lines(&self, text: String) { Lines::new(&text).store(); }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("git_worktree_remove".into(), "Write".into()),
+                ("keep_lines".into(), "Write".into()),
+            ]
+        );
     }
 
     #[test]

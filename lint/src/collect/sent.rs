@@ -177,6 +177,9 @@ impl Collector<'_> {
         let Some(f) = self.fn_stack.last_mut() else {
             return;
         };
+        f.self_by_value = sig
+            .receiver()
+            .is_some_and(|r| matches!(r.kind, syn::ReceiverKind::Value));
         let mut pos = 0u32;
         for input in &sig.inputs {
             let syn::FnArg::Typed(pt) = input else {

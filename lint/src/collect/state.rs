@@ -123,6 +123,9 @@ pub(super) struct FnState {
     pub(super) returns_path: bool,
     /// Its parameters that are lists of text (`args: &[&str]`, `Vec<String>`), likewise.
     pub(super) list_params: Vec<(String, u32)>,
+    /// It takes `self` by value (`fn force(mut self, on: bool) -> Self`, a builder's
+    /// setter): its fields are a value the caller gave away, never state kept between calls.
+    pub(super) self_by_value: bool,
     /// Its parameters that borrow a value mutably (`state: &mut TextState`), likewise.
     pub(super) mut_params: Vec<(String, u32)>,
     /// Its parameters that share state behind a lock (`storage: &Arc<Mutex<InsightStorage>>`),

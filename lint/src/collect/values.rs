@@ -605,7 +605,10 @@ impl Collector<'_> {
                 };
                 let base = strip(&fe.base);
                 if matches!(base, Expr::Path(p) if p.path.is_ident("self")) {
-                    return Some(m.to_string());
+                    // A builder's setter (`fn force(mut self, ..)`) changes a value handed
+                    // over, not the server's.
+                    let by_value = self.fn_stack.last().is_some_and(|f| f.self_by_value);
+                    return (!by_value).then(|| m.to_string());
                 }
                 self.state_field(base, allow_guard_calls)
                     .map(|outer| format!("{outer}.{m}"))
