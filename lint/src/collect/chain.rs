@@ -187,6 +187,23 @@ impl Collector<'_> {
                 }
                 if n >= 2 && segs[n - 1] == "new" && segs[n - 2] == "OpenOptions" {
                     open_options = true;
+                    // `OpenOptions::new().create(true).append(true).open("/tmp/x-debug.log")`:
+                    // a diagnostic log appended to, bookkeeping (as a `log_*` function's).
+                    if chain.iter().any(|m| m.method == "append")
+                        && chain
+                            .iter()
+                            .find(|m| m.method == "open")
+                            .and_then(|m| m.args.first())
+                            .and_then(|a| self.text_of(a))
+                            .is_some_and(|t| t.ends_with(".log"))
+                    {
+                        open_options = false;
+                        self.bookkeeping_signal(
+                            "bookkeeping: a diagnostic log appended to (`OpenOptions::append(true)` on a `.log` file)".to_string(),
+                            Loc::of_span(chain[0].method.span()),
+                            None,
+                        );
+                    }
                 }
             }
         } else if let Expr::Path(p) = root
@@ -1261,6 +1278,38 @@ impl Server {
             [
                 ("git_worktree_remove".into(), "Write".into()),
                 ("keep_lines".into(), "Write".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_diagnostic_log_appended_to_is_bookkeeping() {
+        // log-mcp-rs: a scan writes a debug line to `/tmp/log-mcp-debug.log`; appending to
+        // the user's notes stays a write.
+        let src = r#"
+use std::io::Write;
+pub struct S;
+impl S {
+    #[rmcp::tool(description = "List log files")]
+    pub fn list_log_files(&self, dir: String) -> Vec<String> {
+        let log_file_path = "/tmp/log-mcp-debug.log";
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log_file_path) {
+            let _ = writeln!(f, "scanning {dir}");
+        }
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path().display().to_string()).collect()
+    }
+    #[rmcp::tool(description = "Append a note")]
+    pub fn append_note(&self, text: String) {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open("notes.md").unwrap();
+        writeln!(f, "{text}").unwrap();
+    }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("append_note".into(), "Write".into()),
+                ("list_log_files".into(), "Read".into()),
             ]
         );
     }
