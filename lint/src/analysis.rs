@@ -1148,6 +1148,32 @@ impl Server {
         );
     }
 
+    /// A parameter of a generic type bounded by a workspace trait (`transport: &mut T` with
+    /// `T: Transport`, or in a `where` clause): its method is every workspace impl's.
+    #[test]
+    fn a_generic_parameter_follows_its_trait_bound() {
+        let src = r#"
+pub trait Transport { fn send(&mut self, command: String) -> String; }
+pub struct Local;
+impl Transport for Local {
+    fn send(&mut self, command: String) -> String { std::fs::write("/srv/queue", &command).unwrap(); command }
+}
+pub fn run<T: Transport>(transport: &mut T, c: String) -> String { transport.send(c) }
+pub fn run_where<T>(transport: &mut T, c: String) -> String where T: Transport + Send { transport.send(c) }
+pub struct Server;
+impl Server {
+    #[rmcp::tool(description = "Queue a command")]
+    pub fn enqueue(&self, c: String) -> String { run(&mut Local, c) }
+    #[rmcp::tool(description = "Queue another command")]
+    pub fn enqueue_where(&self, c: String) -> String { run_where(&mut Local, c) }
+}
+"#;
+        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+        let why: Vec<&str> = a.report.tools.iter().map(|t| t.evidence.as_str()).collect();
+        assert_eq!(why.len(), 2);
+        assert!(why.iter().all(|w| w.contains("`Local::send`")), "{why:?}");
+    }
+
     /// A module that brings a sibling's items in by a glob (`pub use
     /// super::instance_metadata::*;`): a path through it reaches the sibling's function.
     #[test]

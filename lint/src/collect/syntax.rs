@@ -154,6 +154,39 @@ pub(super) fn shared_state_type(ty: &Type) -> bool {
     }
 }
 
+/// The first trait bound of generic parameter `name` (`T: Transport`, `where T: Transport +
+/// Send`), when `name` is one of the function's type parameters.
+pub(super) fn generic_bound(generics: &syn::Generics, name: &str) -> Option<String> {
+    if generics.params.is_empty() {
+        return None;
+    }
+    let trait_of = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => t
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .filter(|n| !matches!(n.as_str(), "Send" | "Sync" | "Sized" | "Unpin" | "Clone")),
+            _ => None,
+        })
+    };
+    let param = generics.params.iter().find_map(|p| match p {
+        syn::GenericParam::Type(t) if t.ident == name => Some(t),
+        _ => None,
+    })?;
+    trait_of(&param.bounds).or_else(|| {
+        generics.where_clause.as_ref()?.predicates.iter().find_map(|w| match w {
+            syn::WherePredicate::Type(pt)
+                if matches!(&pt.bounded_ty, Type::Path(p) if p.path.is_ident(name)) =>
+            {
+                trait_of(&pt.bounds)
+            }
+            _ => None,
+        })
+    })
+}
+
 /// A type with reference, smart-pointer and lock wrappers removed (`Arc<reqwest::Client>` →
 /// `reqwest::Client`).
 pub(super) fn unwrap_type(ty: &Type) -> &Type {

@@ -400,6 +400,9 @@ impl Collector<'_> {
                 if let Pat::Ident(pi) = &*pt.pat
                     && let Some(ty) = self.assoc_type(&pt.ty).or_else(|| type_name(&pt.ty))
                 {
+                    // `transport: &mut T` with `T: Transport`: the trait, whose workspace
+                    // impls the index follows.
+                    let ty = syntax::generic_bound(&sig.generics, &ty).unwrap_or(ty);
                     self.fn_stack
                         .last_mut()
                         .expect("begin_fn")
