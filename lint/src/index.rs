@@ -1146,16 +1146,22 @@ impl<'a> Index<'a> {
         // A call followed into every workspace impl (a trait object, a generic, a method of
         // that name) reaches the real implementation, not its test doubles: a `FakeClient`
         // that records calls does not make a read a write while a real impl is there.
-        if found.len() >= 2 {
-            let double = |id: &FnId| {
-                self.func(*id)
-                    .self_ty
-                    .as_deref()
-                    .is_some_and(crate::effects::setup::is_test_double)
-            };
-            if found.iter().any(|id| !double(id)) {
-                found.retain(|id| !double(id));
-            }
+        let double = |id: &FnId| {
+            self.func(*id)
+                .self_ty
+                .as_deref()
+                .is_some_and(crate::effects::setup::is_test_double)
+        };
+        if found.len() >= 2 && found.iter().any(|id| !double(id)) {
+            found.retain(|id| !double(id));
+        } else if !found.is_empty()
+            && found.iter().all(double)
+            && let CallTarget::TypedMethod(ty, _) = target
+            && !crate::effects::setup::is_test_double(ty)
+        {
+            // Through a trait whose only workspace impls are doubles (`mail: &M`,
+            // `M: MailApi`, and a `FakeMail`): the real one is outside the workspace.
+            found.clear();
         }
         found
     }
