@@ -422,6 +422,13 @@ pub(crate) fn inventory_rows(sources: &[(&str, &str)]) -> Vec<(String, String, S
     v
 }
 
+/// The evidence line of each tool of one source file (`src/lib.rs`), in report order.
+#[cfg(test)]
+pub(crate) fn evidence_of(src: &str) -> Vec<String> {
+    let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
+    a.report.tools.iter().map(|t| t.evidence.clone()).collect()
+}
+
 /// Analyze source texts without touching the disk (unit tests, editors). Each entry is a
 /// workspace-relative path and its text; `lib.rs`/`main.rs` are at the crate root and any
 /// other file `a/b.rs` is module `a::b`. `mod` declarations are not followed.
@@ -1139,8 +1146,7 @@ impl Server {
             ]
         );
         // `clear_index` writes through the guarded type's method.
-        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
-        let why: Vec<&str> = a.report.tools.iter().map(|t| t.evidence.as_str()).collect();
+        let why = evidence_of(src);
         assert!(
             why.iter()
                 .any(|w| w.starts_with("SQL DELETE") && w.contains("Storage::clear")),
@@ -1168,8 +1174,7 @@ impl Server {
     pub fn enqueue_where(&self, c: String) -> String { run_where(&mut Local, c) }
 }
 "#;
-        let a = analyze_sources(&[("src/lib.rs", src)], Config::default());
-        let why: Vec<&str> = a.report.tools.iter().map(|t| t.evidence.as_str()).collect();
+        let why = evidence_of(src);
         assert_eq!(why.len(), 2);
         assert!(why.iter().all(|w| w.contains("`Local::send`")), "{why:?}");
     }

@@ -401,7 +401,8 @@ impl<'a> Index<'a> {
         // Wrappers that hand their own text parameter on as a sender's request text, and
         // reach nothing else that writes (`fn execute_sql(&self, sql: &str, ..) {
         // self.client.execute(sql, ..) }`): senders of that parameter too.
-        for _ in 0..Self::OWN_FIELDS_DEPTH {
+        // One round per wrapper a request text is handed through, as deep as a write search.
+        for _ in 0..MAX_DEPTH {
             let mut found = Vec::new();
             for id in 0..self.fns.len() {
                 if senders.contains_key(&id) || self.own_evidence(id).next().is_some() {

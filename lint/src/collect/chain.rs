@@ -894,6 +894,21 @@ mod judged {
         crate::analysis::inventory_kinds(&[("src/lib.rs", src)])
     }
 
+    /// Tool `write` is judged a write and tool `other` is not (read or unknown): the
+    /// source's only two tools.
+    fn write_and_no_write(src: &str, write: &str, other: &str) {
+        let kinds = kinds(src);
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
+        let of = |name: &str| {
+            kinds
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, k)| k.as_str())
+        };
+        assert_eq!(of(write), Some("Write"), "{kinds:?}");
+        assert!(of(other).is_some_and(|k| k != "Write"), "{kinds:?}");
+    }
+
     /// An SDK download handed a path saves there; one that hands the bytes back reads.
     #[test]
     fn a_download_to_a_path_writes_a_file() {
@@ -1146,10 +1161,7 @@ impl Server {
     pub fn link(&self, a: String, b: String) { self.graph.lock().unwrap().add_edge(a, b); }
 }
 "#;
-        let kinds = kinds(src);
-        assert_eq!(kinds[1], ("link".into(), "Write".into()));
-        assert_eq!(kinds[0].0, "analyze_dag");
-        assert_ne!(kinds[0].1, "Write");
+        write_and_no_write(src, "link", "analyze_dag");
     }
 
     #[test]
@@ -1178,10 +1190,7 @@ impl Server {
     pub fn cursor_move(&self, text: String) { handle_tj(&text, &mut self.cursor.lock().unwrap()); }
 }
 "#;
-        let kinds = kinds(src);
-        assert_eq!(kinds[0], ("cursor_move".into(), "Write".into()));
-        assert_eq!(kinds[1].0, "pdf_read");
-        assert_ne!(kinds[1].1, "Write");
+        write_and_no_write(src, "cursor_move", "pdf_read");
     }
 
     #[test]
@@ -1202,10 +1211,7 @@ impl Server {
     pub fn navigate(&self, url: String) { let tab = self.tab.clone(); tab.navigate_to(&url).unwrap(); }
 }
 "#;
-        let kinds = kinds(src);
-        assert_eq!(kinds[0].0, "fetch_page");
-        assert_ne!(kinds[0].1, "Write");
-        assert_eq!(kinds[1], ("navigate".into(), "Write".into()));
+        write_and_no_write(src, "navigate", "fetch_page");
     }
 
     #[test]
@@ -1240,10 +1246,7 @@ impl Server {
     pub fn remember(&self, t: String) { self.tree.lock().unwrap().nodes.push(t); }
 }
 "#;
-        let kinds = kinds(src);
-        assert_eq!(kinds[0].0, "lint_makefile");
-        assert_ne!(kinds[0].1, "Write");
-        assert_eq!(kinds[1], ("remember".into(), "Write".into()));
+        write_and_no_write(src, "remember", "lint_makefile");
     }
 
     #[test]

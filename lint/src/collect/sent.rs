@@ -169,11 +169,12 @@ fn screaming(name: &str) -> bool {
 }
 
 impl Collector<'_> {
-    /// Note the text parameters of the function just begun (`query: &str`, `sql: String`),
-    /// and an HTTP method handed in (`method: Method`): its words (`Method::POST`) decide too.
-    /// Also its parameters that borrow a value mutably (`state: &mut TextState`), and those
-    /// that share state behind a lock (`state: &Arc<RwLock<Doc>>`).
-    pub(super) fn note_text_params(&mut self, sig: &syn::Signature) {
+    /// Note the parameters of the function just begun: its text parameters (`query: &str`,
+    /// `sql: String`) and an HTTP method handed in (`method: Method`), whose words
+    /// (`Method::POST`) decide too; lists of text; parameters that borrow a value mutably
+    /// (`state: &mut TextState`) or share state behind a lock (`state: &Arc<RwLock<Doc>>`);
+    /// and whether it takes `self` by value.
+    pub(super) fn note_params(&mut self, sig: &syn::Signature) {
         let Some(f) = self.fn_stack.last_mut() else {
             return;
         };
@@ -532,37 +533,20 @@ impl Collector<'_> {
     /// `&mut *state`).
     fn mut_param(&self, a: &Expr) -> Option<u32> {
         let f = self.fn_stack.last()?;
-        if f.mut_params.is_empty() {
-            return None;
-        }
-        let mut e = strip(a);
-        if let Expr::Reference(r) = e {
-            e = strip(&r.expr);
-        }
-        if let Expr::Unary(u) = e
-            && matches!(u.op, syn::UnOp::Deref(_))
-        {
-            e = strip(&u.expr);
-        }
-        let Expr::Path(p) = e else { return None };
-        let id = p.path.get_ident()?;
-        f.mut_params.iter().find(|(n, _)| id == n).map(|(_, p)| *p)
+        let e = match strip(a) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &*u.expr,
+            e => e,
+        };
+        param_position(&f.mut_params, e)
     }
 
     /// Whether an argument hands over a value the function built itself: `&mut state`,
     /// `&state` or `state` after `let mut state = TextState::default()`.
     fn is_owned_local(&self, a: &Expr) -> bool {
-        let Some(f) = self.fn_stack.last() else {
-            return false;
-        };
-        if f.owned_locals.is_empty() {
-            return false;
-        }
-        let mut e = strip(a);
-        if let Expr::Reference(r) = e {
-            e = strip(&r.expr);
-        }
-        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|id| f.owned_locals.contains(&id.to_string())))
+        self.fn_stack.last().is_some_and(|f| {
+            !f.owned_locals.is_empty()
+                && named_local(a).is_some_and(|id| f.owned_locals.contains(&id.to_string()))
+        })
     }
 
     /// The file's string constants whose text is a request's, by module path.

@@ -384,7 +384,7 @@ impl Collector<'_> {
         {
             f.facts.impl_trait = Some(t);
         }
-        self.note_text_params(sig);
+        self.note_params(sig);
         if let syn::ReturnType::Type(_, ty) = &sig.output
             && let Some(f) = self.fn_stack.last_mut()
         {
