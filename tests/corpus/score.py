@@ -48,9 +48,11 @@ def load_labels(names, subdir="labels"):
         if names and p.stem not in names:
             continue
         d = tomllib.loads(p.read_text())
-        if not d.get("tool") or not d.get("commit"):
+        if not d.get("tool") or not (d.get("commit") or d.get("cksum")):
             continue
         d["_name"] = p.stem
+        if "crate" in d:  # a crates.io source: named by its crate and version
+            d.setdefault("repo", f"crates.io/{d['crate']}@{d.get('version', '?')}")
         out.append(d)
     return out
 
