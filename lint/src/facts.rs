@@ -363,6 +363,11 @@ pub struct WordParam {
     /// (`format!("https://api.telegram.org/bot{token}/{method}")`) rather than a JSON-RPC
     /// body's `method`.
     pub in_url: bool,
+    /// The parameter is the HTTP method of the request the function sends: its text is
+    /// matched with arms that each start a request of that method (`match method { "POST"
+    /// => http.post(&url), .. }`), so `"GET"` reads and `"POST"` writes, whatever the
+    /// endpoint.
+    pub http_method: bool,
 }
 
 /// A program run with the arguments its function is handed (see

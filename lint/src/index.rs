@@ -741,6 +741,7 @@ impl<'a> Index<'a> {
     fn apply_models(&mut self) {
         let models: &'a ModelTable = self.models;
         let mut external = Vec::new();
+        let mut dispatchers = Vec::new();
         // A tool's own function takes what the model sends: never a dispatcher.
         for (row, r) in models.rows.iter().enumerate() {
             if let Some(inf) = r.inferred {
@@ -750,7 +751,11 @@ impl<'a> Index<'a> {
                 }
                 // A configured model of the function wins; a dispatcher named so decides
                 // only when nothing it does shows an effect.
-                if self.modelled.contains_key(&id) || (inf.opaque_only && !self.opaque(id, 3)) {
+                if inf.opaque_only {
+                    dispatchers.push((row, id));
+                    continue;
+                }
+                if self.modelled.contains_key(&id) {
                     continue;
                 }
                 self.modelled.insert(id, row);
@@ -784,6 +789,22 @@ impl<'a> Index<'a> {
             }
         }
         self.forward_models();
+        // A dispatcher named so decides only when nothing it does shows an effect, and when
+        // it does not spell out the command it runs itself; then its own wrappers too.
+        let mut more = false;
+        for (row, id) in dispatchers {
+            if self.modelled.contains_key(&id)
+                || !self.opaque(id, 3)
+                || self.spells_its_operation(id)
+            {
+                continue;
+            }
+            self.modelled.insert(id, row);
+            more = true;
+        }
+        if more {
+            self.forward_models();
+        }
         // Calls decided by a model: each caller's call of a `by-argument` function, judged by
         // the words of that argument; and calls of another crate's modelled path.
         let mut decided: rustc_hash::FxHashMap<FnId, Vec<(usize, Option<bool>)>> =
@@ -859,6 +880,31 @@ impl<'a> Index<'a> {
         }
         self.decided = decided;
         self.decided_by_post = posted.difference(&not_posted).copied().collect();
+    }
+
+    /// Whether a function hands a function a model decides by its words a command line or
+    /// statement it spells itself (`execute_tmux(&["rename-session", "-t", id, "--", name])`),
+    /// as the deciding argument: what it does is
+    /// named there, so a parameter named like an operation (`name`) is an operand, not the
+    /// operation a dispatcher invokes.
+    fn spells_its_operation(&self, id: FnId) -> bool {
+        let calls = &self.func(id).calls;
+        self.edges[id].iter().any(|e| {
+            let Some(&row) = self.modelled.get(&e.callee) else {
+                return false;
+            };
+            let ModelEffect::ByArgument { argument, .. } = self.models.rows[row].model.effect
+            else {
+                return false;
+            };
+            let argument = self.forwarded.get(&e.callee).copied().unwrap_or(argument);
+            calls[e.call].words.iter().any(|(p, w)| {
+                let mut ws = w.split_whitespace();
+                *p == argument
+                    && ws.next().is_some_and(|first| !first.contains('…'))
+                    && ws.next().is_some()
+            })
+        })
     }
 
     /// Wrappers of a `by-argument` function: a function that shows no effect of its own nor

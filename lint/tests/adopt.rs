@@ -1103,24 +1103,26 @@ fn suggest_fix_guards_a_rig_tool_in_place_and_it_compiles() {
     let r = run(root, &["--message-format=short"]);
     assert!(!r.stdout.contains("IDEM001"), "{}", r.stdout);
     assert!(r.stdout.contains("close_ticket"), "{}", r.stdout);
-    // rig-core is not a dependency of this workspace: on a fresh machine its sources are not
-    // in cargo's cache until fetched (the lock file copied above keeps their versions).
-    let fetch = Command::new(env!("CARGO"))
-        .args(["fetch", "--manifest-path"])
-        .arg(&manifest)
-        .output()
-        .unwrap();
-    assert!(
-        fetch.status.success(),
-        "cargo fetch of the rig fixture: {}",
-        String::from_utf8_lossy(&fetch.stderr)
-    );
     cargo_offline("build", &manifest, "rig-suggest-target");
 }
 
 /// `cargo <command> --offline --lib` on a copied fixture, in a target directory of its own
-/// under this crate's test scratch space; asserts success and returns the output.
+/// under this crate's test scratch space; asserts success and returns the output. The
+/// fixture's dependencies are fetched first: on a fresh machine those that are not this
+/// workspace's (rig-core; chrono at the fixture's locked version) are not in cargo's cache
+/// (the copied lock file keeps their versions).
 fn cargo_offline(command: &str, manifest: &Path, target: &str) -> String {
+    let fetch = Command::new(env!("CARGO"))
+        .args(["fetch", "--manifest-path"])
+        .arg(manifest)
+        .output()
+        .unwrap();
+    assert!(
+        fetch.status.success(),
+        "cargo fetch of {}: {}",
+        manifest.display(),
+        String::from_utf8_lossy(&fetch.stderr)
+    );
     let out = Command::new(env!("CARGO"))
         .args([command, "--offline", "--lib", "--manifest-path"])
         .arg(manifest)

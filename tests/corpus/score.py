@@ -154,6 +154,7 @@ def score_repo(d, report):
             s["false"].append(({"name": t["name"], "function": t["function"], "file": t["file"],
                                 "line": t["line"], "label": "unlabelled"}, t))
     s["extra"] = extra
+    s["match"] = {li: inv[i] for li, i in match.items()}
 
     # Findings as (label index, code); a finding names its tool and function.
     by_tool = {}

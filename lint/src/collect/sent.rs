@@ -249,6 +249,32 @@ impl Collector<'_> {
         self.list_param(e)
     }
 
+    /// `tmux_args.extend(args.iter().map(..))`, `ssh_args.push(remote_command(&base, args))`: a
+    /// local that holds no words of its own takes in a list parameter's words (or a value
+    /// made from them), so it carries the caller's words as the parameter does, and a
+    /// command run with it (`Command::new("ssh").args(&ssh_args)`) is decided by them.
+    pub(super) fn carry_list_param(&mut self, local: &str, added: &Expr) {
+        let pos = self.derived_list_param(added).or_else(|| {
+            let args: Vec<&Expr> = match strip(added) {
+                Expr::Call(c) => c.args.iter().collect(),
+                Expr::MethodCall(mc) => mc.args.iter().collect(),
+                _ => return None,
+            };
+            args.into_iter().find_map(|a| self.derived_list_param(a))
+        });
+        let Some(pos) = pos else { return };
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        let own_words = f
+            .lists
+            .get(local)
+            .is_some_and(|words| words.iter().any(Option::is_some));
+        if !own_words && !f.list_params.iter().any(|(n, _)| n == local) {
+            f.list_params.push((local.to_string(), pos));
+        }
+    }
+
     /// The list parameter whose first word an expression is: `args[0]` (through
     /// conversions), or a local bound to it.
     pub(super) fn list_head(&self, e: &Expr) -> Option<u32> {
@@ -476,7 +502,8 @@ impl Collector<'_> {
             {
                 // `let args = vec!["pr", "view", &n]; gh.run(&args)`: the local's words.
                 words.push((pos as u32, list.join(" ")));
-            } else if let Some(p) = self.text_param(a) {
+            } else if let Some(p) = self.text_param(a).or_else(|| self.derived_list_param(a)) {
+                // A text or a word list handed on as it came (`run(args)`).
                 forwards.push((pos as u32, p));
             }
             // A request's text is a literal, a constant or a local holding one; anything
@@ -663,6 +690,18 @@ pub(super) fn finish_word_param(state: &mut FnState) {
             pos,
             sender: true,
             in_url: false,
+            http_method: false,
+        });
+        return;
+    }
+    // `match method { "POST" => self.http.post(&url), "DELETE" => .., _ => self.http.get(&url)
+    // }`: the method its caller names decides, not the endpoint it is also handed.
+    if let Some(pos) = http_method_param(state) {
+        state.facts.word_param = Some(crate::facts::WordParam {
+            pos,
+            sender: true,
+            in_url: false,
+            http_method: true,
         });
         return;
     }
@@ -679,11 +718,13 @@ pub(super) fn finish_word_param(state: &mut FnState) {
             pos,
             sender: true,
             in_url: true,
+            http_method: false,
         });
         return;
     }
-    // A function that calls nothing (`format!("{operation}:{id}")`) invokes nothing.
-    if state.facts.calls.is_empty() {
+    // A function that calls nothing (`format!("{operation}:{id}")`), or only makes its
+    // answer (`ColumnMeta { name: name.to_string(), .. }`), invokes nothing.
+    if state.facts.calls.is_empty() || !state.acts {
         return;
     }
     if let Some((_, pos)) = state
@@ -695,8 +736,33 @@ pub(super) fn finish_word_param(state: &mut FnState) {
             pos: *pos,
             sender: false,
             in_url: false,
+            http_method: false,
         });
     }
+}
+
+/// The text parameter a function matches with HTTP method names, each arm starting a request
+/// (`match method { "POST" => http.post(&url), "PUT" => http.put(&url), _ => http.get(&url)
+/// }`): at least two arms, every literal of them a method name, one arm an HTTP request.
+fn http_method_param(state: &FnState) -> Option<u32> {
+    let arms = &state.facts.str_arms;
+    state.text_params.iter().find_map(|(name, pos)| {
+        let mine: Vec<_> = arms.iter().filter(|a| &a.on == name).collect();
+        let methods = mine.len() >= 2
+            && mine.iter().all(|a| {
+                a.values.iter().all(|v| {
+                    crate::effects::models::words_write(
+                        idemcheck_spec::config::ModelWords::HttpMethod,
+                        v,
+                    )
+                    .is_some()
+                })
+            })
+            && mine
+                .iter()
+                .any(|a| a.evidence.iter().any(|e| e.kind == EvidenceKind::Http));
+        methods.then_some(*pos)
+    })
 }
 
 /// At the end of a function: it sends the text of its parameter when the parameter becomes

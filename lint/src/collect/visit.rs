@@ -278,6 +278,16 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             self.append_list(&id.to_string(), words, call_loc(id, m));
         }
+        if nargs == 1
+            && matches!(
+                meth.to_string().as_str(),
+                "extend" | "extend_from_slice" | "append" | "push"
+            )
+            && let Expr::Path(p) = strip(&m.receiver)
+            && let Some(id) = p.path.get_ident()
+        {
+            self.carry_list_param(&id.to_string(), &m.args[0]);
+        }
         if nargs == 2 && (meth == "header" || meth == "insert") {
             let is_key = match strip(&m.args[0]) {
                 Expr::Lit(_) => lit_str(&m.args[0]).is_some_and(|s| ev::key_header(&s)),

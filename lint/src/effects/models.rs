@@ -219,6 +219,10 @@ impl ModelTable {
                 // a builder) that a later `Save`/`Send` persists: bookkeeping. A neutral one
                 // (`call_method`, `invoke`, `execute`) is decided by the words.
                 let effect = match (wp.sender, super::verbs::leading_verb(&f.name)) {
+                    _ if wp.http_method => ModelEffect::ByArgument {
+                        argument: wp.pos,
+                        words: ModelWords::HttpMethod,
+                    },
                     (false, Some(super::verbs::Verb::Read(_))) => ModelEffect::Read,
                     (false, Some(super::verbs::Verb::Write("set" | "put"))) => {
                         ModelEffect::Bookkeeping
@@ -236,6 +240,10 @@ impl ModelTable {
                     span: 0..0,
                 };
                 let what = match (wp.sender, effect) {
+                    _ if wp.http_method => format!(
+                        "`{}` sends a request of the HTTP method its argument {} names ({}:{})",
+                        f.display, wp.pos, file.rel, f.loc.line
+                    ),
                     (true, _) if wp.in_url => {
                         let http = f.evidence.iter().find(|e| e.kind == EvidenceKind::Http);
                         format!(
@@ -709,6 +717,101 @@ impl Device {
         assert_eq!(kind("packages"), "Read");
         // Its own log file makes the wrapper a write whatever the words.
         assert_eq!(kind("logged_packages"), "Write");
+    }
+
+    /// A command line a local takes in from a list parameter (`tmux_args.extend(args..)`),
+    /// or a remote command made from it (`ssh_args.push(remote(&base, args))`), is decided
+    /// by the words each caller hands over, on both the local and the `ssh` path.
+    #[test]
+    fn a_local_that_takes_in_a_list_parameter_carries_its_words() {
+        let src = r#"
+use rmcp::tool;
+use std::process::Command;
+fn remote(base: &[String], args: &[&str]) -> String {
+    std::iter::once("tmux").chain(base.iter().map(String::as_str)).chain(args.iter().copied()).collect::<Vec<_>>().join(" ")
+}
+fn build(args: &[&str], socket: Option<&str>) -> Result<Command, String> {
+    let base = socket_args(socket);
+    if let Some(mut ssh_args) = ssh_args() {
+        ssh_args.push(remote(&base, args));
+        let mut cmd = Command::new("ssh");
+        cmd.args(&ssh_args);
+        Ok(cmd)
+    } else {
+        let mut tmux_args = base;
+        tmux_args.extend(args.iter().map(|a| a.to_string()));
+        let mut local = Command::new("tmux");
+        local.args(&tmux_args);
+        Ok(local)
+    }
+}
+fn run(args: &[&str]) -> String {
+    let mut command = build(args, None).unwrap();
+    let out = command.output().unwrap();
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+pub struct Tmux;
+impl Tmux {
+    #[tool(description = "Sessions")]
+    async fn list_sessions(&self) -> String { run(&["list-sessions", "-F", "x"]) }
+    #[tool(description = "Kill")]
+    async fn kill_session(&self, name: String) -> String { run(&["kill-session", "-t", &name]) }
+    #[tool(description = "Rename")]
+    async fn rename_session(&self, id: String, name: String) -> String { rename(&id, &name) }
+}
+// `name` is the new name, not an operation: the command line is spelled here.
+fn rename(id: &str, name: &str) -> String { run(&["rename-session", "-t", id, "--", name]) }
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("list_sessions"), "Read");
+        assert_eq!(kind("kill_session"), "Write");
+        assert_eq!(kind("rename_session"), "Write");
+    }
+
+    /// A helper handed both an endpoint and a method, which it matches to start the request
+    /// (`match method { "POST" => http.post(&url), .. _ => http.get(&url) }`), is decided by
+    /// the method at each call, not by the endpoint.
+    #[test]
+    fn a_method_matched_to_start_the_request_decides_at_each_call() {
+        let src = r#"
+use rmcp::tool;
+pub struct Client { http: reqwest::Client, base: String }
+impl Client {
+    async fn request(&self, endpoint: &str, method: &str, body: Option<&Value>) -> Result<Value, String> {
+        let url = format!("{}{endpoint}", self.base);
+        let mut req = match method {
+            "POST" => self.http.post(&url),
+            "PUT" => self.http.put(&url),
+            "DELETE" => self.http.delete(&url),
+            _ => self.http.get(&url),
+        };
+        if let Some(b) = body { req = req.json(b); }
+        let resp = req.send().await.map_err(|e| e.to_string())?;
+        resp.json().await.map_err(|e| e.to_string())
+    }
+    pub async fn get(&self, endpoint: &str) -> Result<Value, String> {
+        self.request(endpoint, "GET", None).await
+    }
+    pub async fn post(&self, endpoint: &str, body: &Value) -> Result<Value, String> {
+        self.request(endpoint, "POST", Some(body)).await
+    }
+}
+pub struct Server { c: Client }
+impl Server {
+    #[tool(description = "List spaces")]
+    async fn list_spaces(&self) -> String { self.c.get("/space").await.unwrap().to_string() }
+    #[tool(description = "Labels")]
+    async fn labels(&self, id: String) -> String { self.c.get(&format!("/content/{id}/label")).await.unwrap().to_string() }
+    #[tool(description = "Add a label")]
+    async fn add_label(&self, id: String) -> String { self.c.post(&format!("/content/{id}/label"), &json!({})).await.unwrap().to_string() }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("list_spaces"), "Read");
+        assert_eq!(kind("labels"), "Read");
+        assert_eq!(kind("add_label"), "Write");
     }
 
     /// An HTTP method handed down as a value (`method: Method`) decides at each call
