@@ -962,8 +962,14 @@ impl Server {
     async fn bump(&self) { self.hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst); }
     #[rmcp::tool]
     async fn add_note(&self, body: String) { self.state.lock().unwrap().notes.insert(uuid::Uuid::new_v4(), body); }
+    #[rmcp::tool]
+    async fn forget_all(&self) { for h in self.history.lock().unwrap().drain(..) { drop(h) } }
+    #[rmcp::tool]
+    async fn take_oldest(&self) { self.history.lock().unwrap().drain(..1); }
 }
 "#;
+        assert_eq!(kind_of(src, "forget_all"), Judgement::Read);
+        assert_eq!(kind_of(src, "take_oldest"), Judgement::Write);
         assert_eq!(kind_of(src, "choose_tenant"), Judgement::Read);
         assert_eq!(kind_of(src, "enable_tool"), Judgement::Read);
         assert_eq!(kind_of(src, "remember"), Judgement::Write);

@@ -466,6 +466,10 @@ impl Collector<'_> {
                         if after_accessor { None } else { c }
                     }
                 };
+                // `c.send_raw_command(method, params)` handed the function's own `method`: the
+                // protocol method each caller names decides (`Page.captureScreenshot` reads,
+                // `Page.reload` writes), as a JSON-RPC body's `method` does.
+                self.rpc_method_arg(&mc.args);
                 // `db.run_script(q, params, ScriptMutability::Immutable)`: told it may only
                 // read, it reads.
                 let read_only = mc.args.iter().find_map(read_only_mode);
@@ -631,6 +635,11 @@ impl Collector<'_> {
         let first = call.args.first();
         ProcSpec {
             program: first.and_then(|a| {
+                // A program chosen by platform (`if cfg!(windows) { "cmd" } else { "sh" }`)
+                // is no one program: its arguments, chosen the same way, are left to decide.
+                if matches!(strip(a), Expr::If(_)) {
+                    return None;
+                }
                 lit_str(a).or_else(|| {
                     self.text_of(a)
                         .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
@@ -907,6 +916,49 @@ mod judged {
         };
         assert_eq!(of(write), Some("Write"), "{kinds:?}");
         assert!(of(other).is_some_and(|k| k != "Write"), "{kinds:?}");
+    }
+
+    /// A statement chosen by an `if` (`if let Some(t) = table { format!("VACUUM ANALYZE {t}")
+    /// } else { "VACUUM ANALYZE".to_string() }`) is either branch's; a `SELECT` of a server
+    /// function named for a change (`pg_cancel_backend`) writes.
+    #[test]
+    fn a_statement_chosen_by_an_if_and_a_select_that_cancels_write() {
+        let src = r#"
+use tokio_postgres::Client;
+pub struct S { client: Client }
+impl S {
+    #[rmcp::tool(description = "Vacuum")]
+    async fn vacuum_analyze(&self, table: Option<String>) -> String {
+        let sql = if let Some(ref t) = table { format!("VACUUM ANALYZE {}", t) } else { "VACUUM ANALYZE".to_string() };
+        self.client.execute(&sql, &[]).await.unwrap();
+        String::new()
+    }
+    #[rmcp::tool(description = "Row count")]
+    async fn row_count(&self, table: String) -> String {
+        let sql = if table.is_empty() { "SELECT 0".to_string() } else { format!("SELECT count(*) FROM {}", table) };
+        self.client.query(&sql, &[]).await.unwrap();
+        String::new()
+    }
+}
+"#;
+        write_and_no_write(src, "vacuum_analyze", "row_count");
+        let src = r#"
+use tokio_postgres::Client;
+pub struct S { client: Client }
+impl S {
+    #[rmcp::tool(description = "Cancel")]
+    async fn cancel_query(&self, pid: i32) -> String {
+        let rows = self.client.query("SELECT pg_cancel_backend($1) AS cancelled", &[&pid]).await.unwrap();
+        String::new()
+    }
+    #[rmcp::tool(description = "Activity")]
+    async fn activity(&self) -> String {
+        let rows = self.client.query("SELECT pid, state FROM pg_stat_activity", &[]).await.unwrap();
+        String::new()
+    }
+}
+"#;
+        write_and_no_write(src, "cancel_query", "activity");
     }
 
     /// An SDK download handed a path saves there; one that hands the bytes back reads.

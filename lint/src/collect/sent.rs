@@ -354,6 +354,30 @@ impl Collector<'_> {
         }
     }
 
+    /// A call of another crate's client handed the function's own parameter named for a
+    /// protocol method (`c.send_raw_command(method, params)`, `ws.call(method, args)`): the
+    /// function sends the method its caller names (see [`crate::facts::WordParam`]).
+    pub(super) fn rpc_method_arg<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) {
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if f.rpc_param.is_some() || f.text_params.is_empty() {
+            return;
+        }
+        let pos = args.into_iter().find_map(|a| {
+            let pos = self.text_param(a)?;
+            f.text_params
+                .iter()
+                .any(|(n, p)| {
+                    *p == pos && matches!(n.as_str(), "method" | "method_name" | "rpc_method")
+                })
+                .then_some(pos)
+        });
+        if let (Some(pos), Some(f)) = (pos, self.fn_stack.last_mut()) {
+            f.rpc_param = Some(pos);
+        }
+    }
+
     /// `format!("https://api.telegram.org/bot{}/{}", token, method)`, `format!("{}{}", base,
     /// endpoint)`: a text parameter named for an operation ([`names_an_endpoint`]) that ends
     /// a URL's path names the API method each caller asks for.

@@ -177,6 +177,30 @@ impl Collector<'_> {
                 let right = self.text_of(&b.right).unwrap_or_else(|| "{}".into());
                 Some(left + &right)
             }
+            // `if let Some(t) = table { format!("VACUUM ANALYZE {t}") } else { "VACUUM
+            // ANALYZE".to_string() }`: either branch's text; a statement that writes, if one
+            // does (the call may run it).
+            Expr::If(i) => {
+                let tail = |b: &syn::Block| match b.stmts.last() {
+                    Some(syn::Stmt::Expr(e, None)) => self.text_of(e),
+                    _ => None,
+                };
+                let then = tail(&i.then_branch);
+                let other = i.else_branch.as_ref().and_then(|(_, e)| self.text_of(e));
+                match (then, other) {
+                    (Some(a), Some(b)) => {
+                        let writes = |t: &str| {
+                            crate::effects::statement::classify(t).is_some_and(|s| s.writes())
+                        };
+                        Some(if !writes(&a) && writes(&b) { b } else { a })
+                    }
+                    (a, b) => a.or(b),
+                }
+            }
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => self.text_of(e),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -715,7 +739,11 @@ impl Collector<'_> {
             // the guarded type's method (or its field's), when the workspace defines one.
             _ => self.shared_param_method(&field, &name),
         };
-        if state::state_change(&name, key_is_new) == state::StateChange::Converges {
+        // `servers.drain(..)`: everything taken out, as `clear` does; a retry finds it empty.
+        let drains_all = name == "drain"
+            && m.args.len() == 1
+            && matches!(strip(&m.args[0]), Expr::Range(r) if r.start.is_none() && r.end.is_none());
+        if drains_all || state::state_change(&name, key_is_new) == state::StateChange::Converges {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
             self.bookkeeping_signal(
                 format!("kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"),

@@ -384,6 +384,11 @@ const IMAP_READS: &[&str] = &[
     "noop",
 ];
 
+/// PostgreSQL's `COPY` streams: `copy_out` (`COPY .. TO STDOUT`) hands rows back; `copy_in`
+/// (`COPY .. FROM STDIN`) loads them.
+const POSTGRES_WRITES: &[&str] = &["copy_in"];
+const POSTGRES_READS: &[&str] = &["copy_out"];
+
 /// The built-in API models (the rows users extend with `[[effects]]`).
 pub const API_MODELS: &[ApiModel] = &[
     ApiModel {
@@ -397,6 +402,18 @@ pub const API_MODELS: &[ApiModel] = &[
         what: "IMAP",
         writes: IMAP_WRITES,
         reads: IMAP_READS,
+    },
+    ApiModel {
+        krate: "tokio_postgres",
+        what: "PostgreSQL COPY",
+        writes: POSTGRES_WRITES,
+        reads: POSTGRES_READS,
+    },
+    ApiModel {
+        krate: "postgres",
+        what: "PostgreSQL COPY",
+        writes: POSTGRES_WRITES,
+        reads: POSTGRES_READS,
     },
 ];
 
@@ -660,6 +677,15 @@ mod tests {
             Some((true, "IMAP"))
         );
         assert_eq!(api_models_of_crate("serde"), 0);
+        let pg = api_models_of_crate("tokio_postgres");
+        assert_eq!(
+            api_model_call(pg, "copy_out"),
+            Some((false, "PostgreSQL COPY"))
+        );
+        assert_eq!(
+            api_model_call(pg, "copy_in"),
+            Some((true, "PostgreSQL COPY"))
+        );
     }
 
     #[test]
@@ -767,6 +793,34 @@ fn rename(id: &str, name: &str) -> String { run(&["rename-session", "-t", id, "-
         assert_eq!(kind("list_sessions"), "Read");
         assert_eq!(kind("kill_session"), "Write");
         assert_eq!(kind("rename_session"), "Write");
+    }
+
+    /// A wrapper that hands its own `method` to another crate's client
+    /// (`c.send_raw_command(method, params)`) sends the protocol method each caller names:
+    /// `Page.captureScreenshot` reads, `Page.reload` writes.
+    #[test]
+    fn a_protocol_method_handed_to_a_client_decides_at_each_call() {
+        let src = r#"
+use cdp_browser_lite::CdpClient;
+use rmcp::tool;
+pub enum Target { Client(CdpClient) }
+impl Target {
+    pub async fn send_raw_command(&self, method: &str, params: Value) -> Result<Value, Error> {
+        match self { Self::Client(c) => c.send_raw_command(method, params).await }
+    }
+}
+pub struct Server { target: Target }
+impl Server {
+    #[tool(description = "Screenshot")]
+    async fn capture_screenshot(&self) -> String { self.target.send_raw_command("Page.captureScreenshot", json!({})).await.unwrap().to_string() }
+    #[tool(description = "Reload")]
+    async fn reload(&self) -> String { self.target.send_raw_command("Page.reload", json!({})).await.unwrap().to_string() }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("capture_screenshot"), "Read");
+        assert_eq!(kind("reload"), "Write");
     }
 
     /// A helper handed both an endpoint and a method, which it matches to start the request

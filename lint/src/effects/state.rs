@@ -60,7 +60,8 @@ pub enum StateChange {
 }
 
 /// Methods whose repetition adds again (or takes another item): [`StateChange::Accumulates`].
-/// Every other [`MUTATORS`] method and setter converges.
+/// Every other [`MUTATORS`] method and setter converges, and so does a `drain(..)` of the
+/// whole collection (it empties it, as `clear` does: the collector sees the range).
 pub const ACCUMULATORS: &[&str] = &[
     "push",
     "push_back",

@@ -29,9 +29,34 @@ impl Statement {
 
 /// Verbs that write when a statement starts with them.
 const WRITE_VERBS: &[&str] = &[
-    "INSERT", "UPDATE", "DELETE", "UPSERT", "MERGE", "CREATE", "DROP", "ALTER", "RELATE", "SET",
-    "TRUNCATE", "REPLACE", "DEFINE", "REMOVE", "DETACH", "GRANT", "REVOKE", "COPY", "RENAME",
-    "LOAD", "VACUUM", "REINDEX",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "UPSERT",
+    "MERGE",
+    "CREATE",
+    "DROP",
+    "ALTER",
+    "RELATE",
+    "SET",
+    "TRUNCATE",
+    "REPLACE",
+    "DEFINE",
+    "REMOVE",
+    "DETACH",
+    "GRANT",
+    "REVOKE",
+    "COPY",
+    "RENAME",
+    "LOAD",
+    "VACUUM",
+    "REINDEX",
+    "ANALYZE",
+    "CLUSTER",
+    "REFRESH",
+    "COMMENT",
+    "NOTIFY",
+    "CHECKPOINT",
 ];
 
 /// Verbs that read when a statement starts with them.
@@ -129,6 +154,10 @@ fn classify_words(ws: &[String]) -> Option<Statement> {
             Statement::Read("PRAGMA")
         });
     }
+    if first == "COPY" && ws.windows(2).any(|w| w[0] == "TO" && w[1] == "STDOUT") {
+        // `COPY t TO STDOUT`: the rows stream back to the caller.
+        return Some(Statement::Read("COPY TO STDOUT"));
+    }
     if let Some(v) = find(WRITE_VERBS, first) {
         return Some(Statement::Write(v));
     }
@@ -190,7 +219,52 @@ pub fn classify(text: &str) -> Option<Statement> {
             None => {}
         }
     }
+    if verdict == Some(Statement::Read("SELECT")) && selects_a_writing_function(trimmed) {
+        return Some(Statement::Write("SELECT of a function that writes"));
+    }
     verdict
+}
+
+/// Whether a `SELECT` calls a server function named for a change: `SELECT
+/// pg_cancel_backend($1)`, `SELECT pg_terminate_backend(pid)`, `SELECT
+/// create_hypertable('t', 'ts')`. The function's name (a `pg_` prefix put aside) has a verb
+/// and an object, and the verb is one that makes a client's method a write; string and date
+/// functions (`replace(..)`, `date_add(..)`) and session settings (`set_config(..)`, as
+/// `SET` is) are not.
+fn selects_a_writing_function(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if matches!(c, b'\'' | b'"') {
+            quote = Some(c);
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let name = text[start..i].to_ascii_lowercase();
+            let called = text[i..].trim_start().starts_with('(');
+            let name = name.strip_prefix("pg_").unwrap_or(&name);
+            if called && name.contains('_') && super::verbs::names_a_change(name) {
+                return true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A GraphQL document: `mutation` writes; `query`, `subscription` and `{` read.
@@ -392,6 +466,41 @@ mod tests {
             classify("SELECT 'DELETE' FROM t"),
             Some(Statement::Read("SELECT"))
         );
+    }
+
+    #[test]
+    fn a_select_of_a_function_named_for_a_change_writes() {
+        for t in [
+            "SELECT pg_cancel_backend($1) AS cancelled",
+            "select pg_terminate_backend(pid) from pg_stat_activity",
+            "SELECT create_hypertable('metrics', 'ts')",
+        ] {
+            assert!(classify(t).unwrap().writes(), "{t}");
+        }
+        for t in [
+            "SELECT replace(name, 'a', 'b') FROM t",
+            "SELECT set_config('search_path', 'x', false)",
+            "SELECT count(*) FROM jobs WHERE state = 'cancel_requested'",
+            "SELECT 'pg_cancel_backend(1)'",
+            "SELECT date_add(ts, 1) FROM t",
+        ] {
+            assert!(!classify(t).unwrap().writes(), "{t}");
+        }
+        for t in [
+            "ANALYZE users",
+            "VACUUM ANALYZE",
+            "REFRESH MATERIALIZED VIEW v",
+            "NOTIFY jobs",
+        ] {
+            assert!(classify(t).unwrap().writes(), "{t}");
+        }
+        assert!(
+            !classify("COPY (SELECT 1) TO STDOUT (FORMAT csv)")
+                .unwrap()
+                .writes()
+        );
+        assert!(classify("COPY t FROM STDIN").unwrap().writes());
+        assert!(classify("COPY t TO '/tmp/t.csv'").unwrap().writes());
     }
 
     #[test]

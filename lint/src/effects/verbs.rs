@@ -383,6 +383,17 @@ pub fn client_write_name(name: &str) -> bool {
     client_write_verb(&first) || (is_write_verb(&first) && first.len() < name.len())
 }
 
+/// Whether a compound name says it changes something at the system it is called on
+/// (`cancel_backend`, `create_hypertable`, `terminate_backend`): its first word is a verb
+/// that makes a client's method a write, and a word follows it.
+pub fn names_a_change(name: &str) -> bool {
+    if vocabulary(name) & LOCAL != 0 {
+        return false;
+    }
+    let first = first_word(name);
+    client_write_verb(&first) && first.len() < name.len()
+}
+
 /// A buffer's `put` of a number or a slice (`bytes::BufMut`: `put_u64_le`, `put_slice`,
 /// `put_i32`): a value serialised into memory.
 fn buffer_put(name: &str) -> bool {
