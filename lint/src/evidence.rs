@@ -530,6 +530,9 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
             )
         });
     }
+    if base == "tmux" {
+        return tmux_reads(args);
+    }
     if base == "tesseract" {
         // `tesseract image -`: the text to standard output; else an output file is written.
         return args
@@ -613,6 +616,38 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         return false;
     }
     unknown_program_reads(args)
+}
+
+/// Whether a `tmux` run only reports: a listing or showing command (`list-panes`,
+/// `show-buffer`, `has-session`), or one told to print rather than act (`capture-pane -p`,
+/// `display-message -p`: without `-p` they fill a paste buffer or the status line). Socket
+/// and config options take a value (`-S path`, `-L name`, `-f file`).
+fn tmux_reads(args: &[String]) -> bool {
+    let mut it = args.iter();
+    let mut command = None;
+    while let Some(a) = it.next() {
+        if matches!(a.as_str(), "-S" | "-L" | "-f" | "-T") {
+            it.next();
+        } else if !a.starts_with('-') {
+            command = Some(a.as_str());
+            break;
+        }
+    }
+    let Some(command) = command else {
+        return false;
+    };
+    let prints = args.iter().any(|a| a == "-p");
+    command.starts_with("list-")
+        || command.starts_with("show-")
+        || matches!(
+            command,
+            "ls" | "lsw" | "lsp" | "has-session" | "has" | "info"
+        )
+        || (prints
+            && matches!(
+                command,
+                "capture-pane" | "capturep" | "display-message" | "display"
+            ))
 }
 
 /// Whether a program the models do not know only reports, by the words it is handed:
@@ -813,7 +848,13 @@ const LISTING_WORDS: &[&str] = &[
 /// `Some(None)`: its words do not decide (the deciding word is not known, `gh api -X …`).
 pub fn program_args_write(program: &str, args: &[String]) -> Option<Option<bool>> {
     let base = program.rsplit('/').next().unwrap_or(program);
-    (base == "gh").then(|| gh_args_write(args))
+    match base {
+        "gh" => Some(gh_args_write(args)),
+        // tmux's commands are noun-verb pairs the general rules misread (`select-window`
+        // makes a window active): what does not only report changes the server's state.
+        "tmux" => Some(Some(!tmux_reads(args))),
+        _ => None,
+    }
 }
 
 /// [`program_args_write`] for `gh`.
@@ -1148,6 +1189,15 @@ mod tests {
         assert!(run("rustc", &["--explain", "…"]));
         assert!(run("ip", &["neigh"]));
         assert!(!run("ip", &["addr", "add", "…", "dev", "…"]));
+        assert!(run(
+            "tmux",
+            &["-S", "…", "list-panes", "-t", "…", "-F", "…"]
+        ));
+        assert!(run("tmux", &["display-message", "-p", "-t", "…", "#S"]));
+        assert!(run("tmux", &["capture-pane", "-p", "-t", "…"]));
+        assert!(!run("tmux", &["capture-pane", "-t", "…"]));
+        assert!(!run("tmux", &["rename-session", "-t", "…", "--", "…"]));
+        assert!(!run("tmux", &["send-keys", "-t", "…", "ls", "Enter"]));
         assert!(run("tesseract", &["…", "-"]));
         assert!(!run("tesseract", &["…", "out"]));
         assert!(run(

@@ -120,6 +120,29 @@ pub(super) fn named_local(e: &Expr) -> Option<&syn::Ident> {
     p.path.get_ident()
 }
 
+/// The list an expression copies or borrows item by item (`args` for `args.iter().map(|s|
+/// s.to_string()).collect()`, `args.to_vec()`), or the expression itself.
+pub(super) fn list_source(e: &Expr) -> &Expr {
+    let mut e = strip(e);
+    while let Expr::MethodCall(m) = e
+        && matches!(
+            m.method.to_string().as_str(),
+            "iter"
+                | "into_iter"
+                | "map"
+                | "cloned"
+                | "copied"
+                | "collect"
+                | "to_vec"
+                | "to_owned"
+                | "clone"
+        )
+    {
+        e = strip(&m.receiver);
+    }
+    e
+}
+
 /// The position of the parameter of `params` an expression names.
 fn param_position(params: &[(String, u32)], e: &Expr) -> Option<u32> {
     if params.is_empty() {
@@ -223,23 +246,7 @@ impl Collector<'_> {
     /// s.to_string()).collect()`, `args.to_vec()`): the local carries the caller's words
     /// as the parameter does.
     pub(super) fn derived_list_param(&self, e: &Expr) -> Option<u32> {
-        let mut e = strip(e);
-        while let Expr::MethodCall(m) = e
-            && matches!(
-                m.method.to_string().as_str(),
-                "iter"
-                    | "into_iter"
-                    | "map"
-                    | "cloned"
-                    | "copied"
-                    | "collect"
-                    | "to_vec"
-                    | "to_owned"
-                    | "clone"
-            )
-        {
-            e = strip(&m.receiver);
-        }
+        let mut e = list_source(e);
         // `args[1..]`: the words after the program (see [`Collector::list_head`]).
         if let Expr::Index(i) = e
             && matches!(strip(&i.index), Expr::Range(r) if r.end.is_none())

@@ -505,6 +505,17 @@ impl Collector<'_> {
                     && matches!(segs[segs.len() - 1].as_str(), "new" | "with_capacity"))
                 .then(Vec::new)
             }
+            // `args.iter().map(|a| a.as_str()).collect()`: the same words, borrowed.
+            Expr::MethodCall(_) => {
+                let f = self.fn_stack.last()?;
+                if f.lists.is_empty() {
+                    return None;
+                }
+                let Expr::Path(p) = super::sent::list_source(e) else {
+                    return None;
+                };
+                f.lists.get(&p.path.get_ident()?.to_string()).cloned()
+            }
             _ => None,
         }
     }

@@ -787,12 +787,34 @@ impl Tmux {
 }
 // `name` is the new name, not an operation: the command line is spelled here.
 fn rename(id: &str, name: &str) -> String { run(&["rename-session", "-t", id, "--", name]) }
+// A list borrowed item by item (`args.iter().map(..).collect()`) keeps its words.
+pub struct Panes;
+impl Panes {
+    #[tool(description = "Resize")]
+    async fn resize_pane(&self, id: String) -> String { resize(&id) }
+    #[tool(description = "Windows")]
+    async fn list_windows(&self, id: String) -> String { windows(&id) }
+}
+fn resize(id: &str) -> String {
+    let mut args: Vec<String> = vec!["resize-pane".into(), "-t".into(), id.into()];
+    args.push("-x".into());
+    let refs: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+    run(&refs)
+}
+fn windows(id: &str) -> String {
+    let mut args: Vec<String> = vec!["list-windows".into(), "-t".into(), id.into()];
+    args.push("-F".into());
+    let refs: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+    run(&refs)
+}
 "#;
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
         assert_eq!(kind("list_sessions"), "Read");
         assert_eq!(kind("kill_session"), "Write");
         assert_eq!(kind("rename_session"), "Write");
+        assert_eq!(kind("resize_pane"), "Write");
+        assert_eq!(kind("list_windows"), "Read");
     }
 
     /// A wrapper that hands its own `method` to another crate's client

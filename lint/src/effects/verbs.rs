@@ -888,6 +888,7 @@ mod tests {
         assert!(name_says_write("weather", "Current weather").is_none());
         assert!(name_says_write("vector_store_stats", "").is_none());
         assert!(name_says_write("git_commit", "").is_some());
+        assert!(name_says_write("adjust_inventory", "").is_some());
         assert!(name_says_write("clear_cache", "").is_none());
         assert!(name_says_write("get_pull_request", "").is_none());
         assert!(name_says_write("write_status", "Show the write mode").is_none());

@@ -173,6 +173,8 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("disassociate", Write, NOT_CLIENT),
     ("increment", Write, NONE),
     ("decrement", Write, NONE),
+    // `adjust_inventory`, `adjust_balance`: a relative change, repeated by a retry.
+    ("adjust", Write, NOT_CLIENT | PLAIN),
     ("append", Write, NOT_CLIENT),
     ("truncate", Write, NOT_CLIENT),
     ("rotate", Write, NOT_CLIENT),
