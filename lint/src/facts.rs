@@ -73,6 +73,9 @@ pub enum EvidenceKind {
     /// A change to state the server keeps between calls (a list pushed to, a map inserted
     /// into behind a lock, an atomic bumped).
     State,
+    /// An action on a browser or page (navigating, clicking, typing, a script that writes
+    /// web storage): the page's state, not the fields of the value that drives it.
+    Browser,
 }
 
 /// One place in a function body that performs a write.

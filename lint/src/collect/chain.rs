@@ -45,7 +45,7 @@ impl Collector<'_> {
             .and_then(|t| crate::effects::state::browser_script_action(&t))
         {
             self.evidence(
-                EvidenceKind::State,
+                EvidenceKind::Browser,
                 false,
                 format!("browser script that {what} (`.{name}(..)`)"),
                 Loc::of_span(mc.method.span()),
@@ -433,7 +433,7 @@ impl Collector<'_> {
                     None => None,
                 };
                 self.evidence(
-                    EvidenceKind::State,
+                    EvidenceKind::Browser,
                     false,
                     format!("browser action (`.{name}(..)`)"),
                     loc(),
@@ -916,6 +916,46 @@ mod judged {
         };
         assert_eq!(of(write), Some("Write"), "{kinds:?}");
         assert!(of(other).is_some_and(|k| k != "Write"), "{kinds:?}");
+    }
+
+    /// A tool value built by the call (`let tool = ClickTool::default()`) that clicks on the
+    /// page the server keeps acts on the page, not on its own fields.
+    #[test]
+    fn a_browser_action_through_a_value_built_here_is_still_the_page_s() {
+        let src = r#"
+use headless_chrome::Tab;
+pub struct Session { tab: std::sync::Arc<Tab> }
+pub struct Ctx<'a> { pub session: &'a Session }
+impl<'a> Ctx<'a> { pub fn new(session: &'a Session) -> Self { Self { session } } }
+#[derive(Default)]
+pub struct ClickTool { clicks: Vec<String> }
+impl ClickTool {
+    pub fn run(&mut self, sel: String, cx: &mut Ctx) -> String {
+        let el = cx.session.tab.find_element(&sel).unwrap();
+        el.click().unwrap();
+        String::new()
+    }
+    pub fn note(&mut self, sel: String, cx: &mut Ctx) -> String { self.clicks.push(sel); String::new() }
+}
+pub struct Server { session: std::sync::Mutex<Session> }
+impl Server {
+    #[rmcp::tool(description = "Click")]
+    fn click(&self, sel: String) -> String {
+        let session = self.session.lock().unwrap();
+        let mut cx = Ctx::new(&*session);
+        let mut tool = ClickTool::default();
+        tool.run(sel, &mut cx)
+    }
+    #[rmcp::tool(description = "Note")]
+    fn note(&self, sel: String) -> String {
+        let session = self.session.lock().unwrap();
+        let mut cx = Ctx::new(&*session);
+        let mut tool = ClickTool::default();
+        tool.note(sel, &mut cx)
+    }
+}
+"#;
+        write_and_no_write(src, "click", "note");
     }
 
     /// A statement chosen by an `if` (`if let Some(t) = table { format!("VACUUM ANALYZE {t}")

@@ -1039,7 +1039,7 @@ impl Collector<'_> {
             .and_then(|t| crate::effects::state::browser_script_action(&t))
         {
             self.evidence(
-                EvidenceKind::State,
+                EvidenceKind::Browser,
                 false,
                 format!("browser script that {what} (CDP `Runtime.evaluate`)"),
                 loc,
