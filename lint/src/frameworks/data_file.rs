@@ -44,6 +44,12 @@
 //! [`link`], run once every file is collected, reads the data files and makes the tools.
 //! YAML files (`.yaml`, `.yml`) are read as JSON and TOML are (mycommandmcp's
 //! `mycommand-tools.yaml`: `tools: - name: .. command: ls`).
+//!
+//! An OpenAPI (or Swagger) document the crate embeds (`include_str!("specs/resend.yaml")`,
+//! served by a tool generator such as rmcp-openapi) defines one tool per
+//! operation, named by its `operationId` and located at it; the operation's HTTP method
+//! decides (`GET` reads, `POST`/`PUT`/`PATCH`/`DELETE` write, a `POST` to a search endpoint
+//! reads).
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -104,6 +110,7 @@ pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
         line: loc.line,
         columns: (loc.column, loc.end_column),
         program: None,
+        http: None,
     })
 }
 
@@ -157,6 +164,7 @@ fn code_object(g: &proc_macro2::Group, out: &mut Vec<Entry>) {
         columns: (loc.column, loc.end_column),
         fields,
         program: None,
+        http: None,
     });
 }
 
@@ -272,6 +280,10 @@ pub struct Entry {
     pub fields: Vec<(String, String)>,
     /// The program it names, with the key naming it and its fixed arguments.
     pub program: Option<(String, String, Vec<String>)>,
+    /// An OpenAPI operation's HTTP method (upper case) and path: a client made from the
+    /// document (rmcp-openapi and the like) sends that request for the tool.
+    #[serde(default)]
+    pub http: Option<(String, String)>,
 }
 
 impl Entry {
@@ -304,6 +316,9 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
     let Some(value) = value else {
         return Vec::new();
     };
+    if let Some(ops) = openapi_operations(&value, text) {
+        return ops;
+    }
     let mut lists = Vec::new();
     find_lists(&value, true, 0, &mut lists);
     let mut out = Vec::new();
@@ -351,11 +366,59 @@ pub fn entries(text: &str, ext: &str) -> Vec<Entry> {
                 line,
                 columns,
                 program: program_of(obj),
+                http: None,
                 fields,
             });
         }
     }
     out
+}
+
+/// The operations of an OpenAPI (or Swagger) document, one entry each, named by its
+/// `operationId`: tool generators (rmcp-openapi and the like) make one tool of every
+/// operation and send its request. `None` when the document is no OpenAPI document.
+fn openapi_operations(doc: &Value, text: &str) -> Option<Vec<Entry>> {
+    let map = doc.as_object()?;
+    if !(map.contains_key("openapi") || map.contains_key("swagger")) {
+        return None;
+    }
+    let paths = map.get("paths")?.as_object()?;
+    // Operation ids are unique in a document, and the map is not in the file's order: each
+    // is looked for from the start.
+    let mut out = Vec::new();
+    for (path, item) in paths {
+        let Some(item) = item.as_object() else {
+            continue;
+        };
+        for (method, op) in item {
+            let method = method.to_ascii_uppercase();
+            if !matches!(
+                method.as_str(),
+                "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+            ) {
+                continue;
+            }
+            let Some(op) = op.as_object() else { continue };
+            let Some(name) = op.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            let description = ["summary", "description"]
+                .iter()
+                .find_map(|k| op.get(*k).and_then(Value::as_str))
+                .map(str::to_string);
+            let (line, columns, _) = line_of_key(text, "operationId", name, 0);
+            out.push(Entry {
+                name: name.to_string(),
+                description,
+                line,
+                columns,
+                fields: vec![("name".to_string(), name.to_string())],
+                program: None,
+                http: Some((method, path.clone())),
+            });
+        }
+    }
+    Some(out)
 }
 
 /// A YAML document as the JSON value the rest reads (keys that are not text, aliases and
@@ -450,13 +513,18 @@ fn program_of(obj: &serde_json::Map<String, Value>) -> Option<(String, String, V
 /// The line and columns of an entry's name (its value quoted, on a line that says `name`),
 /// searched from byte `from`; and where the search goes on.
 fn line_of(text: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
+    line_of_key(text, "name", name, from)
+}
+
+/// [`line_of`] for a name under another key (`operationId: sendEmail`).
+fn line_of_key(text: &str, key: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
     let rest = &text.as_bytes()[from.min(text.len())..];
     let quoted = format!("\"{name}\"");
     let mut found = None;
     for at in memchr::memmem::find_iter(rest, quoted.as_bytes()) {
         let at = from + at;
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        if text[line_start..at].contains("name") {
+        if text[line_start..at].contains(key) {
             found = Some(at);
             break;
         }
@@ -465,8 +533,8 @@ fn line_of(text: &str, name: &str, from: usize) -> (u32, (u32, u32), usize) {
     let mut width = quoted.chars().count();
     if found.is_none() {
         // YAML writes names bare too (`- name: list_files`).
-        let bare = format!("name: {name}");
-        found = memchr::memmem::find(rest, bare.as_bytes()).map(|at| from + at + "name: ".len());
+        let bare = format!("{key}: {name}");
+        found = memchr::memmem::find(rest, bare.as_bytes()).map(|at| from + at + key.len() + 2);
         width = name.chars().count();
     }
     match found {
@@ -576,7 +644,13 @@ fn link_files(
                     .find(|e| r.path.ends_with(*e))
                     .copied()
                     .unwrap_or("");
-                let list = entries(&text, ext);
+                let mut list = entries(&text, ext);
+                // An OpenAPI document defines tools when the crate embeds it for a tool
+                // generator; one only named (`fs::write("docs/spec.yaml", ..)`) documents an
+                // API.
+                if !r.embedded && list.iter().any(|e| e.http.is_some()) {
+                    list.clear();
+                }
                 seen_paths.insert(path.clone());
                 if !list.is_empty() {
                     found.insert((!r.embedded, path), (fi, list));
@@ -875,6 +949,31 @@ fn judge_entry(
         loc,
         ..FnFacts::default()
     };
+    if let Some((method, path)) = &e.http {
+        // An OpenAPI operation: the request a client made from the document sends.
+        let origin = format!("defined in data at {at}: an OpenAPI operation, `{method} {path}`");
+        let reads = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS")
+            || (method == "POST" && crate::effects::verbs::read_endpoint(path).is_some());
+        let ev = Evidence {
+            kind: EvidenceKind::Http,
+            strong: true,
+            what: format!("HTTP {method} {path}, {origin}"),
+            loc: Loc::default(),
+            unless_resolved: None,
+            via: None,
+        };
+        if reads {
+            body.reads.push(ev);
+        } else {
+            body.evidence.push(ev);
+        }
+        data.fns.push(body);
+        return (
+            format!("{}[{:?}]", data.rel, e.name),
+            ToolBody::Local(data.fns.len() - 1),
+            origin,
+        );
+    }
     match executor {
         Some(Executor::Arms {
             key,
@@ -1382,6 +1481,50 @@ tools:
                 ("remove_file", Judgement::Write)
             ]
         );
+    }
+
+    /// An OpenAPI document a tool generator serves (rmcp-openapi): every operation is a tool
+    /// named by its `operationId`, at its line, judged by its HTTP method (a POST to a
+    /// search endpoint reads).
+    #[test]
+    fn every_operation_of_an_openapi_document_is_a_tool() {
+        let main = r#"
+const OPENAPI_SPEC: &str = include_str!("specs/mail.yaml");
+fn main() { let spec: serde_json::Value = serde_yaml::from_str(OPENAPI_SPEC).unwrap(); }
+"#;
+        let yaml = r#"openapi: 3.0.3
+info:
+  title: Mail
+paths:
+  /emails:
+    post:
+      summary: Send an email
+      operationId: sendEmail
+    get:
+      operationId: listEmails
+  /emails/search:
+    post:
+      operationId: searchEmails
+  /emails/{id}:
+    delete:
+      operationId: deleteEmail
+"#;
+        let got = judged(&[("src/main.rs", main), ("src/specs/mail.yaml", yaml)]);
+        let kinds: Vec<(&str, Judgement)> = got.iter().map(|(n, k, _)| (n.as_str(), *k)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("deleteEmail", Judgement::Write),
+                ("listEmails", Judgement::Read),
+                ("searchEmails", Judgement::Read),
+                ("sendEmail", Judgement::Write),
+            ]
+        );
+        let list = entries(yaml, ".yaml");
+        let send = list.iter().find(|e| e.name == "sendEmail").unwrap();
+        assert_eq!(send.line, 8);
+        assert_eq!(send.http, Some(("POST".to_string(), "/emails".to_string())));
+        assert_eq!(send.description.as_deref(), Some("Send an email"));
     }
 
     #[test]
