@@ -71,6 +71,8 @@ const MARKS: &[(&str, bool)] = &[
     ("with_tool(", false),
     ("add_tool(", false),
     ("register_tool(", false),
+    // A tool built by a builder chain (tower-mcp's `ToolBuilder::new("search_crates")`).
+    ("ToolBuilder", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.

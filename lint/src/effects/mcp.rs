@@ -32,16 +32,19 @@ pub fn method(text: &str) -> Option<bool> {
 }
 
 /// An MCP peer's notification method (rmcp's `peer.notify_tool_list_changed()`,
-/// `notify_progress(..)`, `notify_logging_message(..)`): telling the client, which changes
-/// nothing kept.
+/// `notify_progress(..)`, `notify_logging_message(..)`; tower-mcp's `ctx.send_log(..)`,
+/// `ctx.report_progress(..)`): telling the client, which changes nothing kept.
 pub fn notification(name: &str) -> bool {
-    name.strip_prefix("notify_").is_some_and(|rest| {
-        rest.ends_with("list_changed")
-            || matches!(
-                rest,
-                "progress" | "logging_message" | "resource_updated" | "cancelled"
-            )
-    })
+    ["notify_", "send_", "report_"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
+        .is_some_and(|rest| {
+            rest.ends_with("list_changed")
+                || matches!(
+                    rest,
+                    "progress" | "logging_message" | "log" | "resource_updated" | "cancelled"
+                )
+        })
 }
 
 #[cfg(test)]
@@ -53,6 +56,9 @@ mod tests {
         assert!(notification("notify_tool_list_changed"));
         assert!(notification("notify_progress"));
         assert!(!notification("notify_subscribers"));
+        assert!(notification("send_log"));
+        assert!(notification("report_progress"));
+        assert!(!notification("send_message"));
     }
 
     #[test]

@@ -617,6 +617,11 @@ pub(crate) mod test_support {
         crate::analysis::inventory_rows(&[("src/lib.rs", src)])
     }
 
+    /// (name, judgement) of every tool of one `src/lib.rs`, sorted.
+    pub(crate) fn kinds(src: &str) -> Vec<(String, String)> {
+        rows(src).into_iter().map(|(n, _, _, k)| (n, k)).collect()
+    }
+
     /// [`rows`] under a configuration.
     pub(crate) fn rows_with(src: &str, config: Config) -> Vec<(String, String, String, String)> {
         let a = crate::analysis::analyze_sources(&[("src/lib.rs", src)], config);

@@ -119,22 +119,27 @@ pub fn of_type_and_handler(m: &syn::ExprMethodCall) -> Option<(String, String)> 
     Some((ty, handler))
 }
 
-/// Builder methods that give a tool its handler (`.executor(|args| ..)`).
+/// Builder methods that give a tool its handler (`.executor(|args| ..)`), the handler last
+/// (tower-mcp's `.extractor_handler(state, |State(s), Json(input)| async move { .. })`).
 const BUILDER_HANDLER_METHODS: &[&str] = &[
     "executor",
     "with_executor",
     "handler",
     "with_handler",
     "on_call",
+    "extractor_handler",
+    "raw_handler",
+    "handler_with_state",
 ];
 
 /// A tool made by a builder chain: `DynamicToolBuilder::new(NAME).description(DESC)
 /// ..executor(|args| async move { run(args).await })` — a `new` of a type whose name says
 /// `Tool`, named by a literal or a `SCREAMING_CASE` constant (`browser::BROWSER_CLICK_NAME`
 /// names `browser_click`; the bare `NAME` of a type names nothing here), handed a closure
-/// or a function by one of `BUILDER_HANDLER_METHODS`. `m` is that handler call.
+/// or a function by one of `BUILDER_HANDLER_METHODS` (last, after a state it is handed
+/// too). `m` is that handler call.
 pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
-    if m.args.len() != 1 || !BUILDER_HANDLER_METHODS.iter().any(|h| m.method == h) {
+    if !matches!(m.args.len(), 1 | 2) || !BUILDER_HANDLER_METHODS.iter().any(|h| m.method == h) {
         return None;
     }
     let mut description = None;
@@ -174,7 +179,7 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         };
         tool_like(&name).then_some((name, span))
     })?;
-    let (handler, handler_expr) = super::function_tool::handler_of(&m.args[0]);
+    let (handler, handler_expr) = super::function_tool::handler_of(m.args.last()?);
     Some(FunctionTool {
         name,
         name_span,
@@ -721,15 +726,45 @@ pub async fn init(registry: &Registry) {
     let cmd = CommandBuilder::new("serve").handler(|args| async move { std::fs::remove_file("x") });
 }
 "#;
-        let rows: Vec<(String, String)> = inventory(src)
-            .into_iter()
-            .map(|(n, _, _, k)| (n, k))
-            .collect();
         assert_eq!(
-            rows,
+            crate::frameworks::test_support::kinds(src),
             [
                 ("browser_click".into(), "Write".into()),
                 ("read_page".into(), "Read".into())
+            ]
+        );
+    }
+
+    /// tower-mcp's builder: `ToolBuilder::new("name")` .. `.extractor_handler(state,
+    /// closure)`, the closure handed last, after the state.
+    #[test]
+    fn a_tower_mcp_tool_builder_is_a_tool() {
+        let src = r#"
+use tower_mcp::{Tool, ToolBuilder, extract::{Json, State}};
+pub fn build(state: Arc<AppState>) -> Tool {
+    ToolBuilder::new("search_crates")
+        .title("Search Crates")
+        .description("Search for Rust crates on crates.io.")
+        .read_only_safe()
+        .extractor_handler(state, |State(state): State<Arc<AppState>>, Json(input): Json<SearchInput>| async move {
+            Ok(state.client.get(format!("https://crates.io/api/v1/crates?q={}", input.query)).send().await?.text().await?)
+        })
+        .build()
+}
+pub fn build_yank(state: Arc<AppState>) -> Tool {
+    ToolBuilder::new("yank_version")
+        .description("Yank a version.")
+        .handler(|input: YankInput| async move {
+            Ok(reqwest::Client::new().delete(format!("https://crates.io/api/v1/crates/{}/{}/yank", input.name, input.version)).send().await?.text().await?)
+        })
+        .build()
+}
+"#;
+        assert_eq!(
+            crate::frameworks::test_support::kinds(src),
+            [
+                ("search_crates".into(), "Read".into()),
+                ("yank_version".into(), "Write".into())
             ]
         );
     }
