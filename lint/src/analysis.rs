@@ -966,8 +966,14 @@ impl Server {
     async fn forget_all(&self) { for h in self.history.lock().unwrap().drain(..) { drop(h) } }
     #[rmcp::tool]
     async fn take_oldest(&self) { self.history.lock().unwrap().drain(..1); }
+    #[rmcp::tool]
+    async fn add_member(&self, m: String) { let mut h = self.history.lock().unwrap(); if !h.iter().any(|x| x == &m) { h.push(m) } }
+    #[rmcp::tool]
+    async fn add_twice(&self, m: String) { let mut h = self.history.lock().unwrap(); if !h.is_empty() { h.push(m) } }
 }
 "#;
+        assert_eq!(kind_of(src, "add_member"), Judgement::Read);
+        assert_eq!(kind_of(src, "add_twice"), Judgement::Write);
         assert_eq!(kind_of(src, "forget_all"), Judgement::Read);
         assert_eq!(kind_of(src, "take_oldest"), Judgement::Write);
         assert_eq!(kind_of(src, "choose_tenant"), Judgement::Read);

@@ -60,6 +60,10 @@ impl Frame {
 #[derive(Debug, Default)]
 pub(super) struct FnState {
     pub(super) facts: FnFacts,
+    /// The collections the enclosing `if`s test for not holding a value yet (`if
+    /// !p.members.contains(&m) { p.members.push(m) }`), as written, spaces removed: what is
+    /// added under such a test is added once ([`super::syntax::membership_guard`]).
+    pub(super) absent_guards: Vec<String>,
     pub(super) frames: Vec<Frame>,
     pub(super) key_depth: u32,
     pub(super) chain_inner: Vec<usize>,

@@ -563,6 +563,39 @@ pub(super) fn sig_span(sig: &syn::Signature) -> Span {
 /// Err(..)`): a tool that will not overwrite still writes. Also a load that makes a default
 /// when the file is missing (`if path.exists() { read } else { let d = Self::default();
 /// d.save()?; Ok(d) }`); not an `else` that writes what it was handed (an upsert).
+/// The collection an `if` condition tests for not holding a value yet: `!xs.contains(&x)`,
+/// `!map.contains_key(k)`, `!xs.iter().any(|m| m == x)` give `xs`/`map`, written without
+/// spaces (see [`spaceless`]).
+pub(super) fn membership_guard(cond: &Expr) -> Option<String> {
+    let Expr::Unary(u) = strip(cond) else {
+        return None;
+    };
+    if !matches!(u.op, syn::UnOp::Not(_)) {
+        return None;
+    }
+    let Expr::MethodCall(m) = strip(&u.expr) else {
+        return None;
+    };
+    let collection = match m.method.to_string().as_str() {
+        "contains" | "contains_key" => &*m.receiver,
+        "any" => match strip(&m.receiver) {
+            Expr::MethodCall(it) if it.method == "iter" && it.args.is_empty() => &*it.receiver,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(spaceless(collection))
+}
+
+/// An expression's tokens written without spaces (`p . members` → `p.members`).
+pub(super) fn spaceless(e: &Expr) -> String {
+    quote::ToTokens::to_token_stream(e)
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
 pub(super) fn returns_when_it_exists(i: &syn::ExprIf) -> bool {
     fn existence_check(e: &Expr) -> bool {
         match strip_wrappers(e) {

@@ -754,7 +754,17 @@ impl Collector<'_> {
         let drains_all = name == "drain"
             && m.args.len() == 1
             && matches!(strip(&m.args[0]), Expr::Range(r) if r.start.is_none() && r.end.is_none());
-        if drains_all || state::state_change(&name, key_is_new) == state::StateChange::Converges {
+        // `if !p.members.contains(&m) { p.members.push(m) }`: added only when missing, as a
+        // set's insert is; a retry finds it there.
+        let added_once = self.fn_stack.last().is_some_and(|f| {
+            !f.absent_guards.is_empty()
+                && f.absent_guards
+                    .contains(&super::syntax::spaceless(&m.receiver))
+        });
+        if drains_all
+            || added_once
+            || state::state_change(&name, key_is_new) == state::StateChange::Converges
+        {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.
             self.bookkeeping_signal(
                 format!("kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"),

@@ -448,6 +448,19 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             f.facts.first_use = true;
         }
+        // `if !xs.contains(&x) { xs.push(x) }`: the branch adds what is not there yet.
+        if self.in_fn()
+            && let Some(guard) = super::syntax::membership_guard(&i.cond)
+        {
+            self.visit_expr(&i.cond);
+            self.fn_stack.last_mut().unwrap().absent_guards.push(guard);
+            self.visit_block(&i.then_branch);
+            self.fn_stack.last_mut().unwrap().absent_guards.pop();
+            if let Some((_, e)) = &i.else_branch {
+                self.visit_expr(e);
+            }
+            return;
+        }
         visit::visit_expr_if(self, i);
     }
 
