@@ -77,7 +77,7 @@ fn is_tool_constructor(resolved: &[String]) -> bool {
 /// Whether a callee is a function named for making a tool (`define_tool`, `make_tool`,
 /// `build_tool`, `tool`): mate-rs's `define_tool("bash", "Execute a shell command ..",
 /// params, |p: BashParams| async move { execute_bash(p).await })`.
-fn is_tool_maker(resolved: &[String]) -> bool {
+pub(super) fn is_tool_maker(resolved: &[String]) -> bool {
     resolved.last().is_some_and(|f| {
         f.starts_with(|c: char| c.is_ascii_lowercase())
             && f.split('_').any(|w| w == "tool")

@@ -139,7 +139,16 @@ const BUILDER_HANDLER_METHODS: &[&str] = &[
 /// or a function by one of `BUILDER_HANDLER_METHODS` (last, after a state it is handed
 /// too). `m` is that handler call.
 pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
-    if !matches!(m.args.len(), 1 | 2) || !BUILDER_HANDLER_METHODS.iter().any(|h| m.method == h) {
+    if !matches!(m.args.len(), 1 | 2) {
+        return None;
+    }
+    // `.handler_with_context(run)` (agentwerk), `.execute(|input| ..)` (ararajuba's `tool(..)`
+    // builder): any `handler_*` method, and `execute` after a tool's constructor.
+    let method = m.method.to_string();
+    if !(BUILDER_HANDLER_METHODS.contains(&method.as_str())
+        || method.starts_with("handler_")
+        || method == "execute")
+    {
         return None;
     }
     let mut description = None;
@@ -160,11 +169,15 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         return None;
     };
     let n = f.path.segments.len();
-    if n < 2
-        || f.path.segments[n - 1].ident != "new"
-        || !f.path.segments[n - 2].ident.to_string().contains("Tool")
-        || root.args.is_empty()
-    {
+    // `Tool::new(..)`, `DynamicToolBuilder::new(..)`; or a function making a tool
+    // (`tool("write_file")`, `make_tool(..)`).
+    let tool_new = n >= 2
+        && f.path.segments[n - 1].ident == "new"
+        && f.path.segments[n - 2].ident.to_string().contains("Tool");
+    let maker = f.path.segments[n - 1].ident.to_string();
+    let tool_maker =
+        maker == "tool" || super::function_tool::is_tool_maker(std::slice::from_ref(&maker));
+    if !(tool_new || tool_maker) || root.args.is_empty() {
         return None;
     }
     let (name, name_span) = builder_text(&root.args[0]).and_then(|(t, span)| {
@@ -765,6 +778,35 @@ pub fn build_yank(state: Arc<AppState>) -> Tool {
             [
                 ("search_crates".into(), "Read".into()),
                 ("yank_version".into(), "Write".into())
+            ]
+        );
+    }
+
+    /// Builder chains in other frameworks' words: a `handler_*` method handed a function
+    /// (`Tool::new("grep")..handler_with_context(run)`), and `execute` after a function
+    /// making a tool (`tool("write_file")..execute(|input| ..)`).
+    #[test]
+    fn builder_chains_in_other_words_are_tools() {
+        let src = r#"
+impl From<GrepTool> for Tool {
+    fn from(_: GrepTool) -> Tool {
+        Tool::new("grep").description("Search files.").concurrent(true).handler_with_context(run)
+    }
+}
+async fn run(args: GrepArgs, ctx: ToolContext) -> Event { Event::text(std::fs::read_to_string(&args.path).unwrap()) }
+pub fn write_file_tool() -> ToolDef {
+    tool("write_file")
+        .description("Write content to a file.")
+        .execute(|input| async move { tokio::fs::write(input["path"].as_str().unwrap(), "x").await.unwrap(); Ok(json!({})) })
+        .build()
+}
+pub fn plan() -> Plan { Plan::new("steps").execute(|s| async move { std::fs::remove_file("x") }) }
+"#;
+        assert_eq!(
+            crate::frameworks::test_support::kinds(src),
+            [
+                ("grep".into(), "Read".into()),
+                ("write_file".into(), "Write".into())
             ]
         );
     }
