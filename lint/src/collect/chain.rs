@@ -296,6 +296,32 @@ impl Collector<'_> {
             {
                 self.read_signal("HTTP GET (`.get(..)`)".into(), loc(), None);
             }
+            // `page.execute(DispatchMouseEventParams::new(..))` in a file that uses
+            // chromiumoxide: the typed CDP command decides.
+            if name == "execute"
+                && mc.args.len() == 1
+                && crate::effects::models::uses_chromiumoxide(self.api_models())
+                && let Some(ty) = self.params_type_of(&mc.args[0])
+                && let Some(decided) = crate::effects::cdp::params_type(&ty)
+            {
+                match decided {
+                    Some(true) => self.evidence(
+                        EvidenceKind::Browser,
+                        true,
+                        format!("CDP command `{ty}` (`.execute(..)`)"),
+                        loc(),
+                        unless,
+                    ),
+                    Some(false) => self.read_signal(
+                        format!("CDP command `{ty}` (`.execute(..)`)"),
+                        loc(),
+                        unless,
+                    ),
+                    None => {}
+                }
+                prev_name = Some(name);
+                continue;
+            }
             // A library's method, by its built-in API model (`session.uid_store(..)` in a
             // file that uses an IMAP crate).
             if !(i == 0 && is_self(root))
@@ -628,6 +654,44 @@ impl Collector<'_> {
         }
     }
 
+    /// The type of a typed command's parameters an argument is: `XParams::new(..)`,
+    /// `XParams::builder()..build()`, `XParams { .. }`, `XParams::default()`, or a local
+    /// bound to one (through `&`, `.clone()`, `?`, `.unwrap()`).
+    pub(super) fn params_type_of(&self, e: &Expr) -> Option<String> {
+        let mut e = strip(e);
+        while let Expr::MethodCall(m) = e
+            && matches!(
+                m.method.to_string().as_str(),
+                "build" | "unwrap" | "expect" | "clone" | "map_err"
+            )
+        {
+            e = strip(&m.receiver);
+        }
+        // `XParams::builder().url(u)`: the builder's setters, down to its root.
+        let mut root = e;
+        while let Expr::MethodCall(m) = root {
+            root = strip(&m.receiver);
+        }
+        let ty = match root {
+            Expr::Path(p) if p.path.get_ident().is_some() => self
+                .fn_stack
+                .last()?
+                .local_types
+                .get(&p.path.get_ident()?.to_string())
+                .cloned(),
+            Expr::Call(c) => match strip(&c.func) {
+                Expr::Path(p) if p.path.segments.len() >= 2 => {
+                    let segs = &p.path.segments;
+                    Some(segs[segs.len() - 2].ident.to_string())
+                }
+                _ => None,
+            },
+            Expr::Struct(st) => st.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }?;
+        ty.ends_with("Params").then_some(ty)
+    }
+
     /// The process `Command::new(program)` starts, as far as the call shows it: the program
     /// a literal, a local holding one (`let program = "docker".to_string()`), or the first
     /// word of a list parameter (`Command::new(&args[0])`).
@@ -916,6 +980,33 @@ mod judged {
         };
         assert_eq!(of(write), Some("Write"), "{kinds:?}");
         assert!(of(other).is_some_and(|k| k != "Write"), "{kinds:?}");
+    }
+
+    /// chromiumoxide's typed CDP commands, sent by `page.execute(..)`: decided by the
+    /// command's type, written in place, built, or bound to locals an array loops over.
+    #[test]
+    fn a_typed_cdp_command_is_judged_by_its_type() {
+        let src = r#"
+use chromiumoxide::cdp::browser_protocol::input::{DispatchMouseEventParams, DispatchMouseEventType};
+use chromiumoxide::cdp::browser_protocol::dom::GetDocumentParams;
+use chromiumoxide::page::Page;
+pub struct S { page: Page }
+impl S {
+    #[rmcp::tool(description = "Click")]
+    async fn click(&self, x: f64, y: f64) -> String {
+        let press = DispatchMouseEventParams::new(DispatchMouseEventType::MousePressed, x, y);
+        let release = DispatchMouseEventParams::new(DispatchMouseEventType::MouseReleased, x, y);
+        for event in [press, release] { self.page.execute(event).await.unwrap(); }
+        String::new()
+    }
+    #[rmcp::tool(description = "Document")]
+    async fn document(&self) -> String {
+        let doc = self.page.execute(GetDocumentParams::builder().depth(1).build()).await.unwrap();
+        format!("{doc:?}")
+    }
+}
+"#;
+        write_and_no_write(src, "click", "document");
     }
 
     /// A tool value built by the call (`let tool = ClickTool::default()`) that clicks on the

@@ -521,6 +521,31 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             self.fw_tool_call_loop(var);
         }
+        // `for event in [press, release] { page.execute(event) }`: the items' type, when the
+        // array's locals share one.
+        if let [var] = idents.as_slice()
+            && let Expr::Array(a) = strip(&l.expr)
+            && let Some(f) = self.fn_stack.last_mut()
+            && !f.local_types.is_empty()
+        {
+            let types: Vec<Option<&String>> = a
+                .elems
+                .iter()
+                .map(|e| match strip(e) {
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|id| f.local_types.get(&id.to_string())),
+                    _ => None,
+                })
+                .collect();
+            if let Some(Some(first)) = types.first()
+                && types.iter().all(|t| *t == Some(*first))
+            {
+                let ty = (*first).clone();
+                f.local_types.insert(var.clone(), ty);
+            }
+        }
         let pushed = range && self.in_fn() && !idents.is_empty();
         if pushed {
             self.fn_stack

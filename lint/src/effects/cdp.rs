@@ -104,9 +104,34 @@ pub fn method(text: &str) -> Option<Option<bool>> {
     Some(Some(!reads))
 }
 
+/// A typed CDP command, by the type of its parameters (chromiumoxide's
+/// `page.execute(DispatchMouseEventParams::new(..))`, `NavigateParams`, `GetDocumentParams`):
+/// the command named by the type decides as [`method`] judges it, whatever its domain.
+/// `None` when the type names no command (`…Params` missing).
+pub fn params_type(ty: &str) -> Option<Option<bool>> {
+    let command = ty.strip_suffix("Params").filter(|c| !c.is_empty())?;
+    let mut chars = command.chars();
+    let first = chars.next()?.to_ascii_lowercase();
+    let name: String = std::iter::once(first).chain(chars).collect();
+    // Any domain: the command's own words decide.
+    method(&format!("Page.{name}"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::method;
+    use super::{method, params_type};
+
+    #[test]
+    fn typed_commands_are_judged_by_their_type() {
+        assert_eq!(params_type("DispatchMouseEventParams"), Some(Some(true)));
+        assert_eq!(params_type("NavigateParams"), Some(Some(true)));
+        assert_eq!(params_type("GetDocumentParams"), Some(Some(false)));
+        assert_eq!(params_type("CaptureScreenshotParams"), Some(Some(false)));
+        assert_eq!(params_type("EvaluateParams"), Some(None));
+        assert_eq!(params_type("EnableParams"), Some(Some(false)));
+        assert_eq!(params_type("Params"), None);
+        assert_eq!(params_type("Navigate"), None);
+    }
 
     #[test]
     fn cdp_methods_are_judged_by_the_protocol() {

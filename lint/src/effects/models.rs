@@ -403,6 +403,14 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: IMAP_WRITES,
         reads: IMAP_READS,
     },
+    // chromiumoxide: the typed commands `execute` sends are judged by their type
+    // ([`super::cdp::params_type`]); no method is decided by its name alone.
+    ApiModel {
+        krate: "chromiumoxide",
+        what: "CDP command",
+        writes: &[],
+        reads: &[],
+    },
     ApiModel {
         krate: "tokio_postgres",
         what: "PostgreSQL COPY",
@@ -424,6 +432,15 @@ pub fn api_models_of_crate(root: &str) -> u32 {
         .enumerate()
         .filter(|(_, m)| m.krate == root)
         .fold(0, |bits, (i, _)| bits | (1 << i))
+}
+
+/// Whether a file uses chromiumoxide (see [`API_MODELS`]): its `execute(..)` sends a typed CDP
+/// command.
+pub fn uses_chromiumoxide(bits: u32) -> bool {
+    API_MODELS
+        .iter()
+        .enumerate()
+        .any(|(i, m)| bits & (1 << i) != 0 && m.krate == "chromiumoxide")
 }
 
 /// What a method call does by the API models in use (`bits`, see [`api_models_of_crate`]):
