@@ -592,10 +592,14 @@ impl Collector<'_> {
                     start_line: first_line(&s.attrs, s.ident.span()),
                     style: ToolStyle::McpSdk,
                 });
-            } else if crate::frameworks::tool_attr::is_other_tool_attr(&resolved) {
+            } else if crate::frameworks::tool_attr::is_other_tool_attr(&resolved)
+                || crate::frameworks::tool_attr::is_named_for_tools(&resolved)
+            {
                 // `#[tool(name = "copy_file", description = "..", input = Args)] struct
-                // CopyFile;` with `impl ToolRuntime for CopyFile { async fn execute(..) }`:
-                // a named, described tool whose run method is the type's.
+                // CopyFile;` with `impl ToolRuntime for CopyFile { async fn execute(..) }`,
+                // or a crate's own attribute named for tools (`#[gitlab_tool(name =
+                // "list_pipelines", description = "..")]` with `impl ToolExecutor`): a named,
+                // described tool whose run method is the type's.
                 let hints = ToolHints::from_attribute(&a);
                 if hints.name_text.is_some() && hints.description.is_some() {
                     self.mcp_structs.push(McpStruct {

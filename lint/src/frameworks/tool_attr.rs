@@ -131,15 +131,34 @@ pub struct Marker;
 impl ToolRuntime for Marker {
     async fn execute(&self, args: Value) -> Result<Value, ToolCallError> { Ok(Value::Null) }
 }
+/// A crate's own attribute named for tools (tanuki-mcp's `#[gitlab_tool]`, registered
+/// through `inventory`).
+#[gitlab_tool(name = "list_pipelines", description = "List pipelines", operation = "read")]
+pub struct ListPipelines { project: String }
+impl ToolExecutor for ListPipelines {
+    async fn execute(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ctx.http.get(format!("https://gitlab.example/api/v4/projects/{}/pipelines", self.project)).send().await?.into())
+    }
+}
+#[serde_tool(rename_all = "camelCase")]
+pub struct Settings { level: u8 }
 "#;
         assert_eq!(
             crate::analysis::inventory_rows(&[("src/lib.rs", src)]),
-            [(
-                "copy_file".into(),
-                "CopyFile::execute".into(),
-                "tool-attr".into(),
-                "Write".into()
-            )]
+            [
+                (
+                    "copy_file".into(),
+                    "CopyFile::execute".into(),
+                    "tool-attr".into(),
+                    "Write".into()
+                ),
+                (
+                    "list_pipelines".into(),
+                    "ListPipelines::execute".into(),
+                    "tool-attr".into(),
+                    "Read".into()
+                )
+            ]
         );
     }
 
