@@ -884,9 +884,8 @@ impl<'a> Index<'a> {
 
     /// Whether a function hands a function a model decides by its words a command line or
     /// statement it spells itself (`execute_tmux(&["rename-session", "-t", id, "--", name])`),
-    /// as the deciding argument: what it does is
-    /// named there, so a parameter named like an operation (`name`) is an operand, not the
-    /// operation a dispatcher invokes.
+    /// as the deciding argument: what it does is named there, so a parameter named like an
+    /// operation (`name`) is an operand, not the operation a dispatcher invokes.
     fn spells_its_operation(&self, id: FnId) -> bool {
         let calls = &self.func(id).calls;
         self.edges[id].iter().any(|e| {

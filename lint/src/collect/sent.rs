@@ -375,9 +375,7 @@ impl Collector<'_> {
             let pos = self.text_param(a)?;
             f.text_params
                 .iter()
-                .any(|(n, p)| {
-                    *p == pos && matches!(n.as_str(), "method" | "method_name" | "rpc_method")
-                })
+                .any(|(n, p)| *p == pos && RPC_METHOD_PARAMS.contains(&n.as_str()))
                 .then_some(pos)
         });
         if let (Some(pos), Some(f)) = (pos, self.fn_stack.last_mut()) {
@@ -627,6 +625,10 @@ impl Collector<'_> {
         out
     }
 }
+
+/// Parameter names that name a protocol method a client sends (`c.call(method, params)`):
+/// [`Collector::rpc_method_arg`].
+const RPC_METHOD_PARAMS: &[&str] = &["method", "method_name", "rpc_method"];
 
 /// Parameter names that name the operation a dispatcher invokes (`call_method(disp, name,
 /// ..)`, `invoke(method, ..)`, `run_command(command)`): the words its callers pass decide

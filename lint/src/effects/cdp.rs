@@ -81,8 +81,16 @@ const SCRIPTED: &[&str] = &["evaluate", "callFunctionOn", "runScript"];
 /// `None` when `text` is no CDP method.
 pub fn method(text: &str) -> Option<Option<bool>> {
     let (domain, name) = text.trim().split_once('.')?;
-    if !DOMAINS.contains(&domain)
-        || name.is_empty()
+    if !DOMAINS.contains(&domain) {
+        return None;
+    }
+    command(name)
+}
+
+/// A command of any domain by its name (`navigate`, `getDocument`), as [`method`] judges it;
+/// `None` when `name` is no command name.
+fn command(name: &str) -> Option<Option<bool>> {
+    if name.is_empty()
         || !name.chars().all(|c| c.is_ascii_alphanumeric())
         || !name.starts_with(|c: char| c.is_ascii_lowercase())
     {
@@ -109,12 +117,11 @@ pub fn method(text: &str) -> Option<Option<bool>> {
 /// the command named by the type decides as [`method`] judges it, whatever its domain.
 /// `None` when the type names no command (`…Params` missing).
 pub fn params_type(ty: &str) -> Option<Option<bool>> {
-    let command = ty.strip_suffix("Params").filter(|c| !c.is_empty())?;
-    let mut chars = command.chars();
+    let stem = ty.strip_suffix("Params").filter(|c| !c.is_empty())?;
+    let mut chars = stem.chars();
     let first = chars.next()?.to_ascii_lowercase();
     let name: String = std::iter::once(first).chain(chars).collect();
-    // Any domain: the command's own words decide.
-    method(&format!("Page.{name}"))
+    command(&name)
 }
 
 #[cfg(test)]

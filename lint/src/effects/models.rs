@@ -522,6 +522,17 @@ mod tests {
     use super::*;
     use idemcheck_spec::config::ModelWords::*;
 
+    /// Each tool's judgement (`"Write"`, `"Read"`, ..) by its name, of one `src/lib.rs`.
+    fn kinds(src: &str) -> impl Fn(&str) -> String {
+        let rows = crate::frameworks::test_support::kinds(src);
+        move |n| {
+            rows.iter()
+                .find(|r| r.0 == n)
+                .map(|r| r.1.clone())
+                .unwrap_or_else(|| panic!("no tool `{n}` in {rows:?}"))
+        }
+    }
+
     /// Each row of the words table, fed a small text.
     #[test]
     fn words_decide_by_kind() {
@@ -754,8 +765,7 @@ impl Device {
     }
 }
 "#;
-        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
-        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        let kind = kinds(src);
         assert_eq!(kind("tap"), "Write");
         assert_eq!(kind("packages"), "Read");
         // Its own log file makes the wrapper a write whatever the words.
@@ -825,8 +835,7 @@ fn windows(id: &str) -> String {
     run(&refs)
 }
 "#;
-        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
-        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        let kind = kinds(src);
         assert_eq!(kind("list_sessions"), "Read");
         assert_eq!(kind("kill_session"), "Write");
         assert_eq!(kind("rename_session"), "Write");
@@ -856,8 +865,7 @@ impl Server {
     async fn reload(&self) -> String { self.target.send_raw_command("Page.reload", json!({})).await.unwrap().to_string() }
 }
 "#;
-        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
-        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        let kind = kinds(src);
         assert_eq!(kind("capture_screenshot"), "Read");
         assert_eq!(kind("reload"), "Write");
     }
@@ -900,8 +908,7 @@ impl Server {
     async fn add_label(&self, id: String) -> String { self.c.post(&format!("/content/{id}/label"), &json!({})).await.unwrap().to_string() }
 }
 "#;
-        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
-        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        let kind = kinds(src);
         assert_eq!(kind("list_spaces"), "Read");
         assert_eq!(kind("labels"), "Read");
         assert_eq!(kind("add_label"), "Write");
@@ -935,8 +942,7 @@ impl Gmail {
     async fn message(&self, id: String) -> String { self.get_message(&id).await.unwrap().to_string() }
 }
 "#;
-        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
-        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        let kind = kinds(src);
         assert_eq!(kind("archive"), "Write");
         assert_eq!(kind("message"), "Read");
     }

@@ -77,9 +77,18 @@ const WRITE_CLAUSES: &[&str] = &[
 
 /// Upper-cased words of `text`, outside quotes and comments.
 fn words(text: &str) -> Vec<String> {
+    scan(text).0
+}
+
+/// [`words`], and the indices of the words called as functions (followed by `(`, white
+/// space between allowed: `pg_cancel_backend ($1)`).
+fn scan(text: &str) -> (Vec<String>, Vec<usize>) {
     let mut out = Vec::new();
+    let mut calls = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
+    // Only white space stands between the last word and here.
+    let mut after_word = false;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         if let Some(q) = quote {
@@ -88,35 +97,37 @@ fn words(text: &str) -> Vec<String> {
             }
             continue;
         }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            cur.push(c.to_ascii_uppercase());
+            continue;
+        }
+        let ended = flush(&mut cur, &mut out);
         match c {
-            '\'' | '"' | '`' => {
-                quote = Some(c);
-                flush(&mut cur, &mut out);
-            }
+            '\'' | '"' | '`' => quote = Some(c),
             '-' if chars.peek() == Some(&'-') => {
                 for c in chars.by_ref() {
                     if c == '\n' {
                         break;
                     }
                 }
-                flush(&mut cur, &mut out);
             }
-            c if c.is_ascii_alphanumeric() || c == '_' => cur.push(c.to_ascii_uppercase()),
-            ';' => {
-                flush(&mut cur, &mut out);
-                out.push(";".into());
-            }
-            _ => flush(&mut cur, &mut out),
+            ';' => out.push(";".into()),
+            '(' if ended || after_word => calls.push(out.len() - 1),
+            _ => {}
         }
+        after_word = (ended || after_word) && c.is_whitespace();
     }
     flush(&mut cur, &mut out);
-    out
+    (out, calls)
 }
 
-fn flush(cur: &mut String, out: &mut Vec<String>) {
-    if !cur.is_empty() {
-        out.push(std::mem::take(cur));
+/// Push the word being read, if any; whether there was one.
+fn flush(cur: &mut String, out: &mut Vec<String>) -> bool {
+    if cur.is_empty() {
+        return false;
     }
+    out.push(std::mem::take(cur));
+    true
 }
 
 fn find(list: &'static [&'static str], w: &str) -> Option<&'static str> {
@@ -232,39 +243,12 @@ pub fn classify(text: &str) -> Option<Statement> {
 /// functions (`replace(..)`, `date_add(..)`) and session settings (`set_config(..)`, as
 /// `SET` is) are not.
 fn selects_a_writing_function(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            i += 1;
-            continue;
-        }
-        if matches!(c, b'\'' | b'"') {
-            quote = Some(c);
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let name = text[start..i].to_ascii_lowercase();
-            let called = text[i..].trim_start().starts_with('(');
-            let name = name.strip_prefix("pg_").unwrap_or(&name);
-            if called && name.contains('_') && super::verbs::names_a_change(name) {
-                return true;
-            }
-            continue;
-        }
-        i += 1;
-    }
-    false
+    let (ws, calls) = scan(text);
+    calls.iter().any(|&i| {
+        let name = ws[i].to_ascii_lowercase();
+        let name = name.strip_prefix("pg_").unwrap_or(&name);
+        name.contains('_') && super::verbs::names_a_change(name)
+    })
 }
 
 /// A GraphQL document: `mutation` writes; `query`, `subscription` and `{` read.
@@ -474,6 +458,7 @@ mod tests {
             "SELECT pg_cancel_backend($1) AS cancelled",
             "select pg_terminate_backend(pid) from pg_stat_activity",
             "SELECT create_hypertable('metrics', 'ts')",
+            "SELECT pg_cancel_backend ($1) -- stop it",
         ] {
             assert!(classify(t).unwrap().writes(), "{t}");
         }
@@ -483,6 +468,7 @@ mod tests {
             "SELECT count(*) FROM jobs WHERE state = 'cancel_requested'",
             "SELECT 'pg_cancel_backend(1)'",
             "SELECT date_add(ts, 1) FROM t",
+            "SELECT `drop_table`, cancel_request FROM t -- cancel_backend(1)",
         ] {
             assert!(!classify(t).unwrap().writes(), "{t}");
         }

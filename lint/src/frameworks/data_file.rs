@@ -1509,15 +1509,13 @@ paths:
     delete:
       operationId: deleteEmail
 "#;
-        let got = judged(&[("src/main.rs", main), ("src/specs/mail.yaml", yaml)]);
-        let kinds: Vec<(&str, Judgement)> = got.iter().map(|(n, k, _)| (n.as_str(), *k)).collect();
         assert_eq!(
-            kinds,
+            kinds(&[("src/main.rs", main), ("src/specs/mail.yaml", yaml)]),
             [
-                ("deleteEmail", Judgement::Write),
-                ("listEmails", Judgement::Read),
-                ("searchEmails", Judgement::Read),
-                ("sendEmail", Judgement::Write),
+                ("deleteEmail".into(), Judgement::Write),
+                ("listEmails".into(), Judgement::Read),
+                ("searchEmails".into(), Judgement::Read),
+                ("sendEmail".into(), Judgement::Write),
             ]
         );
         let list = entries(yaml, ".yaml");
