@@ -69,15 +69,21 @@ use crate::facts::{
 /// enough in code.
 const CODE_SCHEMA_KEYS: &[&str] = &["inputSchema", "input_schema", "parameters"];
 
+/// A field of a definition written as a Rust struct literal that holds its arguments in
+/// the crate's own type (`params: vec![ParamSpec { .. }]`): taken for an input schema only
+/// in a struct named for tools (`ToolSpec { name: "matomo_pages", description: .., params:
+/// .. }`), for a slash command or a CLI subcommand is described so as well.
+const STRUCT_PARAMS_KEY: &str = "params";
+
 /// Whether a source text may hold tool definitions written as JSON (a schema key quoted).
 pub fn may_define_in_code(has: &dyn Fn(&str) -> bool) -> bool {
     has("\"inputSchema\"") || has("\"input_schema\"") || has("\"parameters\"")
 }
 
 /// Whether a source text may hold tool definitions written as structs in code (a schema
-/// field set: `input_schema:`, `parameters:`).
+/// field set: `input_schema:`, `parameters:`, or `params:` in a struct named for tools).
 pub fn may_define_structs(has: &dyn Fn(&str) -> bool) -> bool {
-    has("input_schema:") || has("inputSchema:") || has("parameters:")
+    has("input_schema:") || has("inputSchema:") || has("parameters:") || has("params:")
 }
 
 /// The tool definitions written as JSON in a macro's tokens (`json!({"name": "quipu_set",
@@ -101,7 +107,18 @@ pub fn code_entries(tokens: proc_macro2::TokenStream, out: &mut Vec<Entry>) {
 /// .., parameters: json!(..) }`): a literal `name`, a `description` and an input schema.
 pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
     // Not `schema`: a structured-output format (`{ name, description, schema }`) is no tool.
-    let (name, span, description) = super::registry::full_definition(s, CODE_SCHEMA_KEYS)?;
+    let named_for_tools = || {
+        s.path
+            .segments
+            .last()
+            .is_some_and(|seg| seg.ident.to_string().contains("Tool"))
+    };
+    let (name, span, description) =
+        super::registry::full_definition(s, CODE_SCHEMA_KEYS).or_else(|| {
+            named_for_tools()
+                .then(|| super::registry::full_definition(s, &[STRUCT_PARAMS_KEY]))
+                .flatten()
+        })?;
     let loc = Loc::of_span(span);
     Some(Entry {
         fields: vec![("name".to_string(), name.clone())],
@@ -1718,6 +1735,30 @@ pub fn handle_notes_list(v: &Value) -> String { std::fs::read_to_string("n").unw
             [
                 ("notes_add".to_string(), Judgement::Write),
                 ("notes_list".to_string(), Judgement::Read),
+            ]
+        );
+    }
+
+    /// A struct named for tools whose arguments are the crate's own type (`params:`) is a
+    /// definition; a slash command's summary with the same fields is not.
+    #[test]
+    fn params_make_a_definition_only_in_a_struct_named_for_tools() {
+        let src = r#"
+pub fn catalog() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec { name: "visits_summary", description: "Traffic", params: vec![p_limit()] },
+        ToolSpec { name: "notes_add", description: "Add a note", params: vec![] },
+        CommandSummary { name: "cancel-loop", description: Some("Cancel".into()), params: vec![] },
+    ]
+}
+pub fn handle_notes_add(v: &Value) { std::fs::OpenOptions::new().append(true).open("n").unwrap(); }
+pub fn handle_visits_summary(v: &Value) -> String { std::fs::read_to_string("n").unwrap() }
+"#;
+        assert_eq!(
+            kinds(&[("src/lib.rs", src)]),
+            [
+                ("notes_add".to_string(), Judgement::Write),
+                ("visits_summary".to_string(), Judgement::Read),
             ]
         );
     }
