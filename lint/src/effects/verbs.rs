@@ -428,6 +428,11 @@ pub fn client_write(
     if ws.len() >= 2 && VERB_MODIFIERS.contains(&ws[0].as_str()) {
         ws.remove(0);
     }
+    // `logs.start_query(..)`, `start_search`: a query begun reads. (`start_kill` stays a
+    // write: a driver kept between calls is stopped by it.)
+    if ws.len() >= 2 && ws[0] == "start" && is_read_verb(&ws[1]) {
+        return None;
+    }
     let first = ws.first()?;
     // `client.add_worklog(..)`, `api.set_assignee(..)`: a verb too common in in-memory code
     // to decide alone is a client's write in a compound name called on a client.
@@ -801,6 +806,12 @@ mod tests {
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());
         assert!(client_write("start_position", 0, None, Some("node")).is_none());
         assert!(client_write("start_workflow", 0, None, Some("client")).is_some());
+        // A query begun reads; other things started act.
+        assert!(client_write("start_query", 0, None, Some("client")).is_none());
+        assert!(client_write("start_kill", 0, None, Some("child")).is_some());
+        // A subscription to a topic or a feed receives; a compound name on a client acts.
+        assert!(client_write("subscribe", 0, None, Some("client")).is_none());
+        assert!(client_write("subscribe_customer", 0, None, Some("client")).is_some());
         assert!(client_write("create", 1, Some("issues"), Some("octocrab")).is_some());
         // A model's answer asked of a client: inference.
         assert!(client_write("create", 1, Some("chat"), Some("client")).is_none());

@@ -19,7 +19,8 @@ pub enum Meaning {
 /// No flag.
 pub const NONE: u8 = 0;
 /// A write verb that does not make a method of an external client a write: it names
-/// everyday in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`, `copy_`).
+/// everyday in-memory or I/O operations too often (`set_`, `add_`, `write_`, `run_`, `copy_`;
+/// `subscribe` to a topic, a feed or a channel receives what is published there).
 pub const NOT_CLIENT: u8 = 1;
 /// A verb that says "writes" in a tool's name or description whatever follows it.
 pub const PLAIN: u8 = 2;
@@ -112,7 +113,7 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("dispatch", Write, NONE),
     ("register", Write, NONE),
     ("unregister", Write, NONE),
-    ("subscribe", Write, NONE),
+    ("subscribe", Write, NOT_CLIENT),
     ("unsubscribe", Write, NONE),
     ("follow", Write, NONE),
     ("unfollow", Write, NONE),
