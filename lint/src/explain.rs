@@ -257,7 +257,7 @@ fn barrier_reason(f: &crate::facts::FnFacts) -> Option<String> {
             f.display
         ),
         Barrier::Audit => format!(
-            "an audit trail (`{}` records that a call happened; the system of record is unchanged)",
+            "an audit trail or telemetry (`{}` records that a call happened; the system of record is unchanged)",
             f.display
         ),
         Barrier::Pacing => format!(

@@ -290,9 +290,11 @@ impl<'a> Index<'a> {
     }
 
     /// How deep [`Index::writes_only_owned`] follows a value's own methods: a
-    /// recursive-descent parser's `expr` → `term` → `unary` → `primary` → `peek` →
-    /// `skip_ws` advances its position six calls down.
-    const OWN_FIELDS_DEPTH: u32 = 8;
+    /// recursive-descent parser's `expression` → `add_sub` → `mul_div` → `power` → `unary`
+    /// → `primary` → `identifier` → `consume` → `bump` advances its position nine calls
+    /// down. Each (function, ownership) is decided once (a memo), so the bound only keeps
+    /// the search finite in depth, not small.
+    const OWN_FIELDS_DEPTH: u32 = 32;
 
     /// Calls of a method on a value the caller built itself (`let mut r = LintResult::new();
     /// r.sort()`), or of a function handed such a value (`handle_tj(.., &mut state)`), when

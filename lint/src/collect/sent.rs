@@ -1131,23 +1131,29 @@ impl Server {
 
     /// A helper whose text parameter names the operation it invokes is decided by its
     /// callers' words; one that calls nothing (nvim-mcp's `connection_context_id(id,
-    /// operation)`, a `format!`) invokes nothing.
+    /// operation)`, a `format!`, an error value made of it and converted fields) invokes
+    /// nothing.
     #[test]
     fn a_parameter_names_an_operation_only_where_something_is_called() {
         let src = r#"
 fn call_op(name: &str) -> String { automation::dispatch(name) }
 fn context_id(id: &str, operation: &str) -> String { format!("{operation}:{id}") }
+fn io_error(operation: &'static str, path: &Path, error: &io::Error) -> RootError {
+    RootError::Io { operation, path: path.to_path_buf(), message: error.to_string() }
+}
 pub struct S;
 impl S {
     #[rmcp::tool(description = "One")]
     pub async fn one(&self) -> String { call_op("DeleteAll") }
     #[rmcp::tool(description = "Three")]
     pub async fn three(&self) -> String { context_id("x", "delete") }
+    #[rmcp::tool(description = "Four")]
+    pub async fn four(&self, p: &Path, e: &io::Error) -> RootError { io_error("clone root", p, e) }
 }
 "#;
         assert_eq!(
             names_and_kinds(&inventory_rows(&[("src/lib.rs", src)])),
-            [("one", "Write"), ("three", "Unknown")]
+            [("four", "Unknown"), ("one", "Write"), ("three", "Unknown")]
         );
     }
 

@@ -47,9 +47,36 @@ pub fn notification(name: &str) -> bool {
         })
 }
 
+/// A request an MCP server sends its own client through its peer (rmcp's
+/// `peer.send_cancellable_request(ServerRequest::ListRootsRequest(..), ..)`, `send_request`,
+/// `peer.create_message(..)`, `peer.list_roots()`, `peer.create_elicitation(..)`): it asks
+/// the client for its model's completion, its user's answer or its roots, which changes
+/// nothing kept. Only on a receiver named for the peer: `send_request` is any client's too.
+pub fn peer_request(name: &str, receiver: Option<&str>) -> bool {
+    receiver.is_some_and(|r| r == "peer" || r.ends_with("_peer"))
+        && matches!(
+            name,
+            "send_request"
+                | "send_cancellable_request"
+                | "create_message"
+                | "list_roots"
+                | "create_elicitation"
+                | "elicit"
+                | "ping"
+        )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{method, notification};
+    use super::{method, notification, peer_request};
+
+    #[test]
+    fn requests_to_the_peer_ask() {
+        assert!(peer_request("send_cancellable_request", Some("peer")));
+        assert!(peer_request("create_message", Some("client_peer")));
+        assert!(!peer_request("send_request", Some("client")));
+        assert!(!peer_request("create_issue", Some("peer")));
+    }
 
     #[test]
     fn peer_notifications_tell() {

@@ -225,15 +225,19 @@ pub fn is_pacing_type(ty: &str) -> bool {
 /// Whether a function or its type keeps an audit trail (`AuditLogger::log`,
 /// `AuditFileWriter::try_enqueue`, `write_audit_entry`, `log_audit`): the record that a
 /// call happened, kept for people to read, is bookkeeping, not the tool's effect. A retry
-/// adds one more line that says so; the system of record is unchanged.
+/// adds one more line that says so; the system of record is unchanged. Telemetry is such a
+/// trail too (`telemetry::ActivityLog::record`, `TelemetrySink::emit`).
 pub fn is_audit(name: &str, self_ty: Option<&str>, module: &str) -> bool {
     let audit = |w: &String| matches!(w.as_str(), "audit" | "audits" | "auditor");
+    // Telemetry by its type or module only: a function named for it may send a robot's
+    // command on the way (`publish_backend_telemetry`).
+    let trail = |w: &String| audit(w) || w == "telemetry";
     let last = |path: &str| path.rsplit("::").next().unwrap_or(path).to_string();
     crate::effects::verbs::words(name).iter().any(audit)
-        || self_ty.is_some_and(|ty| crate::effects::verbs::words(&last(ty)).iter().any(audit))
+        || self_ty.is_some_and(|ty| crate::effects::verbs::words(&last(ty)).iter().any(trail))
         // A module named for the trail (`agent::redact_audit::record`), not one that does
         // what it audits (`migration_audit::apply_migration_plan`).
-        || (crate::effects::verbs::words(&last(module)).last().is_some_and(audit)
+        || (crate::effects::verbs::words(&last(module)).last().is_some_and(trail)
             && !matches!(crate::effects::verbs::leading_verb(name), Some(crate::effects::verbs::Verb::Write(w)) if w != "record" && w != "log"))
 }
 
@@ -567,6 +571,10 @@ impl Api {
         ));
         assert!(is_audit("write_audit_entry", None, "store"));
         assert!(is_audit("record", None, "agent::redact_audit"));
+        // Telemetry is such a trail.
+        assert!(is_audit("record", Some("ActivityLog"), "telemetry"));
+        assert!(is_audit("emit", Some("TelemetrySink"), ""));
+        assert!(!is_audit("publish_backend_telemetry", None, "backend"));
         assert!(!is_audit(
             "log_bot_message",
             Some("ConversationLogger"),

@@ -421,7 +421,9 @@ pub fn client_write(
     prev: Option<&str>,
     receiver: Option<&str>,
 ) -> Option<String> {
-    if !client_write_name(name) {
+    // `peer.send_cancellable_request(ServerRequest::ListRootsRequest(..))`: the MCP client
+    // asked for its roots, its model's answer or its user's.
+    if !client_write_name(name) || super::mcp::peer_request(name, receiver) {
         return None;
     }
     let mut ws = words(name);
@@ -809,6 +811,8 @@ mod tests {
         // A query begun reads; other things started act.
         assert!(client_write("start_query", 0, None, Some("client")).is_none());
         assert!(client_write("start_kill", 0, None, Some("child")).is_some());
+        // A request to the MCP client through its peer asks.
+        assert!(client_write("send_cancellable_request", 0, None, Some("peer")).is_none());
         // A subscription to a topic or a feed receives; a compound name on a client acts.
         assert!(client_write("subscribe", 0, None, Some("client")).is_none());
         assert!(client_write("subscribe_customer", 0, None, Some("client")).is_some());
