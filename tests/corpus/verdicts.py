@@ -61,13 +61,23 @@ def dump(binary, out, sets):
               f"={score.ratio(a['tp'], w):.2f}  precision {score.ratio(a['tp'], a['tp'] + a['fp']):.2f} (fp {a['fp']})")
 
 
+def keyed(tools):
+    """Each tool with a key that tells apart tools of one repository sharing a name and a
+    function (the same tool in two crates of a workspace): its label and its place among them."""
+    seen = {}
+    for t in tools:
+        k = (t["name"], t["function"], t["label"])
+        seen[k] = seen.get(k, 0) + 1
+        yield k + (seen[k],), t
+
+
 def flips(old_path, new_path):
     old, new = json.loads(Path(old_path).read_text()), json.loads(Path(new_path).read_text())
     for s in new:
         for r in new[s]:
-            before = {(t["name"], t["function"]): t for t in old.get(s, {}).get(r, {}).get("tools", [])}
-            for t in new[s][r]["tools"]:
-                o = before.get((t["name"], t["function"]))
+            before = dict(keyed(old.get(s, {}).get(r, {}).get("tools", [])))
+            for key, t in keyed(new[s][r]["tools"]):
+                o = before.get(key)
                 if o is not None and o["judged"] == t["judged"]:
                     continue
                 verdict = "RIGHT" if (t["judged"] == "write") == (t["label"] == "write") else "wrong"
