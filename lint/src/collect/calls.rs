@@ -25,6 +25,13 @@ impl Collector<'_> {
         let ptr = c as *const _ as usize;
         let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
         let segs = self.resolve(&p.path);
+        // `rusqlite::backup::Backup::new(..)`, `tar::Archive::new(gz)` named by their path:
+        // the file uses that library as a `use` item would say.
+        if segs.len() >= 2
+            && let Some(scope) = self.scopes.last_mut()
+        {
+            scope.api_models |= crate::effects::models::api_models_of_crate(&segs[0]);
+        }
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();
         let loc = || path_loc(&p.path);

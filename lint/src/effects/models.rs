@@ -386,6 +386,13 @@ const IMAP_READS: &[&str] = &[
 
 /// PostgreSQL's `COPY` streams: `copy_out` (`COPY .. TO STDOUT`) hands rows back; `copy_in`
 /// (`COPY .. FROM STDIN`) loads them.
+/// rusqlite's online backup (`Backup::new(&src, &mut dst)` then `run_to_completion`, or
+/// `conn.backup(..)`/`conn.restore(..)`): a whole database copied over another or into a file.
+const SQLITE_WRITES: &[&str] = &["backup", "restore", "run_to_completion"];
+/// An archive unpacked into a directory (`tar::Archive::unpack`, `zip::ZipArchive::extract`):
+/// the files it holds written.
+const TAR_WRITES: &[&str] = &["unpack", "unpack_in"];
+const ZIP_WRITES: &[&str] = &["extract", "extract_unwrapped_root_dir"];
 const POSTGRES_WRITES: &[&str] = &["copy_in"];
 const POSTGRES_READS: &[&str] = &["copy_out"];
 
@@ -412,6 +419,24 @@ pub const API_MODELS: &[ApiModel] = &[
         reads: &[],
     },
     ApiModel {
+        krate: "rusqlite",
+        what: "SQLite backup",
+        writes: SQLITE_WRITES,
+        reads: &[],
+    },
+    ApiModel {
+        krate: "tar",
+        what: "archive unpacked",
+        writes: TAR_WRITES,
+        reads: &[],
+    },
+    ApiModel {
+        krate: "zip",
+        what: "archive unpacked",
+        writes: ZIP_WRITES,
+        reads: &[],
+    },
+    ApiModel {
         krate: "tokio_postgres",
         what: "PostgreSQL COPY",
         writes: POSTGRES_WRITES,
@@ -425,7 +450,8 @@ pub const API_MODELS: &[ApiModel] = &[
     },
 ];
 
-/// The built-in API models a file's `use` items bring in, as a bit set over [`API_MODELS`].
+/// The built-in API models a file's `use` items (or a call by a path rooted in the crate,
+/// `tar::Archive::new(..)`) bring in, as a bit set over [`API_MODELS`].
 pub fn api_models_of_crate(root: &str) -> u32 {
     API_MODELS
         .iter()
@@ -714,6 +740,20 @@ mod tests {
             api_model_call(pg, "copy_in"),
             Some((true, "PostgreSQL COPY"))
         );
+        let sqlite = api_models_of_crate("rusqlite");
+        assert_eq!(
+            api_model_call(sqlite, "run_to_completion"),
+            Some((true, "SQLite backup"))
+        );
+        assert_eq!(api_model_call(sqlite, "query_row"), None);
+        for (krate, method) in [("tar", "unpack"), ("zip", "extract")] {
+            assert_eq!(
+                api_model_call(api_models_of_crate(krate), method),
+                Some((true, "archive unpacked")),
+                "{krate}"
+            );
+        }
+        assert_eq!(api_model_call(api_models_of_crate("tar"), "entries"), None);
     }
 
     #[test]
@@ -770,6 +810,34 @@ impl Device {
         assert_eq!(kind("packages"), "Read");
         // Its own log file makes the wrapper a write whatever the words.
         assert_eq!(kind("logged_packages"), "Write");
+    }
+
+    /// A library named only by the path of a call (`tar::Archive::new(..)`, no `use`) brings
+    /// its API model in as a `use` item does: the archive unpacked writes its files.
+    #[test]
+    fn a_library_named_by_a_call_path_brings_its_model() {
+        let src = r#"
+use rmcp::tool;
+pub struct S;
+impl S {
+    #[tool(description = "Download sources")]
+    async fn download_sources(&self, id: String) -> String {
+        let gz = flate2::read::GzDecoder::new(std::io::Cursor::new(fetch(&id)));
+        let mut archive = tar::Archive::new(gz);
+        archive.unpack(format!("/tmp/{id}")).unwrap();
+        String::new()
+    }
+    #[tool(description = "List sources")]
+    async fn list_sources(&self, id: String) -> String {
+        let gz = flate2::read::GzDecoder::new(std::io::Cursor::new(fetch(&id)));
+        let mut archive = tar::Archive::new(gz);
+        archive.entries().unwrap().count().to_string()
+    }
+}
+"#;
+        let kind = kinds(src);
+        assert_eq!(kind("download_sources"), "Write");
+        assert_ne!(kind("list_sources"), "Write");
     }
 
     /// A command line a local takes in from a list parameter (`tmux_args.extend(args..)`),
