@@ -44,6 +44,8 @@ pub(super) struct FwState {
     pub(super) json_defs: bool,
     /// The file may define tools as structs in code (it sets a schema field).
     pub(super) struct_defs: bool,
+    /// The file may define tools by constructor calls (`ToolDef::new("name", "..", ..)`).
+    pub(super) call_defs: bool,
     /// The tool definitions written as JSON in its macros.
     pub(super) code_entries: Vec<crate::frameworks::data_file::Entry>,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
@@ -220,6 +222,7 @@ impl Collector<'_> {
         self.fw.swiftide = has("swiftide");
         self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
         self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
+        self.fw.call_defs = tool && has("::new(\"");
     }
 
     /// The file's string constants, when a rig `NAME` may need them.

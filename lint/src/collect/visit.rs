@@ -355,6 +355,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if self.in_fn() {
+            if self.fw.call_defs
+                && let Some(e) = crate::frameworks::data_file::code_call_entry(c)
+            {
+                self.fw.code_entries.push(e);
+            }
             self.hand_off_commands(&c.args);
             let f = self.fn_stack.last_mut().unwrap();
             if !f.acts && !super::syntax::makes_an_answer(c) {

@@ -710,10 +710,7 @@ mod tests {
             endpoint: false,
             ..poster
         };
-        assert_eq!(
-            rpc.words_write(RpcMethod, "/api/v1/forms/{}/duplicate"),
-            None
-        );
+        assert_eq!(rpc.words_write(RpcMethod, "/api/v1/forms/{}/widgets"), None);
     }
 
     /// Each built-in API row, asked directly.

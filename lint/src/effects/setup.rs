@@ -353,6 +353,17 @@ pub fn is_test_double(ty: &str) -> bool {
         || name.ends_with("Stub")
 }
 
+/// Whether a function fakes an implementation (`mock::mock_response`, `fake_send`, a method
+/// of a [`is_test_double`] type, anything in a `mock`, `fake` or `stub` module): never the
+/// executor of a tool list, whatever requests it answers.
+pub fn is_test_double_fn(name: &str, self_ty: Option<&str>, module: &str) -> bool {
+    const WORDS: &[&str] = &["mock", "mocks", "fake", "fakes", "stub", "stubs"];
+    let first = name.split('_').next().unwrap_or(name);
+    WORDS.contains(&first)
+        || self_ty.is_some_and(is_test_double)
+        || module.split("::").any(|m| WORDS.contains(&m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,6 +424,15 @@ mod tests {
         assert!(!is_setup_fn("ensure_deleted"));
         assert!(!is_setup_fn("create_dir"));
         assert!(!is_setup_fn("create_directory"));
+    }
+
+    #[test]
+    fn functions_that_fake() {
+        assert!(is_test_double_fn("mock_response", None, "obs"));
+        assert!(is_test_double_fn("respond", None, "obs::mock"));
+        assert!(is_test_double_fn("send", Some("FakeClient"), "x"));
+        assert!(!is_test_double_fn("dispatch", Some("Server"), "obs::tools"));
+        assert!(!is_test_double_fn("mockup_page", None, "ui"));
     }
 
     #[test]

@@ -799,10 +799,25 @@ mod tests {
         }
         assert!(client_write_name("add_comment"));
         // Control verbs: a tool named for one writes; `vec.resize(..)` is no client write.
-        for name in ["evict_pod", "resize_nodes", "empty_trash", "pair_device"] {
+        for name in [
+            "evict_pod",
+            "resize_nodes",
+            "empty_trash",
+            "pair_device",
+            "toggle_record",
+            "duplicate_scene_item",
+            "broadcast_custom_event",
+        ] {
             assert!(name_says_write(name, "").is_some(), "{name}");
         }
         assert!(!client_write_name("resize"));
+        // In memory as often: a flag toggled, a value duplicated, a local channel's message.
+        for name in ["toggle", "duplicate", "broadcast"] {
+            assert!(
+                client_write(name, 0, None, Some("state")).is_none(),
+                "{name}"
+            );
+        }
         // Where something starts is an accessor.
         assert!(client_write("start_latitude_opt", 1, Some("a"), Some("activity")).is_none());
         assert!(client_write("startDate", 1, Some("e"), Some("event")).is_none());

@@ -131,6 +131,74 @@ pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
     })
 }
 
+/// A tool definition made by a constructor call in code, a table of them
+/// (`ToolDef::new("obs-set-current-scene", "Switch OBS to a scene.", "SetCurrentScene")`): a
+/// type named for tools, `new`, a literal tool-like name and a literal description (words
+/// with spaces). Its other literal arguments are its fields (`arg2`), which an executor may
+/// select by, as a data file's are.
+pub fn code_call_entry(c: &syn::ExprCall) -> Option<Entry> {
+    let Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let n = p.path.segments.len();
+    if n < 2 || c.args.len() < 2 || p.path.segments[n - 1].ident != "new" {
+        return None;
+    }
+    let ty = p.path.segments[n - 2].ident.to_string();
+    // Not a tool's part (`ToolArgument::new("lines", ..)`, `ToolSecret::new(..)`).
+    const PARTS: &[&str] = &[
+        "param",
+        "params",
+        "parameter",
+        "parameters",
+        "arg",
+        "args",
+        "argument",
+        "arguments",
+        "secret",
+        "secrets",
+        "input",
+        "output",
+        "result",
+        "call",
+        "response",
+        "error",
+        "property",
+        "field",
+        "choice",
+        "config",
+    ];
+    if !ty.contains("Tool")
+        || ty == "FunctionTool"
+        || crate::effects::verbs::words(&ty)
+            .iter()
+            .any(|w| PARTS.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let (name, span) = super::str_lit(&c.args[0])?;
+    let (description, _) = super::str_lit(&c.args[1])?;
+    if !super::registry::tool_like(&name) || !description.contains(' ') {
+        return None;
+    }
+    let mut fields = vec![("name".to_string(), name.clone())];
+    for (i, a) in c.args.iter().enumerate().skip(2) {
+        if let Some((v, _)) = super::str_lit(a) {
+            fields.push((format!("arg{i}"), v));
+        }
+    }
+    let loc = Loc::of_span(span);
+    Some(Entry {
+        fields,
+        name,
+        description: Some(description),
+        line: loc.line,
+        columns: (loc.column, loc.end_column),
+        program: None,
+        http: None,
+    })
+}
+
 /// [`code_entries`] for one `{ .. }` object.
 fn code_object(g: &proc_macro2::Group, out: &mut Vec<Entry>) {
     use proc_macro2::TokenTree;
@@ -887,7 +955,13 @@ fn find_executor(files: &[FileFacts], krate: usize, list: &[Entry]) -> Option<Ex
     let mut best: Option<((usize, bool), Executor)> = None;
     for (fi, f) in files.iter().enumerate() {
         for (j, g) in f.fns.iter().enumerate() {
-            if g.str_arms.is_empty() {
+            if g.str_arms.is_empty()
+                || crate::effects::setup::is_test_double_fn(
+                    &g.name,
+                    g.self_ty.as_deref(),
+                    &g.module,
+                )
+            {
                 continue;
             }
             // One `match` per scrutinee name (arms of matches on the same name merge).
@@ -979,17 +1053,8 @@ fn judge_entry(
             unless_resolved: None,
             via: None,
         };
-        if reads {
-            body.reads.push(ev);
-        } else {
-            body.evidence.push(ev);
-        }
-        data.fns.push(body);
-        return (
-            format!("{}[{:?}]", data.rel, e.name),
-            ToolBody::Local(data.fns.len() - 1),
-            origin,
-        );
+        let (function, body) = judged_by(data, body, ev, !reads, &e.name);
+        return (function, body, origin);
     }
     match executor {
         Some(Executor::Arms {
@@ -1096,6 +1161,38 @@ fn judge_entry(
                     "defined in data at {at}; no executor that a value of its entry selects was found"
                 ),
             };
+            // The protocol operation an entry names (`"SetCurrentScene"`,
+            // `"SitesManager.getSitesWithAtLeastViewAccess"`): its words decide, as a method
+            // name handed to a sender does.
+            let operation = e
+                .fields
+                .iter()
+                .filter(|(k, _)| k != "name")
+                .find_map(|(k, v)| {
+                    operation_name(v)
+                        .then(|| {
+                            crate::effects::models::words_write(
+                                idemcheck_spec::config::ModelWords::RpcMethod,
+                                v,
+                            )
+                        })
+                        .flatten()
+                        .map(|writes| (k, v, writes))
+                });
+            if e.program.is_none()
+                && let Some((k, v, writes)) = operation
+            {
+                let ev = Evidence {
+                    kind: EvidenceKind::Sdk,
+                    strong: false,
+                    what: format!("the operation its `{k}` names (`{v}`)"),
+                    loc: Loc::default(),
+                    unless_resolved: None,
+                    via: None,
+                };
+                let (function, body) = judged_by(data, body, ev, writes, &e.name);
+                return (function, body, origin);
+            }
             (
                 format!("{}[{:?}]", data.rel, e.name),
                 ToolBody::None,
@@ -1103,6 +1200,40 @@ fn judge_entry(
             )
         }
     }
+}
+
+/// An entry's body judged by one piece of evidence, a write or a read: the function the
+/// tool is reported by and its body.
+fn judged_by(
+    data: &mut FileFacts,
+    mut body: FnFacts,
+    ev: Evidence,
+    writes: bool,
+    name: &str,
+) -> (String, ToolBody) {
+    if writes {
+        body.evidence.push(ev);
+    } else {
+        body.reads.push(ev);
+    }
+    data.fns.push(body);
+    (
+        format!("{}[{:?}]", data.rel, name),
+        ToolBody::Local(data.fns.len() - 1),
+    )
+}
+
+/// Whether an entry's value reads as a protocol operation's name: one token, written in
+/// camel case (`SetCurrentScene`, `getSites`) or in dotted or slashed form
+/// (`SitesManager.getSites`, `issues/create`), not a plain word or a sentence.
+fn operation_name(v: &str) -> bool {
+    v.len() >= 3
+        && !v.contains(char::is_whitespace)
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_'))
+        && (v.contains(['.', '/'])
+            || v.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                && v.chars().any(|c| c.is_ascii_lowercase()))
 }
 
 /// Record arm `a` of function `func` of `file` as a function of its own (its calls, writes
@@ -1735,6 +1866,41 @@ pub fn handle_notes_list(v: &Value) -> String { std::fs::read_to_string("n").unw
             [
                 ("notes_add".to_string(), Judgement::Write),
                 ("notes_list".to_string(), Judgement::Read),
+            ]
+        );
+    }
+
+    /// A table of constructor calls (`ToolDef::new(name, description, request)`) defines a
+    /// tool per row, judged by its name when no real executor selects by its values: a mock
+    /// answering the same requests is no executor; a tool's part (`ToolArgument::new`) is no
+    /// definition.
+    #[test]
+    fn constructor_calls_named_for_tools_are_definitions() {
+        let src = r#"
+pub fn all_tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new("obs-get-scene-list", "List the scenes of OBS.", "GetSceneList"),
+        ToolDef::new("obs-set-current-scene", "Switch OBS to a scene.", "SetCurrentScene"),
+        ToolDef::new("obs-create-scene", "Create a new scene.", "CreateScene"),
+    ]
+}
+pub fn args() -> Vec<ToolArgument> { vec![ToolArgument::new("lines", "the lines to add")] }
+pub mod mock {
+    pub fn mock_response(request_type: &str) -> String {
+        match request_type {
+            "GetSceneList" => String::new(),
+            "SetCurrentScene" => String::new(),
+            _ => String::new(),
+        }
+    }
+}
+"#;
+        assert_eq!(
+            kinds(&[("src/lib.rs", src)]),
+            [
+                ("obs-create-scene".to_string(), Judgement::Write),
+                ("obs-get-scene-list".to_string(), Judgement::Read),
+                ("obs-set-current-scene".to_string(), Judgement::Write),
             ]
         );
     }

@@ -571,7 +571,7 @@ fn boxed_type(e: &Expr) -> Option<String> {
         .then_some(ty)
 }
 
-fn tool_like(name: &str) -> bool {
+pub(crate) fn tool_like(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
