@@ -278,7 +278,12 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
         Some(Barrier::Cache)
     } else if is_audit(name, self_ty, module) {
         Some(Barrier::Audit)
-    } else if self_ty.is_some_and(is_pacing_type) {
+    } else if self_ty.is_some_and(is_pacing_type)
+        // A function of a module named for pacing (`security::rate_limit::ActionTracker`).
+        || ["rate_limit", "ratelimit", "rate_limiter", "throttle", "throttling"]
+            .iter()
+            .any(|m| in_module(m))
+    {
         Some(Barrier::Pacing)
     } else if is_teardown(name) {
         Some(Barrier::Teardown)
@@ -549,6 +554,15 @@ impl Api {
         );
         assert_eq!(barrier("put_object", Some("Bucket"), ""), None);
         assert_eq!(barrier("send", Some("LimiterConfig"), ""), None);
+        // A module named for pacing.
+        assert_eq!(
+            barrier("try_record", Some("ActionTracker"), "security::rate_limit"),
+            Some(Barrier::Pacing)
+        );
+        assert_eq!(
+            barrier("try_record", Some("ActionTracker"), "security"),
+            None
+        );
     }
 
     /// Tearing down what the call made, and a diagnostic log, are barriers; a function that
