@@ -28,6 +28,8 @@ impl Collector<'_> {
         // `rusqlite::backup::Backup::new(..)`, `tar::Archive::new(gz)` named by their path:
         // the file uses that library as a `use` item would say.
         if segs.len() >= 2
+            && segs[0].starts_with(|c: char| c.is_ascii_lowercase())
+            && !matches!(segs[0].as_str(), "crate" | "std" | "core" | "alloc")
             && let Some(scope) = self.scopes.last_mut()
         {
             scope.api_models |= crate::effects::models::api_models_of_crate(&segs[0]);
