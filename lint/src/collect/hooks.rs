@@ -46,6 +46,8 @@ pub(super) struct FwState {
     pub(super) struct_defs: bool,
     /// The file may define tools by constructor calls (`ToolDef::new("name", "..", ..)`).
     pub(super) call_defs: bool,
+    /// The file may invoke a catalogue macro of its own (`tools! { .. }`).
+    pub(super) tool_macros: bool,
     /// The tool definitions written as JSON in its macros.
     pub(super) code_entries: Vec<crate::frameworks::data_file::Entry>,
     /// String constants of the file (rig `const NAME: &str = SOME_CONST`).
@@ -223,6 +225,7 @@ impl Collector<'_> {
         self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
         self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
         self.fw.call_defs = tool && has("::new(\"");
+        self.fw.tool_macros = has("tools!") || has("tool!");
     }
 
     /// The file's string constants, when a rig `NAME` may need them.
@@ -267,6 +270,48 @@ impl Collector<'_> {
     /// Whether the file (or the inline module being walked) imports swiftide.
     pub(super) fn uses_swiftide(&self) -> bool {
         self.scopes.iter().any(|s| s.uses_swiftide)
+    }
+
+    /// The tools of a crate's own catalogue macro (`tools! { name => Params, handlers::run,
+    /// ..; }`, [`crate::frameworks::tool_macro`]): a tool per row, whose body calls the row's
+    /// handler.
+    pub(super) fn fw_tool_macro(&mut self, mac: &syn::Macro) {
+        if !self.fw.tool_macros
+            || !mac.path.segments.last().is_some_and(|s| {
+                crate::frameworks::tool_macro::named_for_tools(&s.ident.to_string())
+            })
+        {
+            return;
+        }
+        let macro_name = mac.path.to_token_stream().to_string().replace(' ', "");
+        for row in crate::frameworks::tool_macro::rows(mac.tokens.clone()) {
+            let ident = synthetic_ident(&macro_name, &row.name, row.span);
+            let resolved = self.resolve(&row.handler);
+            self.begin_made_fn(&ident, None);
+            if let Some(target) = self.call_target(resolved) {
+                self.call(target, crate::facts::Loc::default());
+            }
+            let idx = self.end_fn();
+            let function = row.handler.to_token_stream().to_string().replace(' ', "");
+            self.fns[idx].display = function.clone();
+            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+            sig.ident = ident;
+            let hints = ToolHints {
+                description: row.description.clone(),
+                ..ToolHints::default()
+            };
+            self.make_tool(
+                ToolStyle::Registry,
+                &sig,
+                None,
+                Some(hints),
+                Some(row.name),
+                function,
+                ToolBody::Local(idx),
+                row.span.start().line as u32,
+                (Vec::new(), Vec::new()),
+            );
+        }
     }
 
     /// Note the function tools and dispatch arms of a function body, whose function has

@@ -755,6 +755,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         {
             f.acts = true;
         }
+        self.fw_tool_macro(mac);
         if self.fw.json_defs {
             crate::frameworks::data_file::code_entries(
                 mac.tokens.clone(),

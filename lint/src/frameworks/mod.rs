@@ -48,6 +48,7 @@ pub mod rmcp_tool_base;
 pub mod side_effect;
 pub mod swiftide;
 pub mod tool_attr;
+pub mod tool_macro;
 pub mod tool_trait;
 
 use proc_macro2::Span;
@@ -593,11 +594,21 @@ pub fn first_lit_in_tokens(tokens: proc_macro2::TokenStream) -> Option<String> {
 }
 
 /// An identifier for a synthetic function standing for a tool body: `prefix` and the tool
-/// name with everything but ASCII letters, digits and `_` replaced, so that it can never
-/// collide with a method a call resolves to.
+/// name with everything but ASCII letters, digits and `_` replaced (in both), so that it can
+/// never collide with a method a call resolves to, and is always an identifier.
 pub fn synthetic_ident(prefix: &str, tool: &str, span: Span) -> syn::Ident {
     let mut s = String::with_capacity(prefix.len() + tool.len() + 8);
-    s.push_str(prefix);
+    // The prefix too: a path (`crate::tools`) is no identifier.
+    for c in prefix.chars() {
+        s.push(if c.is_ascii_alphanumeric() || c == '_' {
+            c
+        } else {
+            '_'
+        });
+    }
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        s.insert(0, '_');
+    }
     s.push_str("__tool_");
     for c in tool.chars() {
         s.push(if c.is_ascii_alphanumeric() { c } else { '_' });
@@ -749,5 +760,8 @@ mod tests {
     fn synthetic_idents_are_valid() {
         let id = synthetic_ident("call_tool", "git.status-v2", Span::call_site());
         assert_eq!(id.to_string(), "call_tool__tool_git_status_v2");
+        // A macro's path as the prefix.
+        let id = synthetic_ident("crate::tools", "status", Span::call_site());
+        assert_eq!(id.to_string(), "crate__tools__tool_status");
     }
 }
