@@ -73,6 +73,11 @@ const MARKS: &[(&str, bool)] = &[
     ("register_tool(", false),
     // A tool built by a builder chain (tower-mcp's `ToolBuilder::new("search_crates")`).
     ("ToolBuilder", false),
+    // An impl whose methods are tools (poem-mcpserver's `#[Tools]`), and a crate's own
+    // catalogue macro (`tools! { name => Params, handler; .. }`).
+    ("#[Tools]", false),
+    ("tools!", false),
+    ("tool!", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.
@@ -360,6 +365,8 @@ mod tests {
             "for call in reply.tool_calls.iter() {}",
             ".with_tool(\"add_note\", \"Save a note\", |input: AddNote, ctx, notify| async move {})",
             "registry.add_tool(name, handler);",
+            "#[Tools] impl Ssh { async fn ssh_connect(&self) {} }",
+            "crate::tools! { status => Params, status; }",
         ] {
             assert!(marked(text), "{text}");
         }

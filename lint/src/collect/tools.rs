@@ -501,7 +501,7 @@ impl Collector<'_> {
         let router = expand_attrs(&i.attrs)
             .iter()
             .any(frameworks::rmcp::is_router_attr);
-        let pub_methods_are_tools = frameworks::mcp_tools::is_tools_impl(i);
+        let tools_impl = frameworks::mcp_tools::is_tools_impl(i);
         let mut ctx = ImplCtx {
             self_ty: self_ty.clone(),
             router,
@@ -554,7 +554,8 @@ impl Collector<'_> {
                 if has_cfg_test(&f.attrs) {
                     continue;
                 }
-                let idx = if pub_methods_are_tools && frameworks::mcp_tools::is_tool_method(f) {
+                let idx = if tools_impl.is_some_and(|k| frameworks::mcp_tools::is_tool_method(f, k))
+                {
                     // pulseengine `#[mcp_tools] impl`: a public method is a tool as it is.
                     let attrs = frameworks::mcp_tools::marked(&f.attrs);
                     self.handle_fn(&attrs, &f.sig, &f.block, FnOwner::Impl, impl_fn_lead(f))
