@@ -198,6 +198,24 @@ impl Collector<'_> {
         // memchr's searcher, not `str::contains`: these run over every parsed file (and are
         // faster than one multi-pattern pass over it).
         let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
+        // What follows each `tool` of the text, in one pass: `tool(` (a function making or
+        // registering a tool, `define_tool(..)`, `::tool()`), `tool_with` (`add_tool_with_handler`),
+        // `tools!`/`tool!` (a catalogue macro).
+        let (mut tool_paren, mut tool_with, mut tool_macro) = (false, false, false);
+        for i in memchr::memmem::find_iter(text.as_bytes(), b"tool") {
+            let rest = &text.as_bytes()[i + 4..];
+            tool_paren |= rest.starts_with(b"(");
+            tool_with |= rest.starts_with(b"_with");
+            tool_macro |= rest.starts_with(b"!") || rest.starts_with(b"s!");
+        }
+        // `tools/call` and `tools/list`, in one pass.
+        let (mut tools_call, mut tools_list) = (false, false);
+        for i in memchr::memmem::find_iter(text.as_bytes(), b"tools/") {
+            let rest = &text.as_bytes()[i + 6..];
+            tools_call |= rest.starts_with(b"call");
+            tools_list |= rest.starts_with(b"list");
+        }
+        let tools_call_or_list = tools_call || tools_list;
         self.fw.want_consts = has("NAME");
         let tool = has("Tool");
         // A parameter holding a whole tool call (`call: ToolCall`, `tool_use: &ToolUse`).
@@ -209,23 +227,21 @@ impl Collector<'_> {
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
             || tool_type_constructed(text)
-            // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`).
-            || (tool && has("_tool("))
-            // A tool registered in any SDK's words (`.tool(Tool::new(..), |args| ..)`,
-            // `add_tool_with_handler(..)`).
-            || has("tool(")
-            || has("tool_with")
+            // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`),
+            // a tool registered in any SDK's words (`.tool(Tool::new(..), |args| ..)`,
+            // `::tool()`, `add_tool_with_handler(..)`).
+            || tool_paren
+            || tool_with
             || has("register")
-            || has("::tool()")
             || has("ToolBuilder")
-            || (has(".insert(") && has("Box::new(") && (tool || has("tools/call")));
-        self.fw.tools_call = has("tools/call") || has("tools/list");
+            || (has(".insert(") && has("Box::new(") && (tool || tools_call));
+        self.fw.tools_call = tools_call_or_list;
         self.fw.tables = has("description") || (tool && has("name:"));
         self.fw.swiftide = has("swiftide");
         self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
         self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
         self.fw.call_defs = tool && has("::new(\"");
-        self.fw.tool_macros = has("tools!") || has("tool!");
+        self.fw.tool_macros = tool_macro;
     }
 
     /// The file's string constants, when a rig `NAME` may need them.
