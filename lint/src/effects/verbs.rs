@@ -811,7 +811,10 @@ mod tests {
             assert!(name_says_write(name, "").is_some(), "{name}");
         }
         assert!(!client_write_name("resize"));
-        // In memory as often: a flag toggled, a value duplicated, a local channel's message.
+        // In memory as often: a flag toggled, a value duplicated, a local channel's message,
+        // a watch channel's or a cell's value borrowed.
+        assert!(client_write("borrow_and_update", 0, None, Some("rx")).is_none());
+        assert!(client_write("borrow_book", 0, None, Some("client")).is_some());
         for name in ["toggle", "duplicate", "broadcast"] {
             assert!(
                 client_write(name, 0, None, Some("state")).is_none(),

@@ -147,7 +147,7 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("bid", Write, NOT_CLIENT),
     ("withdraw", Write, NONE),
     ("deposit", Write, NONE),
-    ("borrow", Write, NONE),
+    ("borrow", Write, NOT_CLIENT),
     ("repay", Write, NONE),
     ("lend", Write, NOT_CLIENT),
     ("claim", Write, NONE),
