@@ -167,6 +167,24 @@ pub fn code_call_entry(c: &syn::ExprCall) -> Option<Entry> {
         "field",
         "choice",
         "config",
+        // Nor a message about a tool (`ToolMessage::new("call_1", "the output")`), its use,
+        // its progress or its state.
+        "message",
+        "content",
+        "use",
+        "event",
+        "status",
+        "state",
+        "request",
+        "reply",
+        "context",
+        "span",
+        "invocation",
+        "execution",
+        "progress",
+        "log",
+        "annotation",
+        "annotations",
     ];
     if !ty.contains("Tool")
         || ty == "FunctionTool"
@@ -1885,6 +1903,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     ]
 }
 pub fn args() -> Vec<ToolArgument> { vec![ToolArgument::new("lines", "the lines to add")] }
+pub fn reply() -> ToolMessage { ToolMessage::new("call_1", "the command printed nothing") }
 pub mod mock {
     pub fn mock_response(request_type: &str) -> String {
         match request_type {
