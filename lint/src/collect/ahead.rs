@@ -6,7 +6,7 @@
 //! that is still in the cache the parse wrote it through, and the memory of one item is
 //! reused for the next (docs/lint.md gives what it saves).
 //!
-//! The read-ahead is a [`Skeleton`] of `syn::Item`s — the `use`, `const` and `static` items,
+//! The read-ahead is a [`Skeleton`] of `syn::Item`s — the `use`, `const`, `static` and `type` items,
 //! and inline modules and impl blocks holding only those — so that the functions that read
 //! a whole file's items ([`super::scope::collect_const_texts`], the scope,
 //! [`crate::frameworks::rig::string_consts`]) read it unchanged. Every other item is skipped
@@ -26,7 +26,7 @@ pub(super) type Skeleton = Vec<syn::Item>;
 
 /// A file's items read ahead.
 pub(super) struct Ahead<'a> {
-    /// The `use`, `const` and `static` items, in their modules and impl blocks.
+    /// The `use`, `const`, `static` and `type` items, in their modules and impl blocks.
     pub(super) items: Skeleton,
     /// Where each of the file's own `use` items starts (at its attributes) and a stream
     /// at its end: the parse that follows skips them rather than parse them again (the walk
@@ -69,6 +69,10 @@ fn items<'a>(
             } else {
                 skip_item(input, true)?;
             }
+        } else if keyword == "type" {
+            // A type alias (`type SharedDfRegistry = Arc<Mutex<..>>;`): a parameter of it
+            // may share state.
+            out.push(input.parse()?);
         } else if keyword == "mod" && next_is_block(kw, 2) {
             out.push(module(input, top)?);
         } else if keyword == "impl" || (keyword == "unsafe" && next_is(kw, "impl")) {
@@ -378,5 +382,16 @@ mod tests {
             "Wrapper"
         );
         assert_eq!(ty("impl Fn() -> u8 for X { const N: &str = \"n\"; }"), "X");
+    }
+
+    /// Type aliases are read ahead (a parameter of one may share state); functions are not.
+    #[test]
+    fn type_aliases_are_read_ahead() {
+        let items = syn::parse::Parser::parse_str(
+            |input: ParseStream| items(input, None),
+            "pub type Reg = Arc<Mutex<HashMap<u64, String>>>; fn f(r: &Reg) {}",
+        )
+        .unwrap();
+        assert!(matches!(&items[..], [syn::Item::Type(t)] if t.ident == "Reg"));
     }
 }

@@ -33,6 +33,10 @@ use idemcheck_spec::hints::ToolHints;
 /// Per-file state of the hooks.
 #[derive(Debug, Default)]
 pub(super) struct FwState {
+    /// The file's type aliases for shared state (`type SharedDfRegistry =
+    /// Arc<Mutex<HashMap<Uuid, DataFrame>>>;`): a parameter of one shares state as the
+    /// aliased type would.
+    pub(super) shared_aliases: Vec<String>,
     /// The file's own simple `macro_rules!` ([`super::macros::local_macro`]), by name, when
     /// the file defines any.
     pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
@@ -246,6 +250,15 @@ impl Collector<'_> {
 
     /// The file's string constants, when a rig `NAME` may need them.
     pub(super) fn fw_begin_file(&mut self, items: &[syn::Item]) {
+        self.fw.shared_aliases = items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Type(t) if super::syntax::shared_state_type(&t.ty) => {
+                    Some(t.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect();
         if self.fw.want_consts {
             self.fw.consts = rig::string_consts(items);
         }

@@ -198,6 +198,7 @@ impl Collector<'_> {
     /// (`state: &mut TextState`) or share state behind a lock (`state: &Arc<RwLock<Doc>>`);
     /// and whether it takes `self` by value.
     pub(super) fn note_params(&mut self, sig: &syn::Signature) {
+        let aliases = &self.fw.shared_aliases;
         let Some(f) = self.fn_stack.last_mut() else {
             return;
         };
@@ -222,7 +223,8 @@ impl Collector<'_> {
             {
                 f.mut_params.push((pi.ident.to_string(), pos));
             } else if let syn::Pat::Ident(pi) = &*pt.pat
-                && super::syntax::shared_state_type(&pt.ty)
+                && (super::syntax::shared_state_type(&pt.ty)
+                    || (!aliases.is_empty() && super::syntax::names_one_of(&pt.ty, aliases)))
             {
                 // `state: &Arc<RwLock<Doc>>`: what a lock of it changes is the shared,
                 // kept state its caller handed over.
@@ -1154,6 +1156,28 @@ impl S {
         assert_eq!(
             names_and_kinds(&inventory_rows(&[("src/lib.rs", src)])),
             [("four", "Unknown"), ("one", "Write"), ("three", "Unknown")]
+        );
+    }
+
+    /// A parameter whose type is an alias of shared state (`type SharedReg =
+    /// Arc<Mutex<..>>`) shares the state as the aliased type does: what is stored in it is
+    /// kept between calls.
+    #[test]
+    fn a_parameter_of_a_shared_state_alias_shares_state() {
+        let src = r#"
+use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+pub type SharedReg = Arc<Mutex<HashMap<u64, String>>>;
+fn store(reg: &SharedReg, v: String) -> u64 { let id = next_id(); reg.lock().unwrap().insert(id, v); id }
+pub struct S { reg: SharedReg }
+impl S {
+    #[rmcp::tool(description = "Load")]
+    pub async fn load(&self, v: String) -> u64 { store(&self.reg, v) }
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&inventory_rows(&[("src/lib.rs", src)])),
+            [("load", "Write")]
         );
     }
 

@@ -154,6 +154,19 @@ pub(super) fn shared_state_type(ty: &Type) -> bool {
     }
 }
 
+/// Whether a type, behind references, is a bare name among `names` (`&SharedDfRegistry`).
+pub(super) fn names_one_of(ty: &Type, names: &[String]) -> bool {
+    match ty {
+        Type::Reference(r) => names_one_of(&r.elem, names),
+        Type::Paren(p) => names_one_of(&p.elem, names),
+        Type::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|id| names.iter().any(|n| id == n)),
+        _ => false,
+    }
+}
+
 /// The first trait bound of generic parameter `name` (`T: Transport`, `where T: Transport +
 /// Send`), when `name` is one of the function's type parameters.
 pub(super) fn generic_bound(generics: &syn::Generics, name: &str) -> Option<String> {
