@@ -139,11 +139,17 @@ fn span_key(e: &syn::Expr) -> (usize, usize) {
     (start.line, start.column)
 }
 
+/// The signature of a function the lint makes for a tool (`fn <ident>()`).
+fn made_sig(ident: syn::Ident) -> syn::Signature {
+    let mut sig: syn::Signature = syn::parse_quote!(fn tool());
+    sig.ident = ident;
+    sig
+}
+
 /// A signature standing for a closure: its parameters, with `_` for missing types and a
 /// context type for `ctx`-like names (so that they are not taken for model input).
 fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
-    let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-    sig.ident = ident;
+    let mut sig = made_sig(ident);
     sig.asyncness = c.asyncness;
     for input in &c.inputs {
         let arg = match input {
@@ -228,9 +234,11 @@ impl Collector<'_> {
         self.fw.want_serde_names = tool && has(" for ") && has("rename");
         self.fw.want_name_consts = has("const ") && has("&str");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
+        // A type named for tools constructed (`ToolSpec::new(..)`, `ToolDef::new(..)`).
+        let tool_ctor = tool_type_constructed(text);
         self.fw.function_tools = has("FunctionTool")
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
-            || tool_type_constructed(text)
+            || tool_ctor
             // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`),
             // a tool registered in any SDK's words (`.tool(Tool::new(..), |args| ..)`,
             // `::tool()`, `add_tool_with_handler(..)`).
@@ -244,7 +252,7 @@ impl Collector<'_> {
         self.fw.swiftide = has("swiftide");
         self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
         self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
-        self.fw.call_defs = tool && has("::new(\"");
+        self.fw.call_defs = tool_ctor;
         self.fw.tool_macros = tool_macro;
     }
 
@@ -301,6 +309,21 @@ impl Collector<'_> {
         self.scopes.iter().any(|s| s.uses_swiftide)
     }
 
+    /// A tool's body of its own that runs the function a path names (a table entry's or a
+    /// catalogue row's handler, `handlers::status`): a made function whose one call is that
+    /// path's. The path as written, and the body.
+    fn path_body(&mut self, ident: &syn::Ident, path: &syn::Path) -> (String, ToolBody) {
+        let resolved = self.resolve(path);
+        let function = path.to_token_stream().to_string().replace(' ', "");
+        self.begin_made_fn(ident, None);
+        if let Some(target) = self.call_target(resolved) {
+            self.call(target, crate::facts::Loc::default());
+        }
+        let idx = self.end_fn();
+        self.fns[idx].display = function.clone();
+        (function, ToolBody::Local(idx))
+    }
+
     /// The tools of a crate's own catalogue macro (`tools! { name => Params, handlers::run,
     /// ..; }`, [`crate::frameworks::tool_macro`]): a tool per row, whose body calls the row's
     /// handler.
@@ -315,16 +338,8 @@ impl Collector<'_> {
         let macro_name = mac.path.to_token_stream().to_string().replace(' ', "");
         for row in crate::frameworks::tool_macro::rows(mac.tokens.clone()) {
             let ident = synthetic_ident(&macro_name, &row.name, row.span);
-            let resolved = self.resolve(&row.handler);
-            self.begin_made_fn(&ident, None);
-            if let Some(target) = self.call_target(resolved) {
-                self.call(target, crate::facts::Loc::default());
-            }
-            let idx = self.end_fn();
-            let function = row.handler.to_token_stream().to_string().replace(' ', "");
-            self.fns[idx].display = function.clone();
-            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = ident;
+            let (function, body) = self.path_body(&ident, &row.handler);
+            let sig = made_sig(ident);
             let hints = ToolHints {
                 description: row.description.clone(),
                 ..ToolHints::default()
@@ -336,7 +351,7 @@ impl Collector<'_> {
                 Some(hints),
                 Some(row.name),
                 function,
-                ToolBody::Local(idx),
+                body,
                 row.span.start().line as u32,
                 (Vec::new(), Vec::new()),
             );
@@ -379,15 +394,13 @@ impl Collector<'_> {
                     ),
                     Some(function_tool::Handler::Path(p)) => {
                         let text = p.to_token_stream().to_string().replace(' ', "");
-                        let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-                        sig.ident = ident.clone();
+                        let sig = made_sig(ident.clone());
                         (BodyKind::Path(self.resolve(p)), text, sig)
                     }
                     None => {
                         // A handler value of a type (its run method is the body, looked up
                         // by the index), or one built some other way: no known body.
-                        let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-                        sig.ident = ident.clone();
+                        let sig = made_sig(ident.clone());
                         let hints = ToolHints {
                             description: t.description.clone(),
                             ..ToolHints::default()
@@ -740,8 +753,7 @@ impl Collector<'_> {
                 ToolBody::Local(i) => self.fns[*i].display.clone(),
                 _ => ty.clone(),
             };
-            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = s.ident.clone();
+            let sig = made_sig(s.ident.clone());
             self.make_tool(
                 s.style,
                 &sig,
@@ -815,23 +827,14 @@ impl Collector<'_> {
                 continue;
             };
             let ident = synthetic_ident(&table.to_lowercase(), &name, span);
-            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = ident.clone();
+            let sig = made_sig(ident.clone());
             let hints = ToolHints {
                 description,
                 ..ToolHints::default()
             };
             let (function, body) = match handler {
                 crate::frameworks::registry::TableHandler::Function(path) => {
-                    let resolved = self.resolve(path);
-                    let function = path.to_token_stream().to_string().replace(' ', "");
-                    self.begin_made_fn(&ident, None);
-                    if let Some(target) = self.call_target(resolved) {
-                        self.call(target, crate::facts::Loc::default());
-                    }
-                    let idx = self.end_fn();
-                    self.fns[idx].display = function.clone();
-                    (function, ToolBody::Local(idx))
+                    self.path_body(&ident, path)
                 }
                 crate::frameworks::registry::TableHandler::Value(ty) => {
                     let body = run_method_body(&ty);
@@ -924,8 +927,7 @@ impl Collector<'_> {
                 None => ToolBody::Method(ty.clone(), vec![d.method.clone()]),
             };
             let function = format!("{ty}::{}", d.method);
-            let mut sig: syn::Signature = syn::parse_quote!(fn tool());
-            sig.ident = ident;
+            let sig = made_sig(ident);
             let hints = ToolHints {
                 description: d.description.clone(),
                 ..ToolHints::default()

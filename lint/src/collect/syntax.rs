@@ -706,6 +706,23 @@ fn makes_a_default(e: &Expr) -> bool {
             .any(|s| matches!(s, syn::Stmt::Expr(_, Some(_))))
 }
 
+/// A method that only converts or copies the value it is called on (`to_string`, `clone`,
+/// `to_path_buf`): like [`makes_an_answer`], it does nothing to act on.
+pub(super) fn converts(method: &syn::Ident) -> bool {
+    [
+        "to_string",
+        "to_owned",
+        "into",
+        "clone",
+        "as_str",
+        "to_path_buf",
+        "to_vec",
+        "as_ref",
+    ]
+    .iter()
+    .any(|n| method == n)
+}
+
 /// A call that only makes an answer: `Ok(..)`, `Some(..)`, `Err(..)`, `String::from(..)`,
 /// `CallToolResult::success(..)`, `Content::text(..)`, `Value::String(..)`, a tuple struct.
 pub(super) fn makes_an_answer(c: &syn::ExprCall) -> bool {

@@ -238,20 +238,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
         {
             let f = self.fn_stack.last_mut().unwrap();
-            if !f.acts
-                && ![
-                    "to_string",
-                    "to_owned",
-                    "into",
-                    "clone",
-                    "as_str",
-                    "to_path_buf",
-                    "to_vec",
-                    "as_ref",
-                ]
-                .iter()
-                .any(|n| m.method == n)
-            {
+            if !f.acts && !super::syntax::converts(&m.method) {
                 f.acts = true;
             }
         }

@@ -111,7 +111,7 @@ pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
         s.path
             .segments
             .last()
-            .is_some_and(|seg| seg.ident.to_string().contains("Tool"))
+            .is_some_and(|seg| names_a_tool(&seg.ident.to_string()))
     };
     let (name, span, description) =
         super::registry::full_definition(s, CODE_SCHEMA_KEYS).or_else(|| {
@@ -131,6 +131,63 @@ pub fn code_struct_entry(s: &syn::ExprStruct) -> Option<Entry> {
     })
 }
 
+/// Words of a type's name that make it a tool's part or a message about one, not a tool's
+/// definition (`ToolArgument`, `ToolSecret`, `ToolMessage`, `ToolUse`, `ToolState`).
+const TOOL_PARTS: &[&str] = &[
+    "param",
+    "params",
+    "parameter",
+    "parameters",
+    "arg",
+    "args",
+    "argument",
+    "arguments",
+    "secret",
+    "secrets",
+    "input",
+    "output",
+    "result",
+    "call",
+    "response",
+    "error",
+    "property",
+    "field",
+    "choice",
+    "config",
+    // Nor a message about a tool (`ToolMessage::new("call_1", "the output")`), its use,
+    // its progress or its state.
+    "message",
+    "content",
+    "use",
+    "event",
+    "status",
+    "state",
+    "request",
+    "reply",
+    "context",
+    "span",
+    "invocation",
+    "execution",
+    "progress",
+    "log",
+    "annotation",
+    "annotations",
+    // Nor a set of tools (`ToolPreset { name: "minimal", description: .., params: .. }`).
+    "preset",
+    "presets",
+];
+
+/// Whether a type's name names a tool's definition (`ToolDef`, `ToolSpec`, `SidecarTool`): it
+/// says `Tool`, is not `FunctionTool` (its own style), and no word of it names a tool's part
+/// ([`TOOL_PARTS`]).
+fn names_a_tool(ty: &str) -> bool {
+    ty.contains("Tool")
+        && ty != "FunctionTool"
+        && !crate::effects::verbs::words(ty)
+            .iter()
+            .any(|w| TOOL_PARTS.contains(&w.as_str()))
+}
+
 /// A tool definition made by a constructor call in code, a table of them
 /// (`ToolDef::new("obs-set-current-scene", "Switch OBS to a scene.", "SetCurrentScene")`): a
 /// type named for tools, `new`, a literal tool-like name and a literal description (words
@@ -144,54 +201,7 @@ pub fn code_call_entry(c: &syn::ExprCall) -> Option<Entry> {
     if n < 2 || c.args.len() < 2 || p.path.segments[n - 1].ident != "new" {
         return None;
     }
-    let ty = p.path.segments[n - 2].ident.to_string();
-    // Not a tool's part (`ToolArgument::new("lines", ..)`, `ToolSecret::new(..)`).
-    const PARTS: &[&str] = &[
-        "param",
-        "params",
-        "parameter",
-        "parameters",
-        "arg",
-        "args",
-        "argument",
-        "arguments",
-        "secret",
-        "secrets",
-        "input",
-        "output",
-        "result",
-        "call",
-        "response",
-        "error",
-        "property",
-        "field",
-        "choice",
-        "config",
-        // Nor a message about a tool (`ToolMessage::new("call_1", "the output")`), its use,
-        // its progress or its state.
-        "message",
-        "content",
-        "use",
-        "event",
-        "status",
-        "state",
-        "request",
-        "reply",
-        "context",
-        "span",
-        "invocation",
-        "execution",
-        "progress",
-        "log",
-        "annotation",
-        "annotations",
-    ];
-    if !ty.contains("Tool")
-        || ty == "FunctionTool"
-        || crate::effects::verbs::words(&ty)
-            .iter()
-            .any(|w| PARTS.contains(&w.as_str()))
-    {
+    if !names_a_tool(&p.path.segments[n - 2].ident.to_string()) {
         return None;
     }
     let (name, span) = super::str_lit(&c.args[0])?;
@@ -1904,6 +1914,7 @@ pub fn all_tools() -> Vec<ToolDef> {
 }
 pub fn args() -> Vec<ToolArgument> { vec![ToolArgument::new("lines", "the lines to add")] }
 pub fn reply() -> ToolMessage { ToolMessage::new("call_1", "the command printed nothing") }
+pub fn presets() -> Vec<ToolPreset> { vec![ToolPreset::new("minimal", "The fewest tools")] }
 pub mod mock {
     pub fn mock_response(request_type: &str) -> String {
         match request_type {
