@@ -32,6 +32,9 @@ pub(super) struct Ahead<'a> {
     /// at its end: the parse that follows skips them rather than parse them again (the walk
     /// reads them from [`Ahead::items`] only).
     pub(super) uses: Vec<(Cursor<'a>, ParseBuffer<'a>)>,
+    /// The keys ([`super::syntax::ident_key`]) of the names of the free functions, in
+    /// inline modules too.
+    pub(super) fn_names: Vec<u64>,
 }
 
 /// The file's items from `input`'s cursor to its end, read ahead on a fork (`input` itself
@@ -40,8 +43,13 @@ pub(super) struct Ahead<'a> {
 pub(super) fn read<'a>(input: &ParseBuffer<'a>) -> syn::Result<Ahead<'a>> {
     let fork = input.fork();
     let mut uses = Vec::new();
-    let items = items(&fork, Some(&mut uses))?;
-    Ok(Ahead { items, uses })
+    let mut fn_names = Vec::new();
+    let items = items(&fork, Some(&mut uses), &mut fn_names)?;
+    Ok(Ahead {
+        items,
+        uses,
+        fn_names,
+    })
 }
 
 /// The skeleton of `input`'s items; `uses`: the file's own items, whose `use` items are
@@ -49,6 +57,7 @@ pub(super) fn read<'a>(input: &ParseBuffer<'a>) -> syn::Result<Ahead<'a>> {
 fn items<'a>(
     input: &ParseBuffer<'a>,
     mut uses: Option<&mut Vec<(Cursor<'a>, ParseBuffer<'a>)>>,
+    fn_names: &mut Vec<u64>,
 ) -> syn::Result<Skeleton> {
     let top = uses.is_some();
     let mut out = Vec::new();
@@ -74,20 +83,48 @@ fn items<'a>(
             // may share state.
             out.push(input.parse()?);
         } else if keyword == "mod" && next_is_block(kw, 2) {
-            out.push(module(input, top)?);
+            out.push(module(input, top, fn_names)?);
         } else if keyword == "impl" || (keyword == "unsafe" && next_is(kw, "impl")) {
             if let Some(item) = impl_block(input)? {
                 out.push(item);
             }
         } else {
+            // A function: its name, for the walk to know the file's functions by name
+            // ([`super::hooks::FwState::fn_names`]).
+            if let Some(name) = fn_name(kw) {
+                fn_names.push(super::syntax::ident_key(&name));
+            }
             skip_item(input, false)?;
         }
     }
     Ok(out)
 }
 
+/// The name of the function whose item has its keywords at `kw` (`fn f`, `async fn f`,
+/// `const unsafe fn f`, `extern "C" fn f`).
+fn fn_name(mut kw: Cursor) -> Option<proc_macro2::Ident> {
+    loop {
+        if let Some((ident, next)) = kw.ident() {
+            if ident == "fn" {
+                return next.ident().map(|(name, _)| name);
+            }
+            if !matches!(
+                ident.to_string().as_str(),
+                "const" | "async" | "unsafe" | "extern" | "default" | "safe"
+            ) {
+                return None;
+            }
+            kw = next;
+        } else if let Some((_, next)) = kw.literal() {
+            kw = next; // `extern "C"`
+        } else {
+            return None;
+        }
+    }
+}
+
 /// `mod NAME { .. }` at `input`, its content read as a skeleton too.
-fn module(input: ParseStream, top: bool) -> syn::Result<syn::Item> {
+fn module(input: ParseStream, top: bool, fn_names: &mut Vec<u64>) -> syn::Result<syn::Item> {
     let attrs = input.call(Attribute::parse_outer)?;
     let vis: syn::Visibility = input.parse()?;
     let mod_token: Token![mod] = input.parse()?;
@@ -100,7 +137,7 @@ fn module(input: ParseStream, top: bool) -> syn::Result<syn::Item> {
         Vec::new()
     } else {
         content.call(Attribute::parse_inner)?;
-        items(&content, None)?
+        items(&content, None, fn_names)?
     };
     Ok(syn::Item::Mod(syn::ItemMod {
         attrs,
@@ -359,8 +396,11 @@ mod tests {
     #[test]
     fn an_impl_block_keeps_its_self_type() {
         let ty = |src: &str| {
-            let items = syn::parse::Parser::parse_str(|input: ParseStream| items(input, None), src)
-                .unwrap();
+            let items = syn::parse::Parser::parse_str(
+                |input: ParseStream| items(input, None, &mut Vec::new()),
+                src,
+            )
+            .unwrap();
             match &items[..] {
                 [syn::Item::Impl(i)] => i.self_ty.to_token_stream().to_string(),
                 other => panic!("{}", other.len()),
@@ -384,14 +424,22 @@ mod tests {
         assert_eq!(ty("impl Fn() -> u8 for X { const N: &str = \"n\"; }"), "X");
     }
 
-    /// Type aliases are read ahead (a parameter of one may share state); functions are not.
+    /// Type aliases are read ahead (a parameter of one may share state); functions by their
+    /// names only, whatever their keywords.
     #[test]
-    fn type_aliases_are_read_ahead() {
+    fn type_aliases_and_function_names_are_read_ahead() {
+        let mut names = Vec::new();
         let items = syn::parse::Parser::parse_str(
-            |input: ParseStream| items(input, None),
-            "pub type Reg = Arc<Mutex<HashMap<u64, String>>>; fn f(r: &Reg) {}",
+            |input: ParseStream| items(input, None, &mut names),
+            "pub type Reg = Arc<Mutex<HashMap<u64, String>>>; fn f(r: &Reg) { g(r) }
+             pub(crate) const unsafe extern \"C\" fn h() {} mod m { async fn i() {} }",
         )
         .unwrap();
-        assert!(matches!(&items[..], [syn::Item::Type(t)] if t.ident == "Reg"));
+        assert!(matches!(&items[..], [syn::Item::Type(t), syn::Item::Mod(_)] if t.ident == "Reg"));
+        let keys: Vec<u64> = ["f", "h", "i"]
+            .iter()
+            .map(|n| super::super::syntax::name_key(n))
+            .collect();
+        assert_eq!(names, keys);
     }
 }

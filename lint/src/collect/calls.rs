@@ -235,6 +235,70 @@ impl Collector<'_> {
         }
     }
 
+    /// The names a pattern binds, as locals of the function being walked (for patterns the
+    /// walk does not visit: a `for` loop's, a `match` arm's).
+    pub(super) fn bind_locals(&mut self, pat: &syn::Pat) {
+        struct Names<'a>(&'a mut FastSet<u64>);
+        impl<'ast> visit::Visit<'ast> for Names<'_> {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.insert(super::syntax::ident_key(&p.ident));
+                visit::visit_pat_ident(self, p);
+            }
+            fn visit_expr(&mut self, _: &'ast syn::Expr) {}
+        }
+        if let Some(f) = self.fn_stack.last_mut() {
+            visit::Visit::visit_pat(&mut Names(&mut f.locals), pat);
+        }
+    }
+
+    /// A path naming a function that is not called here but handed over as a value, where
+    /// values are handed over (an argument: `items.iter().map(send)`; a `let`: `let f =
+    /// handlers::send;`; an arm: `"send" => send_email,` in a `match` choosing a function
+    /// pointer): the function is reached as if called, since a function handed over is
+    /// handed over to be run. A one-word path bound by a pattern of the function is that
+    /// local; capitalised last segments are types, variants, constants.
+    pub(super) fn fn_value(&mut self, e: &Expr) {
+        let e = match strip(e) {
+            Expr::Cast(c) => strip(&c.expr),
+            e => e,
+        };
+        let Expr::Path(p) = e else {
+            return;
+        };
+        let Some(f) = self.fn_stack.last() else {
+            return;
+        };
+        if p.qself.is_some() {
+            return;
+        }
+        let segs = &p.path.segments;
+        let Some(last) = segs.last() else { return };
+        // A one-word path names a function of this file, or one a `use` brings in (the
+        // file's, or a block's or an inline module's of the scopes walked), unless the
+        // function binds a local of that name.
+        if segs.len() == 1 {
+            let key = super::syntax::ident_key(&last.ident);
+            if f.locals.contains(&key)
+                || !(self.fw.value_names.contains(&key)
+                    || (self.scopes.len() > 1 && self.imported(&last.ident.to_string())))
+            {
+                return;
+            }
+        }
+        if last.ident == "self"
+            || !last
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_lowercase())
+        {
+            return;
+        }
+        let resolved = self.resolve(&p.path);
+        if let Some(target) = self.call_target(resolved) {
+            self.call(target, Loc::default());
+        }
+    }
+
     /// The `visit_macro` arm: `format!`/`vec!` bodies, `json!` bodies, SQL query macros and
     /// `nanoid!`.
     pub(super) fn macro_effects(&mut self, mac: &syn::Macro) {
@@ -404,5 +468,60 @@ impl S {
 "#;
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         assert_eq!(rows[0].3, "Write", "{rows:?}");
+    }
+
+    /// A function handed over as a value (`.map(send)`, `let f = send; f(..)`, a `match`
+    /// choosing a function pointer) is reached; a local of the same name (a parameter, a
+    /// `for` loop's item, an arm's binding) is no function.
+    #[test]
+    fn functions_handed_over_as_values_are_reached() {
+        let src = r#"
+use rmcp::tool;
+pub struct S;
+fn send(item: &str) -> Result<String, String> {
+    reqwest::blocking::Client::new().post("https://mail.example/send").body(item.to_string()).send().map_err(|e| e.to_string())?;
+    Ok("sent".into())
+}
+fn comment(conn: &Conn) { conn.execute("INSERT INTO comments VALUES (1)", []).unwrap(); }
+fn render(conn: &Conn, comments: &[Comment]) -> String {
+    let mut out = String::new();
+    for comment in comments { out.push_str(&comment.content); }
+    match comments.first() { Some(comment) => out.push_str(&comment.content), None => {} }
+    out
+}
+impl S {
+    #[tool(description = "Send them all")]
+    async fn send_all(&self, items: Vec<String>) -> Result<Vec<String>, String> {
+        items.iter().map(|s| s.as_str()).map(send).collect()
+    }
+    #[tool(description = "Send one")]
+    async fn send_one(&self, item: String) -> Result<String, String> {
+        let f = send;
+        f(&item)
+    }
+    #[tool(description = "Pick")]
+    async fn pick(&self, kind: String, item: String) -> Result<String, String> {
+        let f: fn(&str) -> Result<String, String> = match kind.as_str() { "send" => send, _ => return Err("no".into()) };
+        f(&item)
+    }
+    #[tool(description = "Render comments")]
+    async fn show_comments(&self, conn: Conn, comments: Vec<Comment>) -> String {
+        render(&conn, &comments)
+    }
+}
+"#;
+        let rows: Vec<(String, String)> = crate::analysis::inventory_rows(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|(n, _, _, k)| (n, k))
+            .collect();
+        let kind = |name: &str| {
+            rows.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, k)| k.as_str())
+        };
+        assert_eq!(kind("send_all"), Some("Write"), "{rows:?}");
+        assert_eq!(kind("send_one"), Some("Write"), "{rows:?}");
+        assert_eq!(kind("pick"), Some("Write"), "{rows:?}");
+        assert_ne!(kind("show_comments"), Some("Write"), "{rows:?}");
     }
 }

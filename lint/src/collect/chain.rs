@@ -467,6 +467,9 @@ impl Collector<'_> {
                 );
             } else if !(query_method || i == 0 && is_self(root) || http_write)
                 && class.client_write
+                // `parts.push(term)` on a `parts: &mut Vec<String>` parameter: a change to
+                // the caller's value, never a client's call.
+                && !(i == 0 && class.state_mutator && self.mut_param(root).is_some())
                 // A builder switch (`.follow_links(true)`, `.delete_on_drop(false)`,
                 // `.follow_links(cfg.follow_links)`) sets an option; it performs nothing.
                 && !super::syntax::builder_switch(mc)
@@ -1893,6 +1896,33 @@ impl Graph {
                 ("query".into(), "Read".into()),
             ]
         );
+    }
+    /// `parts.push(..)` on a `parts: &mut Vec<String>` parameter changes the caller's list:
+    /// no client's `push`.
+    #[test]
+    fn pushing_onto_a_lent_list_is_no_client_call() {
+        let src = r#"
+use rmcp::tool;
+pub struct S;
+fn push_term(parts: &mut Vec<String>, key: &str, term: &str) {
+    parts.push(format!("{key} {term}"));
+}
+fn criteria(text: &str) -> String {
+    let mut parts = Vec::new();
+    let push = push_term;
+    push(&mut parts, "TEXT", text);
+    parts.join(" ")
+}
+impl S {
+    #[tool(description = "Search")]
+    async fn search_emails(&self, text: String) -> Vec<u32> {
+        let c = criteria(&text);
+        self.session.lock().await.search(c).unwrap()
+    }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
+        assert_ne!(rows[0].3, "Write", "{rows:?}");
     }
 }
 

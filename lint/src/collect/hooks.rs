@@ -37,6 +37,11 @@ pub(super) struct FwState {
     /// Arc<Mutex<HashMap<Uuid, DataFrame>>>;`): a parameter of one shares state as the
     /// aliased type would.
     pub(super) shared_aliases: Vec<String>,
+    /// The keys ([`super::syntax::name_key`]) of the names of the file's free functions (in
+    /// inline modules too) and of the names its own `use` items bring in: a one-word path
+    /// handed over as a value names a function only if it is one of them
+    /// ([`Collector::fn_value`]).
+    pub(super) value_names: super::FastSet<u64>,
     /// The file's own simple `macro_rules!` ([`super::macros::local_macro`]), by name, when
     /// the file defines any.
     pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
@@ -174,30 +179,100 @@ fn closure_sig(ident: syn::Ident, c: &syn::ExprClosure) -> syn::Signature {
     sig
 }
 
-/// Whether a text calls the constructor of a type whose name holds `Tool` (`ToolSpec::new(`,
-/// `SimpleTool::new(`): the identifier before each `::new(`, looked at without allocating.
-fn tool_type_constructed(text: &str) -> bool {
+/// Whether a text inserts into a map named for tools or handlers (`tools.insert(`,
+/// `self.tool_handlers.insert(`), or, in a file that answers `tools/call` itself
+/// (`tools_call`), for commands and actions: the identifier before each `.insert(`, looked
+/// at without allocating.
+fn inserts_into_tools(text: &str, tools_call: bool) -> bool {
+    let words: &[&str] = if tools_call {
+        &["tool", "Tool", "handler", "Handler", "command", "action"]
+    } else {
+        &["tool", "Tool", "handler", "Handler"]
+    };
     let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b".insert(").any(|at| {
+        let start = bytes[..at]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(0, |p| p + 1);
+        let ident = &bytes[start..at];
+        words
+            .iter()
+            .any(|w| memchr::memmem::find(ident, w.as_bytes()).is_some())
+    })
+}
+
+/// Whether a macro's tokens have the shape of one struct literal (`ToolDef { .. }`,
+/// `tools::Def { .. }`): a path, then one braced group, and nothing after it. Looked at
+/// before the body is parsed, which most item macros' bodies would not be worth.
+fn struct_literal_shape(tokens: &proc_macro2::TokenStream) -> bool {
+    use proc_macro2::TokenTree;
+    let mut seen_path = false;
+    let mut iter = tokens.clone().into_iter();
+    for t in iter.by_ref() {
+        match t {
+            TokenTree::Ident(_) => seen_path = true,
+            TokenTree::Punct(p) if p.as_char() == ':' => {}
+            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace => {
+                return seen_path && iter.next().is_none();
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether an item is named for tools (`TOOLS`, `fn builtin_tools()`, `tool_table`).
+fn named_for_tools(ident: &syn::Ident) -> bool {
+    named_for_tools_text(&ident.to_string())
+}
+
+/// [`named_for_tools`] of a name's text.
+fn named_for_tools_text(name: &str) -> bool {
+    // Most names hold no `tool` in any case: one search before splitting.
+    name.as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"tool"))
+        && name
+            .split('_')
+            .any(|w| w.eq_ignore_ascii_case("tool") || w.eq_ignore_ascii_case("tools"))
+}
+
+/// Whether a text says `Tool` at all, and whether it calls the constructor or the builder of
+/// a type whose name holds `Tool` (`ToolSpec::new(`, `SimpleTool::new(`, `Tool::builder(`):
+/// the identifier before each `::new(`, looked at without allocating.
+fn tool_type_constructed(text: &str) -> (bool, bool) {
+    let bytes = text.as_bytes();
+    let mut any = false;
     // From each `Tool` (rare in most code) to the end of its identifier.
-    memchr::memmem::find_iter(bytes, b"Tool").any(|at| {
+    let constructed = memchr::memmem::find_iter(bytes, b"Tool").any(|at| {
+        any = true;
         let rest = &bytes[at..];
         let end = rest
             .iter()
             .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
             .unwrap_or(rest.len());
-        rest[end..].starts_with(b"::new(")
-    })
+        rest[end..].starts_with(b"::new(") || rest[end..].starts_with(b"::builder(")
+    });
+    (any, constructed)
 }
 
-/// The struct literals of an expression, a body or the lists parsed out of its `vec![..]`
-/// calls ([`function_tool::vec_bodies`]), for [`crate::frameworks::registry::table_entry`]
-/// to tell the tool table entries among them; nested items left out.
-struct TableEntries<'a>(Vec<&'a syn::ExprStruct>);
+/// The struct literals and the tuples of an expression, a body or the lists parsed out of
+/// its `vec![..]` calls ([`function_tool::vec_bodies`]), for
+/// [`crate::frameworks::registry::table_entry`] and
+/// [`crate::frameworks::registry::tuple_entry`] to tell the tool table rows among them;
+/// nested items left out.
+#[derive(Default)]
+struct TableEntries<'a>(Vec<&'a syn::ExprStruct>, Vec<&'a syn::ExprTuple>);
 
 impl<'a> syn::visit::Visit<'a> for TableEntries<'a> {
     fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
         self.0.push(s);
         syn::visit::visit_expr_struct(self, s);
+    }
+    fn visit_expr_tuple(&mut self, t: &'a syn::ExprTuple) {
+        self.1.push(t);
+        syn::visit::visit_expr_tuple(self, t);
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}
 }
@@ -211,32 +286,33 @@ impl Collector<'_> {
         // What follows each `tool` of the text, in one pass: `tool(` (a function making or
         // registering a tool, `define_tool(..)`, `::tool()`), `tool_with` (`add_tool_with_handler`),
         // `tools!`/`tool!` (a catalogue macro).
+        // `tools/call` and `tools/list` too (`tools/` follows a `tool`).
         let (mut tool_paren, mut tool_with, mut tool_macro) = (false, false, false);
+        let (mut tool_word, mut tools_call, mut tools_list) = (false, false, false);
         for i in memchr::memmem::find_iter(text.as_bytes(), b"tool") {
+            tool_word = true;
             let rest = &text.as_bytes()[i + 4..];
             tool_paren |= rest.starts_with(b"(");
             tool_with |= rest.starts_with(b"_with");
             tool_macro |= rest.starts_with(b"!") || rest.starts_with(b"s!");
-        }
-        // `tools/call` and `tools/list`, in one pass.
-        let (mut tools_call, mut tools_list) = (false, false);
-        for i in memchr::memmem::find_iter(text.as_bytes(), b"tools/") {
-            let rest = &text.as_bytes()[i + 6..];
-            tools_call |= rest.starts_with(b"call");
-            tools_list |= rest.starts_with(b"list");
+            if let Some(after) = rest.strip_prefix(b"s/") {
+                tools_call |= after.starts_with(b"call");
+                tools_list |= after.starts_with(b"list");
+            }
         }
         let tools_call_or_list = tools_call || tools_list;
         self.fw.want_consts = has("NAME");
-        let tool = has("Tool");
+        // Whether the text says `Tool`, and constructs a type named for tools (`ToolSpec::new(..)`,
+        // `ToolDef::new(..)`), in one pass.
+        let (tool, tool_ctor) = tool_type_constructed(text);
         // A parameter holding a whole tool call (`call: ToolCall`, `tool_use: &ToolUse`).
         self.fw.tool_call_types = tool;
-        self.fw.want_ctor_names = tool && has(" for ") && has("name:");
-        self.fw.want_serde_names = tool && has(" for ") && has("rename");
+        let for_impl = tool && has(" for ");
+        self.fw.want_ctor_names = for_impl && has("name:");
+        self.fw.want_serde_names = for_impl && has("rename");
         self.fw.want_name_consts = has("const ") && has("&str");
         // `FunctionTool::new`, and tool registries (`register`, `register_tool`).
-        // A type named for tools constructed (`ToolSpec::new(..)`, `ToolDef::new(..)`).
-        let tool_ctor = tool_type_constructed(text);
-        self.fw.function_tools = has("FunctionTool")
+        self.fw.function_tools = (tool && has("FunctionTool"))
             // Another type named for tools built with a closure (`ToolSpec::new(..)`).
             || tool_ctor
             // A function making a tool (`define_tool("bash", "..", params, |p| ..) -> Tool`),
@@ -245,19 +321,38 @@ impl Collector<'_> {
             || tool_paren
             || tool_with
             || has("register")
-            || has("ToolBuilder")
-            || (has(".insert(") && has("Box::new(") && (tool || tools_call));
+            || (tool && has("ToolBuilder"))
+            // A map of tools filled by name (`tools.insert("send_email", send_email)`,
+            // `map.insert("send_email", Tool { .. })`).
+            || ((tool_word || tools_call) && inserts_into_tools(text, tools_call))
+            || (tool && has(".insert(") && (has("Box::new(") || has("Tool {")));
         self.fw.tools_call = tools_call_or_list;
         self.fw.tables = has("description") || (tool && has("name:"));
         self.fw.swiftide = has("swiftide");
-        self.fw.json_defs = crate::frameworks::data_file::may_define_in_code(&has);
-        self.fw.struct_defs = crate::frameworks::data_file::may_define_structs(&has);
+        (self.fw.json_defs, self.fw.struct_defs) = crate::frameworks::data_file::may_define(text);
         self.fw.call_defs = tool_ctor;
         self.fw.tool_macros = tool_macro;
     }
 
     /// The file's string constants, when a rig `NAME` may need them.
     pub(super) fn fw_begin_file(&mut self, items: &[syn::Item]) {
+        fn fn_names(items: &[syn::Item], out: &mut super::FastSet<u64>) {
+            for item in items {
+                match item {
+                    syn::Item::Fn(f) => {
+                        out.insert(super::syntax::ident_key(&f.sig.ident));
+                    }
+                    syn::Item::Mod(m) => {
+                        if let Some((_, inner)) = &m.content {
+                            fn_names(inner, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.fw.value_names.clear();
+        fn_names(items, &mut self.fw.value_names);
         self.fw.shared_aliases = items
             .iter()
             .filter_map(|item| match item {
@@ -301,6 +396,25 @@ impl Collector<'_> {
                 })
                 .collect();
             self.fw.name_consts.sort();
+        }
+    }
+
+    /// The keys of the names of the file's free functions, read ahead of a streamed walk (whose
+    /// skeleton of items holds none: [`super::ahead`]).
+    pub(super) fn fw_fn_names(&mut self, names: Vec<u64>) {
+        self.fw.value_names.extend(names);
+    }
+
+    /// The names the file's own `use` items bring in (its scope, just pushed), as names a
+    /// function value may have.
+    pub(super) fn fw_imported_names(&mut self) {
+        if let Some(scope) = self.scopes.last() {
+            let keys: Vec<u64> = scope
+                .names
+                .keys()
+                .map(|n| super::syntax::name_key(n))
+                .collect();
+            self.fw.value_names.extend(keys);
         }
     }
 
@@ -368,11 +482,12 @@ impl Collector<'_> {
         let enclosing_name = cur.facts.name.clone();
         let self_ty = cur.facts.self_ty.clone();
         // The body's `vec![..]` lists, parsed once for the scans that look into them.
-        let in_macros = if self.fw.function_tools || self.fw.tables {
-            function_tool::vec_bodies(block)
-        } else {
-            Vec::new()
-        };
+        let in_macros =
+            if self.fw.function_tools || self.fw.tables || named_for_tools_text(&enclosing_name) {
+                function_tool::vec_bodies(block)
+            } else {
+                Vec::new()
+            };
         if self.fw.function_tools {
             let (found, pairs) =
                 function_tool::find(block, &in_macros, self.fw.tools_call, &|p: &syn::Path| {
@@ -445,7 +560,7 @@ impl Collector<'_> {
                 }
             }
         }
-        self.fw_fn_tool_table(&sig.ident, block, &in_macros);
+        self.fw_fn_tool_table(sig, block, &in_macros);
         let (arms, handler) = dispatch::tools_of_fn(sig, block, self.fw.tools_call);
         if handler && let Some(f) = self.fn_stack.last_mut() {
             f.facts.tools_handler = true;
@@ -790,12 +905,25 @@ impl Collector<'_> {
     /// ([`crate::frameworks::registry::table_entry`]): each a tool (style `tool-registry`)
     /// whose body calls its handler.
     pub(super) fn fw_tool_table(&mut self, item_ident: &syn::Ident, e: &syn::Expr) {
-        if !self.fw.tables {
+        if !(self.fw.tables || named_for_tools(item_ident)) {
             return;
         }
-        let mut entries = TableEntries(Vec::new());
+        let mut entries = TableEntries::default();
         syn::visit::Visit::visit_expr(&mut entries, e);
-        self.fw_table_entries(item_ident, entries.0);
+        self.fw_table_entries(item_ident, entries, None);
+    }
+
+    /// `inventory::submit! { ToolDef { name: "send_email", handler: send_email, .. } }`: a
+    /// row of a tool table handed to a collecting macro at item level, taken as a table's.
+    pub(super) fn fw_macro_row(&mut self, mac: &syn::Macro) {
+        if self.fw.tables
+            && matches!(mac.delimiter, syn::MacroDelimiter::Brace(_))
+            && struct_literal_shape(&mac.tokens)
+            && let Ok(row @ syn::Expr::Struct(_)) = mac.parse_body::<syn::Expr>()
+            && let Some(last) = mac.path.segments.last()
+        {
+            self.fw_tool_table(&last.ident, &row);
+        }
     }
 
     /// The tool table entries written in a function's body (`Plugin { tools: vec![Tool {
@@ -803,29 +931,53 @@ impl Collector<'_> {
     /// `vec![..]` lists (`in_macros`, parsed once for every scan of the body) too.
     fn fw_fn_tool_table(
         &mut self,
-        fn_ident: &syn::Ident,
+        sig: &syn::Signature,
         block: &syn::Block,
         in_macros: &[syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>],
     ) {
-        if !self.fw.tables {
+        if !(self.fw.tables || named_for_tools(&sig.ident)) {
             return;
         }
-        let mut entries = TableEntries(Vec::new());
+        let mut entries = TableEntries::default();
         syn::visit::Visit::visit_block(&mut entries, block);
         for e in in_macros.iter().flatten() {
             syn::visit::Visit::visit_expr(&mut entries, e);
         }
-        self.fw_table_entries(fn_ident, entries.0);
+        self.fw_table_entries(&sig.ident, entries, Some((sig, block)));
     }
 
-    fn fw_table_entries(&mut self, item_ident: &syn::Ident, entries: Vec<&syn::ExprStruct>) {
+    /// `body`: the function the table is written in, if it is not a `const`'s or a
+    /// `static`'s: there a tuple is a row only with a description, and only when its
+    /// handler is no local of the function (`("stall_nudge", "Nudge with instructions",
+    /// alert_id)` is a button's row).
+    fn fw_table_entries(
+        &mut self,
+        item_ident: &syn::Ident,
+        entries: TableEntries<'_>,
+        body: Option<(&syn::Signature, &syn::Block)>,
+    ) {
         let table = item_ident.to_string();
-        for s in entries {
-            let Some((name, span, description, handler)) =
-                crate::frameworks::registry::table_entry(s)
-            else {
-                continue;
-            };
+        let named_for_tools = body.is_none() && named_for_tools(item_ident);
+        let mut rows = entries
+            .0
+            .into_iter()
+            .filter_map(crate::frameworks::registry::table_entry)
+            .collect::<Vec<_>>();
+        let tuples = entries
+            .1
+            .into_iter()
+            .filter_map(|t| crate::frameworks::registry::tuple_entry(t, named_for_tools))
+            .collect::<Vec<_>>();
+        if let (Some((sig, block)), false) = (body, tuples.is_empty()) {
+            let bound = super::syntax::bound_names(sig, block);
+            rows.extend(tuples.into_iter().filter(|(.., h)| {
+                !matches!(h, crate::frameworks::registry::TableHandler::Function(p)
+                    if p.get_ident().is_some_and(|id| bound.contains(&id.to_string())))
+            }));
+        } else {
+            rows.extend(tuples);
+        }
+        for (name, span, description, handler) in rows {
             let ident = synthetic_ident(&table.to_lowercase(), &name, span);
             let sig = made_sig(ident.clone());
             let hints = ToolHints {

@@ -207,6 +207,7 @@ fn collect_streamed(job: &FileJob, text: &str, config: &Config) -> (FileFacts, V
                 return Ok(false);
             };
             c.begin_items(&ahead.items);
+            c.fw_fn_names(ahead.fn_names);
             let mut uses = ahead.uses.into_iter().peekable();
             while !input.is_empty() {
                 // A `use` item was parsed ahead, and is not walked. (Were the read-ahead to

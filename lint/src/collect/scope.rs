@@ -198,6 +198,11 @@ impl Collector<'_> {
         self.resolve_segs(segs)
     }
 
+    /// Whether a `use` of the scopes being walked brings in a name.
+    pub(super) fn imported(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.names.contains_key(name))
+    }
+
     pub(super) fn resolve_segs(&self, segs: Vec<String>) -> Vec<String> {
         let Some(first) = segs.first() else {
             return segs;

@@ -210,6 +210,8 @@ impl Collector<'_> {
             let syn::FnArg::Typed(pt) = input else {
                 continue;
             };
+            // `parts: &mut Vec<String>`: a list of text, and the caller's value lent.
+            let lent_list = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some());
             if let syn::Pat::Ident(pi) = &*pt.pat
                 && (crate::frameworks::is_text_type(&pt.ty) || is_http_method_type(&pt.ty))
             {
@@ -218,6 +220,9 @@ impl Collector<'_> {
                 && is_text_list_type(&pt.ty)
             {
                 f.list_params.push((pi.ident.to_string(), pos));
+                if lent_list {
+                    f.mut_params.push((pi.ident.to_string(), pos));
+                }
             } else if let syn::Pat::Ident(pi) = &*pt.pat
                 && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
             {
@@ -589,7 +594,7 @@ impl Collector<'_> {
 
     /// The position of the function's own `&mut` parameter an argument hands on (`state`,
     /// `&mut *state`).
-    fn mut_param(&self, a: &Expr) -> Option<u32> {
+    pub(super) fn mut_param(&self, a: &Expr) -> Option<u32> {
         let f = self.fn_stack.last()?;
         let e = match strip(a) {
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &*u.expr,

@@ -67,6 +67,10 @@ pub(super) struct FnState {
     pub(super) frames: Vec<Frame>,
     pub(super) key_depth: u32,
     pub(super) chain_inner: Vec<usize>,
+    /// The names the function's `let`s, `for` loops and `match` arms bind: a one-word path
+    /// naming one of them is the local, not a function.
+    /// (By [`super::syntax::name_key`].)
+    pub(super) locals: FastSet<u64>,
     pub(super) key_exprs: Vec<usize>,
     pub(super) unstable_lets: FastMap<String, (String, Loc)>,
     /// Locals bound to a call that makes a new identifier (`let id = generate_job_id()`, see

@@ -748,3 +748,50 @@ pub(super) fn makes_an_answer(c: &syn::ExprCall) -> bool {
         }
     }
 }
+
+/// Every name a function's parameters and the patterns of its body bind (`let`, `if let`,
+/// `match` arms, closure parameters), nested items left out.
+pub(super) fn bound_names(sig: &syn::Signature, block: &syn::Block) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut names = Names(Vec::new());
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            syn::visit::Visit::visit_pat(&mut names, &pt.pat);
+        }
+    }
+    syn::visit::Visit::visit_block(&mut names, block);
+    names.0
+}
+
+/// A key for a name's text, for sets of names looked up often ([`FnState::locals`],
+/// [`super::hooks::FwState::value_names`]); [`ident_key`] gives an identifier's the same key
+/// without making its text.
+pub(super) fn name_key(name: &str) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+/// [`name_key`] of an identifier, made without allocating its text.
+pub(super) fn ident_key(ident: &proc_macro2::Ident) -> u64 {
+    use std::fmt::Write as _;
+    use std::hash::Hasher as _;
+    struct Feed(rustc_hash::FxHasher);
+    impl std::fmt::Write for Feed {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut feed = Feed(rustc_hash::FxHasher::default());
+    let _ = write!(feed, "{ident}");
+    feed.0.finish()
+}

@@ -14,6 +14,7 @@ impl Collector<'_> {
         collect_const_texts(items, &mut self.const_texts);
         self.fw_begin_file(items);
         self.push_scope(items);
+        self.fw_imported_names();
     }
 
     /// The end of a file's items: its scope left.
@@ -69,6 +70,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         if m.ident.is_none() && !has_cfg_test(&m.attrs) {
+            self.fw_macro_row(&m.mac);
             let mut names = Vec::new();
             if matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_)) {
                 macro_declared_mods(m.mac.tokens.clone(), &mut names);
@@ -243,6 +245,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         self.hand_off_commands(&m.args);
+        for a in &m.args {
+            self.fn_value(a);
+        }
         let ptr = m as *const _ as usize;
         let inner = take_ptr(&mut self.fn_stack.last_mut().unwrap().chain_inner, ptr);
         if !inner {
@@ -348,6 +353,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 self.fw.code_entries.push(e);
             }
             self.hand_off_commands(&c.args);
+            for a in &c.args {
+                self.fn_value(a);
+            }
             let f = self.fn_stack.last_mut().unwrap();
             if !f.acts && !super::syntax::makes_an_answer(c) {
                 f.acts = true;
@@ -511,6 +519,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             _ => false,
         };
         self.visit_expr(&l.expr);
+        self.bind_locals(&l.pat);
         let mut idents = Vec::new();
         if let Pat::Ident(p) = &*l.pat {
             idents.push(p.ident.to_string());
@@ -596,6 +605,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         };
         let key_like = name.as_deref().is_some_and(ev::key_binding);
         let local_name = name.clone();
+        if let Some(n) = &name {
+            self.fn_stack
+                .last_mut()
+                .unwrap()
+                .locals
+                .insert(super::syntax::name_key(n));
+        }
         let (before, take_before) = {
             let f = self.fn_stack.last_mut().unwrap();
             f.pending_proc = None;
@@ -606,6 +622,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             f.saw_take = false;
             (f.facts.unstable.len(), t)
         };
+        if let Some(init) = &l.init {
+            self.fn_value(&init.expr);
+        }
         visit::visit_local(self, l);
         let f = self.fn_stack.last_mut().unwrap();
         if key_like {
@@ -788,6 +807,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.visit_attribute(a);
         }
         self.visit_expr(&m.expr);
+        for arm in &m.arms {
+            self.bind_locals(&arm.pat);
+            self.fn_value(&arm.body);
+        }
         if self.fw_variant_arms(m) {
             return;
         }

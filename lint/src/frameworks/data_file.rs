@@ -75,15 +75,49 @@ const CODE_SCHEMA_KEYS: &[&str] = &["inputSchema", "input_schema", "parameters"]
 /// .. }`), for a slash command or a CLI subcommand is described so as well.
 const STRUCT_PARAMS_KEY: &str = "params";
 
-/// Whether a source text may hold tool definitions written as JSON (a schema key quoted).
-pub fn may_define_in_code(has: &dyn Fn(&str) -> bool) -> bool {
-    has("\"inputSchema\"") || has("\"input_schema\"") || has("\"parameters\"")
-}
-
-/// Whether a source text may hold tool definitions written as structs in code (a schema
-/// field set: `input_schema:`, `parameters:`, or `params:` in a struct named for tools).
-pub fn may_define_structs(has: &dyn Fn(&str) -> bool) -> bool {
-    has("input_schema:") || has("inputSchema:") || has("parameters:") || has("params:")
+/// Whether a source text may hold tool definitions written as JSON (a schema key quoted:
+/// `"inputSchema"`, `"input_schema"`, `"parameters"`), and whether it may hold them written
+/// as structs in code (a schema field set: `input_schema:`, `inputSchema:`, `parameters:`,
+/// or `params:` in a struct named for tools) — from one pass for `parameters` and one for
+/// the input schema's two spellings, since these run over every parsed file.
+pub fn may_define(text: &str) -> (bool, bool) {
+    let bytes = text.as_bytes();
+    let (mut json, mut structs) = (false, false);
+    // `"key"` quoted, or `key:` a field; `at`..`end` the key.
+    let look = |at: usize, end: usize| {
+        let quoted = at > 0 && bytes[at - 1] == b'"' && bytes.get(end) == Some(&b'"');
+        (quoted, bytes.get(end) == Some(&b':'))
+    };
+    for at in memchr::memmem::find_iter(bytes, b"nput") {
+        if at == 0 || bytes[at - 1] != b'i' {
+            continue;
+        }
+        let rest = &bytes[at + 4..];
+        for tail in [&b"Schema"[..], &b"_schema"[..]] {
+            if rest.starts_with(tail) {
+                let (q, f) = look(at - 1, at + 4 + tail.len());
+                json |= q;
+                structs |= f;
+            }
+        }
+        if json && structs {
+            return (true, true);
+        }
+    }
+    for at in memchr::memmem::find_iter(bytes, b"param") {
+        let rest = &bytes[at + 5..];
+        if rest.starts_with(b"eters") {
+            let (q, f) = look(at, at + 10);
+            json |= q;
+            structs |= f;
+        } else if rest.starts_with(b"s:") {
+            structs = true;
+        }
+        if json && structs {
+            break;
+        }
+    }
+    (json, structs)
 }
 
 /// The tool definitions written as JSON in a macro's tokens (`json!({"name": "quipu_set",
@@ -1383,6 +1417,28 @@ fn make_tool(
 
 #[cfg(test)]
 mod tests {
+    /// The schema marks of a text, found in two passes, say what the seven searches of
+    /// them said: a quoted key for JSON, a field for structs.
+    #[test]
+    fn schema_marks() {
+        for (text, want) in [
+            (r#"json!({"name": "x", "inputSchema": {}})"#, (true, false)),
+            (r#"json!({"input_schema": {}})"#, (true, false)),
+            (r#"json!({"parameters": {}})"#, (true, false)),
+            ("Tool { input_schema: s }", (false, true)),
+            ("Def { inputSchema: s }", (false, true)),
+            ("FunctionDef { parameters: json!({}) }", (false, true)),
+            ("ToolSpec { params: vec![] }", (false, true)),
+            (
+                r#"Tool { input_schema: s }; json!({"parameters": 1})"#,
+                (true, true),
+            ),
+            ("fn input(parameter: u8, schema: Schema) {}", (false, false)),
+        ] {
+            assert_eq!(may_define(text), want, "{text}");
+        }
+    }
+
     use super::*;
     use idemcheck_spec::Judgement;
 

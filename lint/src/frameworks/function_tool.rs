@@ -57,6 +57,9 @@ pub struct FunctionTool<'a> {
     pub boxed_type: Option<String>,
     /// Found in a macro's body ([`vec_bodies`]): its handler is found again by its place.
     pub in_macro: bool,
+    /// Its handler was handed to a method named for handlers (`.handler(send_email)`): a
+    /// path there is a function, also in a list.
+    pub handler_named: bool,
 }
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
@@ -139,6 +142,7 @@ pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<Functio
         registry,
         boxed_type: None,
         in_macro: false,
+        handler_named: false,
     })
 }
 
@@ -248,9 +252,15 @@ pub fn find<'a>(
         defs: Vec<(String, &'a Expr)>,
         /// Locals bound to a closure (`let executor = move |input, ctx| ..`), the closure.
         closures: Vec<(String, &'a Expr)>,
+        /// Every name a pattern binds (`let`, `if let`, closure parameters, arms).
+        locals: Vec<String>,
     }
     impl<'a, R: Fn(&syn::Path) -> Vec<String>> Visit<'a> for Scan<'a, '_, R> {
         fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.locals.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
         fn visit_local(&mut self, l: &'a syn::Local) {
             let pat = match &l.pat {
                 syn::Pat::Type(t) => &*t.pat,
@@ -283,7 +293,14 @@ pub fn find<'a>(
             if let Some(t) = super::registry::of_method_call(m)
                 .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
                 .or_else(|| super::registry::of_builder_chain(m))
-                .or_else(|| super::registry::of_boxed_insert(m, self.serves_tools_call))
+                .or_else(|| {
+                    super::registry::of_boxed_insert(
+                        m,
+                        self.serves_tools_call,
+                        &self.closures,
+                        &self.locals,
+                    )
+                })
                 .or_else(|| {
                     let args: Vec<&Expr> = m.args.iter().collect();
                     super::registry::of_any_registration(
@@ -308,6 +325,7 @@ pub fn find<'a>(
         pairs: Vec::new(),
         defs: Vec::new(),
         closures: Vec::new(),
+        locals: Vec::new(),
     };
     scan.visit_block(block);
     let in_block = scan.out.len();
@@ -322,8 +340,9 @@ pub fn find<'a>(
     // In a list, a path handed last is as often a value (`make_tool_with_prompts("relink",
     // "..", schema, required, prompts)`, a list of definitions) as a function: only closures
     // and handler values of a type register a tool there.
-    scan.out
-        .retain(|t| !(t.in_macro && matches!(t.handler, Some(Handler::Path(_)))));
+    scan.out.retain(|t| {
+        !(t.in_macro && !t.handler_named && matches!(t.handler, Some(Handler::Path(_))))
+    });
     (scan.out, scan.pairs)
 }
 

@@ -87,6 +87,7 @@ pub fn of_definition_and_handler<'a>(
         registry: true,
         boxed_type: None,
         in_macro: false,
+        handler_named: false,
     })
 }
 
@@ -152,12 +153,17 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         return None;
     }
     let mut description = None;
+    // `Tool::builder().name("send_email")`: the name handed to a step of the chain.
+    let mut named = None;
     let mut cur = &*m.receiver;
     let root = loop {
         match cur {
             Expr::MethodCall(inner) => {
                 if inner.method == "description" && inner.args.len() == 1 {
                     description = builder_text(&inner.args[0]).map(|(t, _)| t);
+                }
+                if inner.method == "name" && inner.args.len() == 1 {
+                    named = str_lit(&inner.args[0]);
                 }
                 cur = &inner.receiver;
             }
@@ -177,21 +183,24 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
     let maker = f.path.segments[n - 1].ident.to_string();
     let tool_maker =
         maker == "tool" || super::function_tool::is_tool_maker(std::slice::from_ref(&maker));
-    if !(tool_new || tool_maker) || root.args.is_empty() {
-        return None;
-    }
-    let (name, name_span) = builder_text(&root.args[0]).and_then(|(t, span)| {
-        // A constant's name stands for the tool's: `BROWSER_CLICK_NAME` -> `browser_click`.
-        let name = if t
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        {
-            t.strip_suffix("_NAME")?.to_ascii_lowercase()
-        } else {
-            t
-        };
-        tool_like(&name).then_some((name, span))
-    })?;
+    // `Tool::builder()`, `ToolBuilder::default()`: a tool named by a step of the chain.
+    let tool_builder = n >= 2
+        && matches!(
+            f.path.segments[n - 1].ident.to_string().as_str(),
+            "builder" | "default" | "new"
+        )
+        && f.path.segments[n - 2].ident.to_string().contains("Tool");
+    let (name, name_span) = if let (Some((name, span)), true) = (named, tool_builder) {
+        if !super::tool_trait::is_tool_name(&name) {
+            return None;
+        }
+        (name, span)
+    } else {
+        if !(tool_new || tool_maker) || root.args.is_empty() {
+            return None;
+        }
+        constructor_name(&root.args[0])?
+    };
     let (handler, handler_expr) = super::function_tool::handler_of(m.args.last()?);
     Some(FunctionTool {
         name,
@@ -202,6 +211,24 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         registry: true,
         boxed_type: None,
         in_macro: false,
+        handler_named: true,
+    })
+}
+
+/// The tool's name handed to a builder's constructor: a literal, or a `SCREAMING_CASE`
+/// constant ending in `_NAME` that stands for it.
+fn constructor_name(arg: &Expr) -> Option<(String, proc_macro2::Span)> {
+    builder_text(arg).and_then(|(t, span)| {
+        // A constant's name stands for the tool's: `BROWSER_CLICK_NAME` -> `browser_click`.
+        let name = if t
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            t.strip_suffix("_NAME")?.to_ascii_lowercase()
+        } else {
+            t
+        };
+        tool_like(&name).then_some((name, span))
     })
 }
 
@@ -337,10 +364,12 @@ pub fn table_entry(
 /// under a tool-like name; the tool's body is the value type's run method. In a file that
 /// answers `tools/call` itself (`serves_tools_call`), a map of commands or actions is one
 /// too (`commands.insert("analyze_symbol".to_string(), Box::new(AnalysisCommands))`).
-pub fn of_boxed_insert(
-    m: &syn::ExprMethodCall,
+pub fn of_boxed_insert<'a>(
+    m: &'a syn::ExprMethodCall,
     serves_tools_call: bool,
-) -> Option<FunctionTool<'_>> {
+    closures: &[(String, &'a Expr)],
+    locals: &[String],
+) -> Option<FunctionTool<'a>> {
     if m.method != "insert" || m.args.len() != 2 {
         return None;
     }
@@ -353,8 +382,13 @@ pub fn of_boxed_insert(
         _ => return None,
     }
     .to_ascii_lowercase();
+    let value = uncast(&m.args[1]);
+    // Any map filled with rows of a type named for tools (`map.insert("send_email", Tool {
+    // declaration: decl, execute })`).
+    let tool_row = matches!(value, Expr::Struct(st) if st.path.segments.last().is_some_and(|s| s.ident.to_string().contains("Tool")));
     if !(receiver.contains("tool")
         || receiver.contains("handler")
+        || tool_row
         || (serves_tools_call && (receiver.contains("command") || receiver.contains("action"))))
     {
         return None;
@@ -363,17 +397,131 @@ pub fn of_boxed_insert(
     if !tool_like(&name) {
         return None;
     }
-    let ty = boxed_type(&m.args[1])?;
-    Some(FunctionTool {
-        name,
-        name_span,
-        description: None,
-        handler: None,
-        handler_expr: &m.args[1],
-        registry: true,
-        boxed_type: Some(ty),
-        in_macro: false,
+    let tool = |handler, handler_expr, description, boxed_type| {
+        Some(FunctionTool {
+            name: name.clone(),
+            name_span,
+            description,
+            handler,
+            handler_expr,
+            registry: true,
+            boxed_type,
+            in_macro: false,
+            handler_named: false,
+        })
+    };
+    if let Some(ty) = boxed_type(value) {
+        return tool(None, &m.args[1], None, Some(ty));
+    }
+    // A function or a closure under the name (`tools.insert("send_email".into(), send_email
+    // as ToolFn)`), or a row that holds one in a handler field (`map.insert("send_email",
+    // Tool { declaration: decl, execute })`).
+    // A one-word path is a local when the function binds it: its closure, or no handler.
+    if let Expr::Path(p) = super::function_tool::strip_handler(value)
+        && let Some(id) = p.path.get_ident()
+    {
+        let id = id.to_string();
+        if let Some((_, bound)) = closures.iter().rev().find(|(n, _)| *n == id)
+            && let Expr::Closure(c) = bound
+        {
+            return tool(
+                Some(super::function_tool::Handler::Closure(c)),
+                bound,
+                None,
+                None,
+            );
+        }
+        if locals.contains(&id) {
+            return None;
+        }
+    }
+    if let (Some(handler), e) = super::function_tool::handler_of(value) {
+        return tool(Some(handler), e, None, None);
+    }
+    let Expr::Struct(row) = value else {
+        return None;
+    };
+    let field = |name: &str| {
+        row.fields
+            .iter()
+            .find(|f| matches!(&f.member, syn::Member::Named(id) if id == name))
+    };
+    let description = ["description", "purpose", "summary", "help"]
+        .iter()
+        .find_map(|d| field(d))
+        .and_then(|f| str_lit(&f.expr))
+        .map(|d| d.0);
+    HANDLER_FIELDS.iter().find_map(|h| {
+        let f = field(h)?;
+        let e = uncast(&f.expr);
+        if let Some(ty) = boxed_type(e) {
+            return tool(None, &f.expr, description.clone(), Some(ty));
+        }
+        match super::function_tool::handler_of(e) {
+            (Some(handler), e) => tool(Some(handler), e, description.clone(), None),
+            _ => None,
+        }
     })
+}
+
+/// An expression without the casts around it (`send_email as ToolFn`).
+fn uncast(e: &Expr) -> &Expr {
+    match e {
+        Expr::Cast(c) => uncast(&c.expr),
+        Expr::Paren(p) => uncast(&p.expr),
+        e => e,
+    }
+}
+
+/// A row of a tool table written as a tuple (`const TOOLS: &[(&str, &str, Handler)] =
+/// &[("send_email", "Send an email to a recipient", send_email), ..]`): a tool-like name
+/// literal first, a function (or a handler value of a type, boxed) after it, and a prose
+/// description among the rest, or else a table named for tools (`named_for_tools`: the
+/// `const`, `static` or function that holds it). The name, where it is written, the
+/// description and the handler.
+pub fn tuple_entry(
+    t: &syn::ExprTuple,
+    named_for_tools: bool,
+) -> Option<(String, proc_macro2::Span, Option<String>, TableHandler<'_>)> {
+    let mut elems = t.elems.iter();
+    let (name, span) = str_lit(elems.next()?)?;
+    // `("NOT_FOUND", "The symbol was not found.", reason)`: a constant's text, no tool's.
+    let shouted = !name.chars().any(|c| c.is_ascii_lowercase());
+    if !super::tool_trait::is_tool_name(&name) || shouted || t.elems.len() < 2 {
+        return None;
+    }
+    let mut description = None;
+    let mut handler = None;
+    for e in elems {
+        if let Some((text, _)) = str_lit(e) {
+            if text.split_whitespace().count() >= 3 {
+                description.get_or_insert(text);
+            }
+            continue;
+        }
+        let e = uncast(e);
+        let found = match super::function_tool::strip_handler(e) {
+            Expr::Path(p)
+                if p.qself.is_none()
+                    && p.path.segments.last().is_some_and(|s| {
+                        s.ident
+                            .to_string()
+                            .starts_with(|c: char| c.is_ascii_lowercase())
+                    }) =>
+            {
+                Some(TableHandler::Function(&p.path))
+            }
+            e => boxed_type(e).map(TableHandler::Value),
+        };
+        if found.is_some() {
+            if handler.is_some() {
+                return None; // two handlers: not a tool's row
+            }
+            handler = found;
+        }
+    }
+    (description.is_some() || named_for_tools).then_some(())?;
+    Some((name, span, description, handler?))
 }
 
 /// A registration in any SDK's words, whatever its method or function is called: the tool's
@@ -475,6 +623,7 @@ pub fn of_any_registration<'a>(
             registry: true,
             boxed_type: Some(ty),
             in_macro: false,
+            handler_named: false,
         });
     };
     Some(FunctionTool {
@@ -486,6 +635,7 @@ pub fn of_any_registration<'a>(
         registry: true,
         boxed_type: None,
         in_macro: false,
+        handler_named: false,
     })
 }
 
@@ -1097,6 +1247,123 @@ pub fn cli_commands() -> HashMap<String, Box<dyn Run>> {
                     "Read"
                 )
             ]
+        );
+    }
+
+    /// Rows of tools of style `tool-registry`: each name with its kind.
+    fn registry_rows(rows: &[(&str, &str)]) -> Vec<(String, String, String)> {
+        rows.iter()
+            .map(|(n, k)| (n.to_string(), "tool-registry".to_string(), k.to_string()))
+            .collect()
+    }
+
+    /// The two functions the tables of the tests below name: one sends, one reads.
+    const MAIL_AND_WEATHER: &str = r#"
+fn send_email(args: &Value) -> Result<String, String> {
+    reqwest::blocking::Client::new().post("https://mail.example/send").json(args).send().map_err(|e| e.to_string())?;
+    Ok("sent".into())
+}
+fn get_weather(_args: &Value) -> Result<String, String> {
+    Ok(reqwest::blocking::get("https://weather.example/now").map_err(|e| e.to_string())?.text().unwrap())
+}
+"#;
+
+    /// A map of tools filled by name: with functions (`tools.insert("x".into(), f as
+    /// ToolFn)`), a closure bound to a local, or rows of a type named for tools whatever the
+    /// map is called (`map.insert("x", Tool { declaration, execute })`). A local handed in
+    /// (`tools.insert(key, v)` after `if let Some(v) = ..`) or a counter is no tool.
+    #[test]
+    fn tools_inserted_by_name_are_tools() {
+        let src = r#"
+use std::collections::HashMap;
+use serde_json::Value;
+pub struct Tool { pub declaration: Value, pub execute: fn(&Value) -> Result<String, String> }
+type ToolFn = fn(&Value) -> Result<String, String>;
+fn execute_send(args: &Value) -> Result<String, String> {
+    reqwest::blocking::Client::new().post("https://mail.example/send").json(args).send().map_err(|e| e.to_string())?;
+    Ok("sent".into())
+}
+fn get_weather(_args: &Value) -> Result<String, String> {
+    Ok(reqwest::blocking::get("https://weather.example/now").map_err(|e| e.to_string())?.text().unwrap())
+}
+pub fn register(map: &mut HashMap<&'static str, Tool>) {
+    map.insert("send_email", Tool { declaration: serde_json::json!({}), execute: execute_send });
+}
+pub fn tools(config: &mut HashMap<String, Value>) -> HashMap<String, ToolFn> {
+    let mut tools: HashMap<String, ToolFn> = HashMap::new();
+    tools.insert("send_mail".to_string(), execute_send as ToolFn);
+    tools.insert("get_weather".to_string(), get_weather);
+    let mut tool_counts = HashMap::new();
+    let count = 1;
+    tool_counts.insert("calls", count);
+    if let Some(v) = config.remove("restrictToWorkspace") {
+        tools.insert("restrictToWorkspace".to_string(), v);
+    }
+    tools
+}
+"#;
+        assert_eq!(
+            styled(src),
+            registry_rows(&[
+                ("get_weather", "Read"),
+                ("send_email", "Write"),
+                ("send_mail", "Write")
+            ])
+        );
+    }
+
+    /// A tool table of tuples: in a `const` named for tools, `(name, handler)` is enough; in
+    /// a function body a row needs a description, a handler that is no local, and a name
+    /// that is no shouted constant.
+    #[test]
+    fn tuple_rows_of_a_tool_table_are_tools() {
+        let src = &format!(
+            "use serde_json::Value;\ntype Handler = fn(&Value) -> Result<String, String>;\n{MAIL_AND_WEATHER}{}",
+            r#"
+pub const TOOLS: &[(&str, Handler)] = &[("send_email", send_email), ("get_weather", get_weather)];
+pub fn nudge_buttons(alert_id: &str) -> Block {
+    action_buttons(&[("stall_nudge", "Nudge with Instructions", alert_id)])
+}
+pub fn status(failure: Failure) -> (&'static str, &'static str, String) {
+    match failure {
+        Failure::NotFound(reason) => ("NOT_FOUND", "The symbol was not found.", reason),
+    }
+}
+pub fn more_tools() -> Vec<(&'static str, &'static str, Handler)> {
+    vec![("send_later", "Send an email at a later time", send_email)]
+}
+"#
+        );
+        assert_eq!(
+            styled(src),
+            registry_rows(&[
+                ("get_weather", "Read"),
+                ("send_email", "Write"),
+                ("send_later", "Write")
+            ])
+        );
+    }
+
+    /// A builder chain that names its tool in a step (`Tool::builder().name("x")
+    /// ..handler(f).build()`), also in a `vec![..]`; and a row handed to a collecting macro
+    /// (`inventory::submit! { ToolDef { .. } }`).
+    #[test]
+    fn tools_named_by_a_builder_step_or_submitted_rows_are_tools() {
+        let src = &format!(
+            "use serde_json::Value;\n{MAIL_AND_WEATHER}{}",
+            r#"
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool::builder().name("send_email").description("Send an email").handler(send_email).build(),
+    ]
+}
+pub struct ToolDef { pub name: &'static str, pub description: &'static str, pub handler: fn(&Value) -> Result<String, String> }
+inventory::submit! { ToolDef { name: "get_weather", description: "Get the weather", handler: get_weather } }
+"#
+        );
+        assert_eq!(
+            styled(src),
+            registry_rows(&[("get_weather", "Read"), ("send_email", "Write")])
         );
     }
 }
