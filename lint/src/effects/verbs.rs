@@ -708,6 +708,14 @@ mod tests {
     }
 
     #[test]
+    fn lock_acquisitions_are_no_client_writes() {
+        for name in ["try_lock_owned", "lock_owned", "try_lock", "blocking_lock", "read_owned"] {
+            assert!(!client_write_name(name), "{name}");
+        }
+        assert!(client_write_name("lock_account"));
+    }
+
+    #[test]
     fn first_word_is_the_first_of_words() {
         for name in [
             "createPod",

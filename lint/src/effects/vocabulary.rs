@@ -404,7 +404,17 @@ pub(crate) const LOCAL_COMPOUNDS: &[&str] = &[
     "start_timer",
     "start_send",
     "poll_close",
+    // Lock acquisitions of this process (`tokio::sync::Mutex`, `RwLock`, `OwnedMutexGuard`):
+    // `lock` alone is a client's write (`lock_account`) only with a word of its own.
     "lock_owned",
+    "try_lock",
+    "try_lock_owned",
+    "blocking_lock",
+    "blocking_lock_owned",
+    "read_owned",
+    "write_owned",
+    "try_read_owned",
+    "try_write_owned",
     "execute_batch",
     "move_to",
     "send_replace",
