@@ -709,7 +709,13 @@ mod tests {
 
     #[test]
     fn lock_acquisitions_are_no_client_writes() {
-        for name in ["try_lock_owned", "lock_owned", "try_lock", "blocking_lock", "read_owned"] {
+        for name in [
+            "try_lock_owned",
+            "lock_owned",
+            "try_lock",
+            "blocking_lock",
+            "read_owned",
+        ] {
             assert!(!client_write_name(name), "{name}");
         }
         assert!(client_write_name("lock_account"));

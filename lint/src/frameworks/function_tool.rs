@@ -303,12 +303,9 @@ pub fn find<'a>(
                 })
                 .or_else(|| {
                     let args: Vec<&Expr> = m.args.iter().collect();
-                    super::registry::of_any_registration(
-                        &m.method.to_string(),
-                        &args,
-                        &self.defs,
-                        &self.closures,
-                    )
+                    let method = m.method.to_string();
+                    super::registry::of_any_registration(&method, &args, &self.defs, &self.closures)
+                        .or_else(|| super::registry::of_factory_call(&method, &args))
                 })
             {
                 self.out.push(t);

@@ -218,6 +218,11 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
 /// The tool's name handed to a builder's constructor: a literal, or a `SCREAMING_CASE`
 /// constant ending in `_NAME` that stands for it.
 fn constructor_name(arg: &Expr) -> Option<(String, proc_macro2::Span)> {
+    if let Some(lit) = str_lit(arg) {
+        return tool_like(&lit.0).then_some(lit);
+    }
+    // Not a local or a parameter (`ToolBuilder::new(tool_name)` in a tool factory): only a
+    // constant stands for a name.
     builder_text(arg).and_then(|(t, span)| {
         // A constant's name stands for the tool's: `BROWSER_CLICK_NAME` -> `browser_click`.
         let name = if t
@@ -226,7 +231,7 @@ fn constructor_name(arg: &Expr) -> Option<(String, proc_macro2::Span)> {
         {
             t.strip_suffix("_NAME")?.to_ascii_lowercase()
         } else {
-            t
+            return None;
         };
         tool_like(&name).then_some((name, span))
     })
@@ -632,6 +637,51 @@ pub fn of_any_registration<'a>(
         description,
         handler: Some(handler),
         handler_expr,
+        registry: true,
+        boxed_type: None,
+        in_macro: false,
+        handler_named: false,
+    })
+}
+
+/// A tool made by a workspace function of the crate's own and handed to a registration of
+/// one argument (`router.tool(integer_by_tool(state.clone(), "redis_incrby", "Increment
+/// Redis Integer by Amount", "Increment a Redis integer string by a signed amount.",
+/// "INCRBY"))`): the function is a tool factory, each call of it with a tool-like name
+/// literal and a prose description among its arguments a tool, whose body runs the factory.
+/// `method`: the registration's method, named for registering a tool ([`registers_a_tool`]).
+pub fn of_factory_call<'a>(method: &str, args: &[&'a Expr]) -> Option<FunctionTool<'a>> {
+    let [arg] = args else { return None };
+    if !registers_a_tool(method) {
+        return None;
+    }
+    let Expr::Call(c) = super::function_tool::strip_handler(arg) else {
+        return None;
+    };
+    let Expr::Path(f) = &*c.func else { return None };
+    let last = f.path.segments.last()?.ident.to_string();
+    if !last.starts_with(|c: char| c.is_ascii_lowercase()) || c.args.len() < 2 {
+        return None;
+    }
+    let mut name = None;
+    let mut description = None;
+    for a in &c.args {
+        if let Some((text, span)) = str_lit(a) {
+            if name.is_none() && super::tool_trait::is_tool_name(&text) {
+                name = Some((text, span));
+            } else if description.is_none() && text.split_whitespace().count() >= 4 {
+                description = Some(text);
+            }
+        }
+    }
+    let (name, name_span) = name?;
+    description.as_ref()?;
+    Some(FunctionTool {
+        name,
+        name_span,
+        description,
+        handler: Some(super::function_tool::Handler::Path(&f.path)),
+        handler_expr: arg,
         registry: true,
         boxed_type: None,
         in_macro: false,
@@ -1365,5 +1415,33 @@ inventory::submit! { ToolDef { name: "get_weather", description: "Get the weathe
             styled(src),
             registry_rows(&[("get_weather", "Read"), ("send_email", "Write")])
         );
+    }
+
+    /// A tool factory of the crate's own handed to a registration (`router.tool(
+    /// integer_tool(state, "redis_incrby", "Increment a counter by an amount", "INCRBY"))`):
+    /// each call is a tool, whose body runs the factory. A call without a prose description
+    /// (`router.tool(helper(state, "x"))`) is none.
+    #[test]
+    fn calls_of_a_tool_factory_handed_to_a_registration_are_tools() {
+        let src = r#"
+use tower_mcp::{McpRouter, Tool, ToolBuilder};
+fn integer_tool(state: State, tool_name: &'static str, description: &'static str, command: &'static str) -> Tool {
+    ToolBuilder::new(tool_name).description(description).extractor_handler(state, move |s: State| async move {
+        s.http.post("https://redis.example/cmd").body(command).send().await
+    }).build()
+}
+fn helper(state: State, name: &'static str) -> Tool { unimplemented!() }
+pub fn add(mut router: McpRouter, state: State) -> McpRouter {
+    router = router.tool(integer_tool(state.clone(), "redis_incrby", "Increment a counter by an amount", "INCRBY"));
+    router = router.tool(helper(state.clone(), "redis_other"));
+    router
+}
+"#;
+        let names: Vec<String> = styled(src)
+            .into_iter()
+            .filter(|(_, style, _)| style == "tool-registry")
+            .map(|(n, ..)| n)
+            .collect();
+        assert_eq!(names, ["redis_incrby"]);
     }
 }
