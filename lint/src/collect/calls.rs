@@ -508,6 +508,10 @@ impl S {
     async fn show_comments(&self, conn: Conn, comments: Vec<Comment>) -> String {
         render(&conn, &comments)
     }
+    #[tool(description = "Count")]
+    async fn count(&self, send: Vec<u8>, items: Vec<String>) -> usize {
+        log(send) + items.iter().map(|comment| len(comment)).sum::<usize>()
+    }
 }
 "#;
         let rows: Vec<(String, String)> = crate::analysis::inventory_rows(&[("src/lib.rs", src)])
@@ -523,5 +527,7 @@ impl S {
         assert_eq!(kind("send_one"), Some("Write"), "{rows:?}");
         assert_eq!(kind("pick"), Some("Write"), "{rows:?}");
         assert_ne!(kind("show_comments"), Some("Write"), "{rows:?}");
+        // A parameter and a closure's parameter named as functions are those locals.
+        assert_ne!(kind("count"), Some("Write"), "{rows:?}");
     }
 }

@@ -210,6 +210,14 @@ impl Collector<'_> {
             let syn::FnArg::Typed(pt) = input else {
                 continue;
             };
+            // A parameter named as a function of the file or an imported one is that local
+            // where it is handed over ([`Collector::fn_value`]).
+            if let syn::Pat::Ident(pi) = &*pt.pat {
+                let key = super::syntax::ident_key(&pi.ident);
+                if self.fw.value_names.contains(&key) {
+                    f.locals.insert(key);
+                }
+            }
             // `parts: &mut Vec<String>`: a list of text, and the caller's value lent.
             let lent_list = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some());
             if let syn::Pat::Ident(pi) = &*pt.pat

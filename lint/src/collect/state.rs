@@ -67,8 +67,9 @@ pub(super) struct FnState {
     pub(super) frames: Vec<Frame>,
     pub(super) key_depth: u32,
     pub(super) chain_inner: Vec<usize>,
-    /// The names the function's `let`s, `for` loops and `match` arms bind: a one-word path
-    /// naming one of them is the local, not a function.
+    /// The names the function's `let`s, `for` loops, `match` arms and closures bind, and its
+    /// parameters named as a function the file has or imports: a one-word path naming one
+    /// of them is the local, not a function.
     /// (By [`super::syntax::name_key`].)
     pub(super) locals: FastSet<u64>,
     pub(super) key_exprs: Vec<usize>,

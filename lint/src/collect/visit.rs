@@ -796,6 +796,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        for input in &c.inputs {
+            self.bind_locals(input);
+        }
         visit::visit_expr_closure(self, c);
     }
 
