@@ -254,6 +254,8 @@ pub fn find<'a>(
         closures: Vec<(String, &'a Expr)>,
         /// Every name a pattern binds (`let`, `if let`, closure parameters, arms).
         locals: Vec<String>,
+        /// Locals a choice among literals binds ([`super::registry::chosen_literals`]).
+        choices: Vec<(String, Vec<(String, proc_macro2::Span)>)>,
     }
     impl<'a, R: Fn(&syn::Path) -> Vec<String>> Visit<'a> for Scan<'a, '_, R> {
         fn visit_item(&mut self, _: &'a syn::Item) {}
@@ -266,6 +268,7 @@ pub fn find<'a>(
                 syn::Pat::Type(t) => &*t.pat,
                 p => p,
             };
+            self.choices.extend(super::registry::chosen_literals(l));
             if let (syn::Pat::Ident(id), Some(init)) = (pat, &l.init) {
                 let bound = strip_handler(&init.expr);
                 if matches!(bound, Expr::Closure(_)) {
@@ -290,9 +293,17 @@ pub fn find<'a>(
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if let Some(t) = super::registry::of_method_call(m)
-                .or_else(|| super::registry::of_definition_and_handler(m, &self.defs))
-                .or_else(|| super::registry::of_builder_chain(m))
+            let found = super::registry::of_method_call(m)
+                .or_else(|| super::registry::of_definition_and_handler(m, &self.defs));
+            // A builder chain: one tool, or one per literal a local it is named by may hold.
+            let chain = if found.is_none() {
+                super::registry::builder_chain(m, &self.choices)
+            } else {
+                Vec::new()
+            };
+            if !chain.is_empty() {
+                self.out.extend(chain);
+            } else if let Some(t) = found
                 .or_else(|| {
                     super::registry::of_boxed_insert(
                         m,
@@ -323,6 +334,7 @@ pub fn find<'a>(
         defs: Vec::new(),
         closures: Vec::new(),
         locals: Vec::new(),
+        choices: Vec::new(),
     };
     scan.visit_block(block);
     let in_block = scan.out.len();

@@ -140,6 +140,98 @@ const BUILDER_HANDLER_METHODS: &[&str] = &[
 /// or a function by one of `BUILDER_HANDLER_METHODS` (last, after a state it is handed
 /// too). `m` is that handler call.
 pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
+    builder_chain(m, &[]).into_iter().next()
+}
+
+/// [`of_builder_chain`], and a builder named by a local of the function that a choice among
+/// literals binds (`let (tool_name, command) = if left { ("redis_lpop", "LPOP") } else {
+/// ("redis_rpop", "RPOP") };` then `ToolBuilder::new(tool_name)`): a tool per literal, all
+/// run by the chain's handler. `choices`: such locals and their literals
+/// ([`chosen_literals`]).
+pub fn builder_chain<'a>(
+    m: &'a syn::ExprMethodCall,
+    choices: &[(String, Vec<(String, proc_macro2::Span)>)],
+) -> Vec<FunctionTool<'a>> {
+    let Some(parts) = builder_parts(m) else {
+        return Vec::new();
+    };
+    let names: Vec<(String, proc_macro2::Span)> = match parts.named {
+        Some((name, span)) if parts.tool_builder => {
+            if !super::tool_trait::is_tool_name(&name) {
+                return Vec::new();
+            }
+            vec![(name, span)]
+        }
+        _ => {
+            let Some(first) = parts.root.args.first() else {
+                return Vec::new();
+            };
+            if !(parts.tool_new || parts.tool_maker) {
+                return Vec::new();
+            }
+            match constructor_name(first) {
+                Some(name) => vec![name],
+                // A local a choice of literals binds.
+                None => match super::function_tool::strip_handler(first) {
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|id| choices.iter().rev().find(|(n, _)| id == n))
+                        .map(|(_, lits)| {
+                            lits.iter()
+                                .filter(|(l, _)| super::tool_trait::is_tool_name(l))
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                },
+            }
+        }
+    };
+    let Some(last) = m.args.last() else {
+        return Vec::new();
+    };
+    let (Some(handler), handler_expr) = super::function_tool::handler_of(last) else {
+        return Vec::new();
+    };
+    names
+        .into_iter()
+        .map(|(name, name_span)| FunctionTool {
+            name,
+            name_span,
+            description: parts
+                .description
+                .clone()
+                .filter(|d: &String| d.contains(' ')),
+            handler: Some(handler),
+            handler_expr,
+            registry: true,
+            boxed_type: None,
+            in_macro: false,
+            handler_named: true,
+        })
+        .collect()
+}
+
+/// What a builder chain ending in a handler call says of its tool.
+struct BuilderParts<'a> {
+    /// The call the chain starts at (`ToolBuilder::new(..)`, `tool(..)`).
+    root: &'a syn::ExprCall,
+    /// `Tool::new(..)`, `DynamicToolBuilder::new(..)`.
+    tool_new: bool,
+    /// A function making a tool (`tool("write_file")`, `make_tool(..)`).
+    tool_maker: bool,
+    /// `Tool::builder()`, `ToolBuilder::default()`: a tool named by a step of the chain.
+    tool_builder: bool,
+    /// The name handed to a step (`.name("send_email")`).
+    named: Option<(String, proc_macro2::Span)>,
+    /// The text handed to `.description(..)`.
+    description: Option<String>,
+}
+
+/// The parts of the builder chain that `m`, a handler call, ends (see [`of_builder_chain`]).
+fn builder_parts(m: &syn::ExprMethodCall) -> Option<BuilderParts<'_>> {
     if !matches!(m.args.len(), 1 | 2) {
         return None;
     }
@@ -153,7 +245,6 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
         return None;
     }
     let mut description = None;
-    // `Tool::builder().name("send_email")`: the name handed to a step of the chain.
     let mut named = None;
     let mut cur = &*m.receiver;
     let root = loop {
@@ -174,45 +265,92 @@ pub fn of_builder_chain(m: &syn::ExprMethodCall) -> Option<FunctionTool<'_>> {
     let Expr::Path(f) = &*root.func else {
         return None;
     };
-    let n = f.path.segments.len();
-    // `Tool::new(..)`, `DynamicToolBuilder::new(..)`; or a function making a tool
-    // (`tool("write_file")`, `make_tool(..)`).
-    let tool_new = n >= 2
-        && f.path.segments[n - 1].ident == "new"
-        && f.path.segments[n - 2].ident.to_string().contains("Tool");
-    let maker = f.path.segments[n - 1].ident.to_string();
-    let tool_maker =
-        maker == "tool" || super::function_tool::is_tool_maker(std::slice::from_ref(&maker));
-    // `Tool::builder()`, `ToolBuilder::default()`: a tool named by a step of the chain.
-    let tool_builder = n >= 2
-        && matches!(
-            f.path.segments[n - 1].ident.to_string().as_str(),
-            "builder" | "default" | "new"
-        )
-        && f.path.segments[n - 2].ident.to_string().contains("Tool");
-    let (name, name_span) = if let (Some((name, span)), true) = (named, tool_builder) {
-        if !super::tool_trait::is_tool_name(&name) {
-            return None;
-        }
-        (name, span)
-    } else {
-        if !(tool_new || tool_maker) || root.args.is_empty() {
-            return None;
-        }
-        constructor_name(&root.args[0])?
-    };
-    let (handler, handler_expr) = super::function_tool::handler_of(m.args.last()?);
-    Some(FunctionTool {
-        name,
-        name_span,
-        description: description.filter(|d: &String| d.contains(' ')),
-        handler: Some(handler?),
-        handler_expr,
-        registry: true,
-        boxed_type: None,
-        in_macro: false,
-        handler_named: true,
+    let segs = &f.path.segments;
+    let n = segs.len();
+    let last = segs[n - 1].ident.to_string();
+    let typed = n >= 2 && segs[n - 2].ident.to_string().contains("Tool");
+    Some(BuilderParts {
+        root,
+        tool_new: typed && last == "new",
+        tool_maker: last == "tool"
+            || super::function_tool::is_tool_maker(std::slice::from_ref(&last)),
+        tool_builder: typed && matches!(last.as_str(), "builder" | "default" | "new"),
+        named,
+        description,
     })
+}
+
+/// The locals a `let` binds to a choice among literals: `let (name, title) = if x { ("a",
+/// "A") } else { ("b", "B") };` or a `match` whose arms end in such tuples (or, for `let name
+/// = ..`, in literals) binds `name` to `a` and `b`. Each local with the literals every branch
+/// gives it; none when a branch gives no literal there.
+pub fn chosen_literals(l: &syn::Local) -> Vec<(String, Vec<(String, proc_macro2::Span)>)> {
+    let Some(init) = &l.init else {
+        return Vec::new();
+    };
+    // The values the branches end in.
+    fn branches<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) -> bool {
+        match e {
+            Expr::If(i) => {
+                let Some((_, els)) = &i.else_branch else {
+                    return false;
+                };
+                tail(&i.then_branch, out) && branches(els, out)
+            }
+            Expr::Block(b) => tail(&b.block, out),
+            Expr::Match(m) => m.arms.iter().all(|a| branches(&a.body, out)),
+            Expr::Paren(p) => branches(&p.expr, out),
+            e => {
+                out.push(e);
+                true
+            }
+        }
+    }
+    fn tail<'e>(b: &'e syn::Block, out: &mut Vec<&'e Expr>) -> bool {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(e, None)) => branches(e, out),
+            _ => false,
+        }
+    }
+    let mut values = Vec::new();
+    if !matches!(&*init.expr, Expr::If(_) | Expr::Match(_)) || !branches(&init.expr, &mut values) {
+        return Vec::new();
+    }
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let names: Vec<Option<String>> = match pat {
+        syn::Pat::Ident(id) => vec![Some(id.ident.to_string())],
+        syn::Pat::Tuple(t) => t
+            .elems
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Ident(id) => Some(id.ident.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => return Vec::new(),
+    };
+    let single = matches!(pat, syn::Pat::Ident(_));
+    names
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let lits = values
+                .iter()
+                .map(|v| {
+                    let e = match (single, v) {
+                        (true, v) => *v,
+                        (false, Expr::Tuple(t)) => t.elems.iter().nth(i)?,
+                        _ => return None,
+                    };
+                    str_lit(e)
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some((name?, lits))
+        })
+        .collect()
 }
 
 /// The tool's name handed to a builder's constructor: a literal, or a `SCREAMING_CASE`
@@ -1443,5 +1581,45 @@ pub fn add(mut router: McpRouter, state: State) -> McpRouter {
             .map(|(n, ..)| n)
             .collect();
         assert_eq!(names, ["redis_incrby"]);
+    }
+
+    /// A builder named by a local a choice among literals binds (`let (tool_name, command)
+    /// = if left { ("redis_lpop", "LPOP") } else { ("redis_rpop", "RPOP") };`, or a `match`
+    /// of such tuples): a tool per literal, run by the chain's handler. A choice with a
+    /// branch that is no literal names nothing.
+    #[test]
+    fn builders_named_by_a_choice_of_literals_are_a_tool_per_literal() {
+        let src = r#"
+use tower_mcp::{Tool, ToolBuilder};
+fn pop_tool(state: State, left: bool) -> Tool {
+    let (tool_name, command) = if left { ("redis_lpop", "LPOP") } else { ("redis_rpop", "RPOP") };
+    ToolBuilder::new(tool_name).description("Pop an element").extractor_handler(state, move |s: State| async move {
+        s.http.post("https://redis.example/cmd").body(command).send().await
+    }).build()
+}
+fn sub_tool(state: State, kind: Kind) -> Tool {
+    let (name, title) = match kind {
+        Kind::Channel => ("redis_subscribe", "Subscribe"),
+        Kind::Pattern => ("redis_psubscribe", "Subscribe to a pattern"),
+    };
+    ToolBuilder::new(name).title(title).extractor_handler(state, move |s: State| async move {
+        s.http.post("https://redis.example/sub").send().await
+    }).build()
+}
+fn other_tool(state: State, custom: String) -> Tool {
+    let name = if custom.is_empty() { "redis_default" } else { custom.as_str() };
+    ToolBuilder::new(name).extractor_handler(state, move |s: State| async move { s.get().await }).build()
+}
+"#;
+        let names: Vec<String> = styled(src).into_iter().map(|(n, ..)| n).collect();
+        assert_eq!(
+            names,
+            [
+                "redis_lpop",
+                "redis_psubscribe",
+                "redis_rpop",
+                "redis_subscribe"
+            ]
+        );
     }
 }
