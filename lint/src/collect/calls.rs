@@ -238,16 +238,11 @@ impl Collector<'_> {
     /// The names a pattern binds, as locals of the function being walked (for patterns the
     /// walk does not visit: a `for` loop's, a `match` arm's).
     pub(super) fn bind_locals(&mut self, pat: &syn::Pat) {
-        struct Names<'a>(&'a mut FastSet<u64>);
-        impl<'ast> visit::Visit<'ast> for Names<'_> {
-            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                self.0.insert(super::syntax::ident_key(&p.ident));
-                visit::visit_pat_ident(self, p);
-            }
-            fn visit_expr(&mut self, _: &'ast syn::Expr) {}
-        }
         if let Some(f) = self.fn_stack.last_mut() {
-            visit::Visit::visit_pat(&mut Names(&mut f.locals), pat);
+            let mut binds = super::syntax::Binds(|i: &syn::Ident| {
+                f.locals.insert(super::syntax::ident_key(i));
+            });
+            visit::Visit::visit_pat(&mut binds, pat);
         }
     }
 

@@ -749,25 +749,30 @@ pub(super) fn makes_an_answer(c: &syn::ExprCall) -> bool {
     }
 }
 
-/// Every name a function's parameters and the patterns of its body bind (`let`, `if let`,
-/// `match` arms, closure parameters), nested items left out.
-pub(super) fn bound_names(sig: &syn::Signature, block: &syn::Block) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'ast> syn::visit::Visit<'ast> for Names {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
+/// Calls its function with each name the patterns it visits bind (`let`, `if let`, `match`
+/// arms, closure and function parameters), nested items left out: the one walk both
+/// [`bound_names`] and [`super::Collector::bind_locals`] make.
+pub(super) struct Binds<F>(pub(super) F);
+
+impl<'ast, F: FnMut(&syn::Ident)> syn::visit::Visit<'ast> for Binds<F> {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        (self.0)(&p.ident);
+        syn::visit::visit_pat_ident(self, p);
     }
-    let mut names = Names(Vec::new());
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Every name a function's parameters and the patterns of its body bind.
+pub(super) fn bound_names(sig: &syn::Signature, block: &syn::Block) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut binds = Binds(|i: &syn::Ident| names.push(i.to_string()));
     for input in &sig.inputs {
         if let syn::FnArg::Typed(pt) = input {
-            syn::visit::Visit::visit_pat(&mut names, &pt.pat);
+            syn::visit::Visit::visit_pat(&mut binds, &pt.pat);
         }
     }
-    syn::visit::Visit::visit_block(&mut names, block);
-    names.0
+    syn::visit::Visit::visit_block(&mut binds, block);
+    names
 }
 
 /// A key for a name's text, for sets of names looked up often ([`FnState::locals`],

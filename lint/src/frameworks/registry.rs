@@ -438,12 +438,7 @@ pub fn table_entry(
         Some((name, span, Some(description))) => (name, span, Some(description)),
         _ => {
             // A struct of a type named for tools, with a name and a handler.
-            if !s
-                .path
-                .segments
-                .last()
-                .is_some_and(|seg| seg.ident.to_string().contains("Tool"))
-            {
+            if !path_named_for_tools(&s.path) {
                 return None;
             }
             let (name, span) = str_lit(&field("name")?.expr)?;
@@ -528,7 +523,7 @@ pub fn of_boxed_insert<'a>(
     let value = uncast(&m.args[1]);
     // Any map filled with rows of a type named for tools (`map.insert("send_email", Tool {
     // declaration: decl, execute })`).
-    let tool_row = matches!(value, Expr::Struct(st) if st.path.segments.last().is_some_and(|s| s.ident.to_string().contains("Tool")));
+    let tool_row = struct_named_for_tools(value);
     if !(receiver.contains("tool")
         || receiver.contains("handler")
         || tool_row
@@ -605,6 +600,19 @@ pub fn of_boxed_insert<'a>(
             _ => None,
         }
     })
+}
+
+/// Whether an expression is a struct literal of a type named for tools (`Tool { .. }`,
+/// `ToolDef { .. }`; not a server's `Implementation { .. }`).
+fn struct_named_for_tools(e: &Expr) -> bool {
+    matches!(e, Expr::Struct(st) if path_named_for_tools(&st.path))
+}
+
+/// Whether a path's last segment names a type for tools (holds `Tool`).
+fn path_named_for_tools(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|s| s.ident.to_string().contains("Tool"))
 }
 
 /// An expression without the casts around it (`send_email as ToolFn`).
@@ -710,9 +718,8 @@ pub fn of_any_registration<'a>(
     };
     let first = super::function_tool::strip_handler(args[0]);
     let def = local(defs, first).unwrap_or(first);
-    let named_for_tools = |e: &Expr| matches!(e, Expr::Struct(st) if st.path.segments.last().is_some_and(|s| s.ident.to_string().contains("Tool")));
     let (name, name_span, description, typed) =
-        if let Some((n, span, d)) = tool_definition(def).filter(|_| named_for_tools(def)) {
+        if let Some((n, span, d)) = tool_definition(def).filter(|_| struct_named_for_tools(def)) {
             (n, span, d, true)
         } else if let Some((n, span, d)) = constructed_definition(def) {
             (n, span, d, true)
