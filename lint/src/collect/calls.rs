@@ -104,6 +104,10 @@ impl Collector<'_> {
         if last == "sleep" {
             self.mark(|f| f.m_sleep = true);
         }
+        if last == "cmd" && c.args.len() == 1 {
+            // `redis::cmd("LPUSH").arg(..)`: the command decides.
+            self.redis_command(&c.args[0], loc());
+        }
         if ev::QUERY_FNS.contains(&last.as_str())
             && let Some(kw) = c.args.first().and_then(|a| self.statement_write(a))
         {

@@ -54,6 +54,17 @@ impl Collector<'_> {
         }
     }
 
+    /// Whether `e` is a local bound to a process this function spawned.
+    fn own_child(&self, e: &Expr) -> bool {
+        let Expr::Path(p) = e else { return false };
+        let Some(id) = p.path.get_ident() else {
+            return false;
+        };
+        self.fn_stack
+            .last()
+            .is_some_and(|f| f.children.iter().any(|c| id == c))
+    }
+
     pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
         // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
         let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
@@ -322,11 +333,15 @@ impl Collector<'_> {
                 prev_name = Some(name);
                 continue;
             }
+            if name == "cmd" && mc.args.len() == 1 && !(i == 0 && is_self(root)) {
+                // A pipeline's `.cmd("HSET")`.
+                self.redis_command(&mc.args[0], loc());
+            }
             // A library's method, by its built-in API model (`session.uid_store(..)` in a
             // file that uses an IMAP crate).
             if !(i == 0 && is_self(root))
                 && let Some((writes, what)) =
-                    crate::effects::models::api_model_call(self.api_models(), &name)
+                    crate::effects::models::api_model_call(self.api_models(), &name, mc.args.len())
             {
                 if writes {
                     self.evidence(
@@ -473,6 +488,9 @@ impl Collector<'_> {
                 // A builder switch (`.follow_links(true)`, `.delete_on_drop(false)`,
                 // `.follow_links(cfg.follow_links)`) sets an option; it performs nothing.
                 && !super::syntax::builder_switch(mc)
+                // `child.start_kill()` on a timeout, `child` spawned by this function: the
+                // call tears down the process it made itself.
+                && !(i == 0 && self.own_child(root))
                 && crate::effects::verbs::client_write(
                     &name,
                     i,
@@ -983,6 +1001,35 @@ mod judged {
         };
         assert_eq!(of(write), Some("Write"), "{kinds:?}");
         assert!(of(other).is_some_and(|k| k != "Write"), "{kinds:?}");
+    }
+
+    #[test]
+    fn killing_the_child_the_call_spawned_is_teardown() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+use tokio::process::Command;
+pub struct S { driver: tokio::process::Child }
+#[tool_router]
+impl S {
+    #[tool(description = "Stop the driver")]
+    async fn stop_driver(&mut self) -> String {
+        let _ = self.driver.start_kill();
+        String::new()
+    }
+    #[tool(description = "Files of a directory")]
+    async fn files(&self, dir: String) -> String {
+        let mut child = Command::new("ls").arg(&dir).spawn().unwrap();
+        if tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await.is_err() {
+            let _ = child.start_kill();
+        }
+        String::new()
+    }
+}
+"#,
+            "stop_driver",
+            "files",
+        );
     }
 
     /// chromiumoxide's typed CDP commands, sent by `page.execute(..)`: decided by the

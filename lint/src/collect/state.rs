@@ -125,6 +125,9 @@ pub(super) struct FnState {
     /// Locals bound to what a value built here hands over (`let tab = browser.new_tab()?`
     /// after `let browser = Browser::new(opts)?`).
     pub(super) owned_parts: FastSet<String>,
+    /// Locals bound to a process this function spawned (`let mut child = cmd.spawn()?`):
+    /// killing it on a timeout tears down what the call itself made.
+    pub(super) children: Vec<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
     /// It hands back a path (`-> PathBuf`, `-> Result<PathBuf>`): a directory it makes sure

@@ -236,6 +236,32 @@ impl Collector<'_> {
         }
     }
 
+    /// A Redis command handed to `redis::cmd(..)` or a pipeline's `.cmd(..)` in a file that
+    /// uses a Redis client crate, judged by the command table
+    /// ([`crate::effects::redis::command`]).
+    pub(super) fn redis_command(&mut self, arg: &Expr, loc: Loc) {
+        if !crate::effects::models::uses_redis(self.api_models()) {
+            return;
+        }
+        let Some(text) = self.text_of(arg) else {
+            return;
+        };
+        let Some(writes) = crate::effects::redis::command(&text) else {
+            return;
+        };
+        let name = text
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let what = format!("Redis `{name}` (`cmd(..)`)");
+        if writes {
+            self.evidence(EvidenceKind::Sdk, true, what, loc, None);
+        } else {
+            self.read_signal(what, loc, None);
+        }
+    }
+
     /// The call whose result an initializer is, through `.await`, `?`, `.unwrap()`,
     /// `.clone()` and the like: `self.keystore()`, `store::open_default()`,
     /// `Registry::global()`.
@@ -309,6 +335,13 @@ impl Collector<'_> {
             && crate::frameworks::dispatch::root_var(init).as_ref() == Some(param)
         {
             f.call_name_locals.push(name.to_string());
+        }
+        if let Some(f) = self.fn_stack.last_mut() {
+            if spawned(init) {
+                f.children.push(name.to_string());
+            } else if !f.children.is_empty() {
+                f.children.retain(|c| c != name);
+            }
         }
         let ty = self.constructed_type(init);
         // `let tab = browser.new_tab()?`: a part of a value built here.
@@ -1099,6 +1132,21 @@ impl Collector<'_> {
             None => {}
         }
     }
+}
+
+/// Whether an initializer is the process a `spawn` starts (`Command::new(..).spawn()?`,
+/// `cmd.spawn().unwrap()`, `pair.slave.spawn_command(cmd)?`), through `?`, `.await` and the
+/// usual unwrapping.
+fn spawned(init: &Expr) -> bool {
+    let mut e = strip(init);
+    while let Expr::MethodCall(m) = e {
+        match m.method.to_string().as_str() {
+            "spawn" | "spawn_command" => return true,
+            "unwrap" | "expect" | "context" | "with_context" | "map_err" => e = strip(&m.receiver),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The local a method chain starts from (`browser` in `browser.new_tab()?.activate()`;

@@ -1,7 +1,7 @@
 //! The effect classifier's vocabularies, one module per kind of evidence, as data with pure
 //! functions over it: which query-language statements write ([`statement`]), which verbs of
 //! external calls and tool names write ([`verbs`], its word lists in [`vocabulary`]), and which operations on state the server
-//! keeps between calls write ([`state`]), which PowerShell cmdlets write ([`cmdlets`]). The per-file pass applies them to the syntax it
+//! keeps between calls write ([`state`]), which PowerShell cmdlets write ([`cmdlets`]), which Redis commands write ([`redis`]). The per-file pass applies them to the syntax it
 //! visits; nothing here sees syntax trees.
 
 pub mod cdp;
@@ -9,6 +9,7 @@ pub mod cmdlets;
 pub mod lsp;
 pub mod mcp;
 pub mod models;
+pub mod redis;
 pub mod setup;
 pub mod state;
 pub mod statement;
@@ -743,6 +744,63 @@ impl S {
         let all = kinds(src);
         assert_eq!(kind_of(&all, "element_press"), Judgement::Write);
         assert_ne!(kind_of(&all, "page_title"), Judgement::Write);
+    }
+
+    /// Redis commands, by the command table: a client crate's command methods and the
+    /// command handed to `redis::cmd(..)`; names that say neither (`bump`, `log_event`).
+    #[test]
+    fn redis_commands_are_judged_by_the_command_table() {
+        let src = r#"
+use redis::AsyncCommands;
+use rmcp::{tool, tool_router};
+pub struct Mem { client: redis::Client }
+#[tool_router]
+impl Mem {
+    #[tool(description = "Bump a counter")]
+    async fn bump(&self) -> String {
+        let mut con = self.client.get_multiplexed_async_connection().await.unwrap();
+        let n: u64 = con.incr("hits", 1).await.unwrap();
+        n.to_string()
+    }
+    #[tool(description = "Append an event")]
+    async fn log_event(&self, e: String) -> String {
+        let mut con = self.client.get_multiplexed_async_connection().await.unwrap();
+        let _: () = con.xadd("events", "*", &[("e", e)]).await.unwrap();
+        String::new()
+    }
+    #[tool(description = "A job, queued")]
+    async fn job(&self, job: String) -> String {
+        let mut con = self.client.get_multiplexed_async_connection().await.unwrap();
+        let _: () = redis::cmd("LPUSH").arg("jobs").arg(&job).query_async(&mut con).await.unwrap();
+        String::new()
+    }
+    #[tool(description = "Jobs waiting")]
+    async fn pending(&self) -> String {
+        let mut con = self.client.get_multiplexed_async_connection().await.unwrap();
+        let n: u64 = redis::cmd("LLEN").arg("jobs").query_async(&mut con).await.unwrap();
+        n.to_string()
+    }
+    #[tool(description = "The team")]
+    async fn team(&self, mut names: Vec<String>) -> String {
+        let mut con = self.client.get_multiplexed_async_connection().await.unwrap();
+        let m: Vec<String> = con.smembers("team").await.unwrap();
+        names.sort();
+        m.join(",")
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "bump"), Judgement::Write);
+        assert_eq!(kind_of(&all, "log_event"), Judgement::Write);
+        assert_eq!(kind_of(&all, "job"), Judgement::Write);
+        assert_eq!(kind_of(&all, "pending"), Judgement::Read);
+        assert_eq!(kind_of(&all, "team"), Judgement::Read);
+        // Without the client crate in use, the same method names are no commands.
+        let all = kinds(
+            &src.replace("use redis::AsyncCommands;", "")
+                .replace("redis::cmd", "cmd"),
+        );
+        assert_ne!(kind_of(&all, "bump"), Judgement::Write);
     }
 
     #[test]

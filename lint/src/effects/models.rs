@@ -352,6 +352,9 @@ pub struct ApiModel {
     pub writes: &'static [&'static str],
     /// Methods that only read.
     pub reads: &'static [&'static str],
+    /// Methods judged by a table of the protocol's commands instead of a list (Redis:
+    /// [`super::redis::method`]), with the number of arguments the call hands over.
+    pub decide: Option<fn(&str, usize) -> Option<bool>>,
 }
 
 const IMAP_WRITES: &[&str] = &[
@@ -403,12 +406,14 @@ pub const API_MODELS: &[ApiModel] = &[
         what: "IMAP",
         writes: IMAP_WRITES,
         reads: IMAP_READS,
+        decide: None,
     },
     ApiModel {
         krate: "imap",
         what: "IMAP",
         writes: IMAP_WRITES,
         reads: IMAP_READS,
+        decide: None,
     },
     // chromiumoxide: the typed commands `execute` sends are judged by their type
     // ([`super::cdp::params_type`]); no method is decided by its name alone.
@@ -417,38 +422,62 @@ pub const API_MODELS: &[ApiModel] = &[
         what: "CDP command",
         writes: &[],
         reads: &[],
+        decide: None,
     },
     ApiModel {
         krate: "rusqlite",
         what: "SQLite backup",
         writes: SQLITE_WRITES,
         reads: &[],
+        decide: None,
     },
     ApiModel {
         krate: "tar",
         what: "archive unpacked",
         writes: TAR_WRITES,
         reads: &[],
+        decide: None,
     },
     ApiModel {
         krate: "zip",
         what: "archive unpacked",
         writes: ZIP_WRITES,
         reads: &[],
+        decide: None,
     },
     ApiModel {
         krate: "tokio_postgres",
         what: "PostgreSQL COPY",
         writes: POSTGRES_WRITES,
         reads: POSTGRES_READS,
+        decide: None,
     },
     ApiModel {
         krate: "postgres",
         what: "PostgreSQL COPY",
         writes: POSTGRES_WRITES,
         reads: POSTGRES_READS,
+        decide: None,
     },
+    redis_client("redis"),
+    redis_client("deadpool_redis"),
+    redis_client("bb8_redis"),
+    redis_client("mobc_redis"),
+    redis_client("r2d2_redis"),
+    redis_client("fred"),
+    redis_client("rustis"),
 ];
+
+/// A Redis client crate's model: its command methods judged by the command table.
+const fn redis_client(krate: &'static str) -> ApiModel {
+    ApiModel {
+        krate,
+        what: "Redis",
+        writes: &[],
+        reads: &[],
+        decide: Some(super::redis::method),
+    }
+}
 
 /// The built-in API models a file's `use` items (or a call by a path rooted in the crate,
 /// `tar::Archive::new(..)`) bring in, as a bit set over [`API_MODELS`].
@@ -458,6 +487,15 @@ pub fn api_models_of_crate(root: &str) -> u32 {
         .enumerate()
         .filter(|(_, m)| m.krate == root)
         .fold(0, |bits, (i, _)| bits | (1 << i))
+}
+
+/// Whether a file uses a Redis client crate (see [`API_MODELS`]): the command it hands to
+/// `redis::cmd("HSET")` or a pipeline's `.cmd("HSET")` is judged by the command table.
+pub fn uses_redis(bits: u32) -> bool {
+    API_MODELS
+        .iter()
+        .enumerate()
+        .any(|(i, m)| bits & (1 << i) != 0 && m.what == "Redis")
 }
 
 /// Whether a file uses chromiumoxide (see [`API_MODELS`]): its `execute(..)` sends a typed CDP
@@ -470,8 +508,9 @@ pub fn uses_chromiumoxide(bits: u32) -> bool {
 }
 
 /// What a method call does by the API models in use (`bits`, see [`api_models_of_crate`]):
-/// `Some((true, what))` writes, `Some((false, what))` reads.
-pub fn api_model_call(bits: u32, method: &str) -> Option<(bool, &'static str)> {
+/// `Some((true, what))` writes, `Some((false, what))` reads; `args` is the number of
+/// arguments the call hands over.
+pub fn api_model_call(bits: u32, method: &str, args: usize) -> Option<(bool, &'static str)> {
     if bits == 0 {
         return None;
     }
@@ -483,7 +522,7 @@ pub fn api_model_call(bits: u32, method: &str) -> Option<(bool, &'static str)> {
         } else if m.reads.contains(&method) {
             Some((false, m.what))
         } else {
-            None
+            m.decide.and_then(|d| d(method, args)).map(|w| (w, m.what))
         }
     })
 }
@@ -717,40 +756,49 @@ mod tests {
     #[test]
     fn api_models_decide_in_files_that_use_the_library() {
         let imap = api_models_of_crate("async_imap");
-        assert_eq!(api_model_call(imap, "uid_store"), Some((true, "IMAP")));
-        assert_eq!(api_model_call(imap, "append"), Some((true, "IMAP")));
-        assert_eq!(api_model_call(imap, "uid_fetch"), Some((false, "IMAP")));
-        assert_eq!(api_model_call(imap, "len"), None);
+        assert_eq!(api_model_call(imap, "uid_store", 1), Some((true, "IMAP")));
+        assert_eq!(api_model_call(imap, "append", 1), Some((true, "IMAP")));
+        assert_eq!(api_model_call(imap, "uid_fetch", 1), Some((false, "IMAP")));
+        assert_eq!(api_model_call(imap, "len", 1), None);
         // Without the library in use, nothing.
-        assert_eq!(api_model_call(0, "uid_store"), None);
+        assert_eq!(api_model_call(0, "uid_store", 1), None);
         assert_eq!(
-            api_model_call(api_models_of_crate("imap"), "uid_copy"),
+            api_model_call(api_models_of_crate("imap"), "uid_copy", 1),
             Some((true, "IMAP"))
         );
         assert_eq!(api_models_of_crate("serde"), 0);
         let pg = api_models_of_crate("tokio_postgres");
         assert_eq!(
-            api_model_call(pg, "copy_out"),
+            api_model_call(pg, "copy_out", 1),
             Some((false, "PostgreSQL COPY"))
         );
         assert_eq!(
-            api_model_call(pg, "copy_in"),
+            api_model_call(pg, "copy_in", 1),
             Some((true, "PostgreSQL COPY"))
         );
         let sqlite = api_models_of_crate("rusqlite");
         assert_eq!(
-            api_model_call(sqlite, "run_to_completion"),
+            api_model_call(sqlite, "run_to_completion", 1),
             Some((true, "SQLite backup"))
         );
-        assert_eq!(api_model_call(sqlite, "query_row"), None);
+        assert_eq!(api_model_call(sqlite, "query_row", 1), None);
         for (krate, method) in [("tar", "unpack"), ("zip", "extract")] {
             assert_eq!(
-                api_model_call(api_models_of_crate(krate), method),
+                api_model_call(api_models_of_crate(krate), method, 1),
                 Some((true, "archive unpacked")),
                 "{krate}"
             );
         }
-        assert_eq!(api_model_call(api_models_of_crate("tar"), "entries"), None);
+        assert_eq!(
+            api_model_call(api_models_of_crate("tar"), "entries", 1),
+            None
+        );
+        let redis = api_models_of_crate("redis") | api_models_of_crate("fred");
+        assert!(uses_redis(redis) && !uses_redis(sqlite));
+        assert_eq!(api_model_call(redis, "lpush", 2), Some((true, "Redis")));
+        assert_eq!(api_model_call(redis, "hgetall", 1), Some((false, "Redis")));
+        assert_eq!(api_model_call(redis, "append", 1), None);
+        assert_eq!(api_model_call(sqlite, "lpush", 2), None);
     }
 
     #[test]
