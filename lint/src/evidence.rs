@@ -198,6 +198,8 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "rev-list",
             "for-each-ref",
             "merge-base",
+            // Computes a merge's tree without touching the work tree, the index or a ref.
+            "merge-tree",
             "check-ignore",
             "check-attr",
             "check-ref-format",
@@ -771,10 +773,20 @@ const GIT_LISTING: &[&str] = &[
     "show",
     "status",
     "-v",
+    "-vv",
     "-l",
     "--list",
     "-a",
+    "--all",
+    "-r",
+    "--remotes",
     "--show-current",
+    // `git branch --merged main`, `--contains <commit>`: branches filtered, listed.
+    "--merged",
+    "--no-merged",
+    "--contains",
+    "--no-contains",
+    "--points-at",
 ];
 
 /// Subcommands of git, docker, kubectl, cargo and npm that change state.
@@ -1243,6 +1255,10 @@ mod tests {
         assert!(!git(&["config", "--unset", "user.name"]));
         assert!(git(&["worktree", "list"]));
         assert!(!git(&["worktree", "add", "x"]));
+        assert!(git(&["branch", "--merged", "…"]));
+        assert!(git(&["branch", "-r"]));
+        assert!(!git(&["branch", "-D", "…"]));
+        assert!(git(&["merge-tree", "…", "…", "…"]));
         assert!(read_only_process(
             Some("git"),
             &s(&["status", "--porcelain"])

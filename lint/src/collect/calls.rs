@@ -34,6 +34,23 @@ impl Collector<'_> {
         {
             scope.api_models |= crate::effects::models::api_models_of_crate(&segs[0]);
         }
+        // `flashing::erase_all(&mut session, ..)`, a function of a modelled library called by
+        // its path: judged by the library's model as its methods are.
+        if segs.len() >= 2
+            && let Some((writes, what)) = crate::effects::models::api_model_call(
+                crate::effects::models::api_models_of_crate(&segs[0]),
+                segs.last().map(String::as_str).unwrap_or_default(),
+                c.args.len(),
+            )
+        {
+            let last = segs.last().cloned().unwrap_or_default();
+            let what = format!("{what} `{last}`");
+            if writes {
+                self.evidence(EvidenceKind::Sdk, true, what, path_loc(&p.path), None);
+            } else {
+                self.read_signal(what, path_loc(&p.path), None);
+            }
+        }
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();
         let loc = || path_loc(&p.path);

@@ -803,6 +803,44 @@ impl Mem {
         assert_ne!(kind_of(&all, "bump"), Judgement::Write);
     }
 
+    /// probe-rs: a core halted or a flash erased (by the library's function path) changes
+    /// the target; a register read does not.
+    #[test]
+    fn a_debug_probe_s_target_is_changed_by_halting_and_erasing() {
+        let src = r#"
+use probe_rs::{flashing, Session, MemoryInterface};
+use rmcp::{tool, tool_router};
+pub struct Dbg { session: tokio::sync::Mutex<Session> }
+#[tool_router]
+impl Dbg {
+    #[tool(description = "Core A")]
+    async fn core_a(&self) -> String {
+        let mut session = self.session.lock().await;
+        let mut core = session.core(0).unwrap();
+        core.halt(std::time::Duration::from_millis(500)).unwrap();
+        String::new()
+    }
+    #[tool(description = "The program counter")]
+    async fn pc(&self) -> String {
+        let mut session = self.session.lock().await;
+        let mut core = session.core(0).unwrap();
+        let v: u32 = core.read_core_reg(15u16).unwrap();
+        v.to_string()
+    }
+    #[tool(description = "The chip")]
+    async fn chip(&self) -> String {
+        let mut session = self.session.lock().await;
+        flashing::erase_all(&mut session, flashing::FlashProgress::empty()).unwrap();
+        String::new()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_eq!(kind_of(&all, "core_a"), Judgement::Write);
+        assert_eq!(kind_of(&all, "pc"), Judgement::Read);
+        assert_eq!(kind_of(&all, "chip"), Judgement::Write);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =

@@ -396,6 +396,44 @@ const SQLITE_WRITES: &[&str] = &["backup", "restore", "run_to_completion"];
 /// the files it holds written.
 const TAR_WRITES: &[&str] = &["unpack", "unpack_in"];
 const ZIP_WRITES: &[&str] = &["extract", "extract_unwrapped_root_dir"];
+/// probe-rs, a debug probe driving a target chip: halting, stepping and resetting its core,
+/// setting breakpoints, writing its memory and registers, erasing and programming its flash
+/// change the device; reading registers and memory does not. (`run` and `read` are left to
+/// the vocabulary: other types in such a file have them too.)
+const PROBE_RS_WRITES: &[&str] = &[
+    "halt",
+    "step",
+    "reset",
+    "reset_and_halt",
+    "set_hw_breakpoint",
+    "clear_hw_breakpoint",
+    "clear_all_hw_breakpoints",
+    "write_core_reg",
+    "write_word_8",
+    "write_word_16",
+    "write_word_32",
+    "write_word_64",
+    "write_8",
+    "write_16",
+    "write_32",
+    "write_64",
+    "erase_all",
+    "erase_sectors",
+    "download_file",
+    "download_file_with_options",
+];
+const PROBE_RS_READS: &[&str] = &[
+    "read_core_reg",
+    "read_word_8",
+    "read_word_16",
+    "read_word_32",
+    "read_word_64",
+    "read_8",
+    "read_16",
+    "read_32",
+    "read_64",
+    "core_halted",
+];
 const POSTGRES_WRITES: &[&str] = &["copy_in"];
 const POSTGRES_READS: &[&str] = &["copy_out"];
 
@@ -457,6 +495,13 @@ pub const API_MODELS: &[ApiModel] = &[
         what: "PostgreSQL COPY",
         writes: POSTGRES_WRITES,
         reads: POSTGRES_READS,
+        decide: None,
+    },
+    ApiModel {
+        krate: "probe_rs",
+        what: "probe-rs target",
+        writes: PROBE_RS_WRITES,
+        reads: PROBE_RS_READS,
         decide: None,
     },
     redis_client("redis"),
@@ -799,6 +844,16 @@ mod tests {
         assert_eq!(api_model_call(redis, "hgetall", 1), Some((false, "Redis")));
         assert_eq!(api_model_call(redis, "append", 1), None);
         assert_eq!(api_model_call(sqlite, "lpush", 2), None);
+        let probe = api_models_of_crate("probe_rs");
+        assert_eq!(
+            api_model_call(probe, "halt", 1),
+            Some((true, "probe-rs target"))
+        );
+        assert_eq!(
+            api_model_call(probe, "read_core_reg", 1),
+            Some((false, "probe-rs target"))
+        );
+        assert_eq!(api_model_call(probe, "read", 2), None);
     }
 
     #[test]

@@ -567,11 +567,25 @@ pub fn unit_variant(p: &Pat) -> Option<(String, &syn::Ident)> {
 ///
 /// At least two arms must name variants, all of the same enum (`Self` counts as one), so
 /// that a match on an `Option` or a transport kind in a handler is not taken for tools.
+///
+/// An arm of several variants (`ToolName::Search | ToolName::SearchAdvanced => ..`) is one
+/// tool, named by its first variant (the others are aliases or modes of it); an arm that
+/// only refuses (`A | B => return Err(..)`, `unreachable!()`) is none.
 pub fn variant_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
     let found: Vec<(String, &syn::Ident, &Expr)> = m
         .arms
         .iter()
-        .filter_map(|arm| unit_variant(&arm.pat).map(|(e, v)| (e, v, &*arm.body)))
+        .filter_map(|arm| match &arm.pat {
+            Pat::Or(o) => {
+                let all: Vec<_> = o.cases.iter().map(unit_variant).collect::<Option<_>>()?;
+                let same = all.windows(2).all(|w| w[0].0 == w[1].0);
+                (same && !only_refuses(&arm.body))
+                    .then(|| all.into_iter().next())
+                    .flatten()
+                    .map(|(e, v)| (e, v, &*arm.body))
+            }
+            p => unit_variant(p).map(|(e, v)| (e, v, &*arm.body)),
+        })
         .collect();
     let same_enum = found.windows(2).all(|w| w[0].0 == w[1].0);
     if found.len() < 2 || !same_enum || matches!(found[0].0.as_str(), "Option" | "Result") {
@@ -585,6 +599,37 @@ pub fn variant_arms(m: &syn::ExprMatch) -> Vec<DispatchArm<'_>> {
             body,
         })
         .collect()
+}
+
+/// Whether an arm's body only refuses the call: it returns or is an `Err(..)`, or panics
+/// (`unreachable!()`, `panic!(..)`, `bail!(..)`).
+fn only_refuses(body: &Expr) -> bool {
+    let e = match strip(body) {
+        Expr::Block(b) => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(e, _)] => strip(e),
+            [syn::Stmt::Macro(m)] => return refusing_macro(&m.mac),
+            _ => return false,
+        },
+        e => e,
+    };
+    match e {
+        Expr::Return(r) => r.expr.as_deref().is_some_and(only_refuses),
+        Expr::Call(c) => {
+            matches!(strip(&c.func), Expr::Path(p) if p.path.is_ident("Err"))
+        }
+        Expr::Macro(m) => refusing_macro(&m.mac),
+        _ => false,
+    }
+}
+
+/// `unreachable!`, `panic!`, `bail!`, `todo!`, `unimplemented!`.
+fn refusing_macro(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "unreachable" | "panic" | "bail" | "todo" | "unimplemented"
+        )
+    })
 }
 
 /// The tool-name match arms of a function body, and whether it mentions `"tools/call"`
@@ -645,7 +690,8 @@ mod tests {
     /// A tools/call handler that maps the name to a tool enum and matches on its unit
     /// variants (rust-memex's `McpTool::from_name(tool_name)`): each variant is a tool named
     /// in snake case; a match on another value in the handler, or on a kind of tool
-    /// (`tool.tool_type`), is not.
+    /// (`tool.tool_type`), is not. An arm of several variants is one tool, named by the
+    /// first; an arm that only refuses is none.
     #[test]
     fn a_handler_matching_on_a_tool_enum() {
         let src = r#"
@@ -659,8 +705,11 @@ impl Server {
         match tool.tool_type { ToolType::Shell => run_shell(), ToolType::Python => run_python() }
         match tool {
             McpTool::Health => Ok(json!({ "ok": true })),
-            McpTool::RagIndexText => { self.db.execute("INSERT INTO docs VALUES (?)", [request.to_string()])?; Ok(json!({})) }
+            McpTool::RagIndexText | McpTool::RagIndexHtml => { self.db.execute("INSERT INTO docs VALUES (?)", [request.to_string()])?; Ok(json!({})) }
             McpTool::MemoryDelete => { self.db.execute("DELETE FROM docs WHERE id = ?", [1])?; Ok(json!({})) }
+            McpTool::UseAccount | McpTool::ListAccounts => {
+                return Err(json!("infrastructure tools must not reach dispatch_tool"));
+            }
         }
     }
 }

@@ -14,7 +14,7 @@
 //! each tool is an impl of it with `fn name(&self) -> &str { "write_file" }`. An impl is
 //! taken for such a tool when it has
 //!
-//! - `fn name` whose body is only a string literal or a constant, a `const NAME`, or the
+//! - `fn name` (or `fn tool_name`) whose body is only a string literal or a constant, a `const NAME`, or the
 //!   `name: ".."` field of the metadata a method builds (`fn info(&self) -> ToolInfo {
 //!   ToolInfo { name: "get_bot_info".to_string(), .. } }`) (the
 //!   tool's public name: `impl HyperVTool for AddVmDvdDrive { const NAME: &str = ".."; async
@@ -77,6 +77,15 @@ const SCHEMA_METHODS: &[&str] = &[
 /// Methods that build the tool's metadata (`ToolInfo { name: "..", .. }`).
 const METADATA_METHODS: &[&str] = &["info", "tool_info", "metadata", "definition", "spec"];
 
+/// Methods that give the tool's public name (`fn name(&self) -> &str { "write_file" }`,
+/// `fn tool_name(&self) -> &str { "configure_app" }`).
+pub const NAME_METHODS: &[&str] = &["name", "tool_name"];
+
+/// Whether an impl item is a name method ([`NAME_METHODS`]).
+fn is_name_method(i: &ImplItem) -> bool {
+    matches!(i, ImplItem::Fn(f) if NAME_METHODS.iter().any(|m| f.sig.ident == m))
+}
+
 /// The expression a `fn name` body consists of (`"x"`, `"x".into()`, `NAME`, `Self::NAME`),
 /// the value of `const NAME`, or the literal `name` field of the metadata a method builds.
 pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
@@ -86,15 +95,13 @@ pub fn name_expr(items: &[ImplItem]) -> Option<&Expr> {
     }) {
         return Some(&c.expr);
     }
-    if !items
-        .iter()
-        .any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == "name"))
+    if !items.iter().any(is_name_method)
         && let Some(e) = metadata_name(items).or_else(|| schema_call_name(items))
     {
         return Some(e);
     }
     let f = items.iter().find_map(|i| match i {
-        ImplItem::Fn(f) if f.sig.ident == "name" && f.sig.inputs.len() <= 1 => Some(f),
+        ImplItem::Fn(f) if is_name_method(i) && f.sig.inputs.len() <= 1 => Some(f),
         _ => None,
     })?;
     let [Stmt::Expr(e, None)] = f.block.stmts.as_slice() else {
@@ -457,6 +464,10 @@ impl Tool<CargoTools> for Box<dyn Tool<CargoTools>> {
         assert!(is_shape("Tool", &items(tool)));
         // Any trait name, with a schema method.
         assert!(is_shape("Capability", &items(tool)));
+        // The name given by `fn tool_name`, the tool run by `handle_call`.
+        let handler = "impl VibeToolHandler for W { fn tool_name(&self) -> &str { \"configure_app\" } fn input_schema(&self) -> Value { json!({}) } async fn handle_call(&self, a: Value) -> R { todo!() } }";
+        assert!(is_shape("VibeToolHandler", &items(handler)));
+        assert!(matches!(name_expr(&items(handler)), Some(Expr::Lit(_))));
         // A trait named for tools needs no schema method.
         assert!(is_shape(
             "AgentTool",
