@@ -504,6 +504,8 @@ pub const API_MODELS: &[ApiModel] = &[
         reads: PROBE_RS_READS,
         decide: None,
     },
+    cap_std("cap_std"),
+    cap_std("cap_async_std"),
     redis_client("redis"),
     redis_client("deadpool_redis"),
     redis_client("bb8_redis"),
@@ -512,6 +514,37 @@ pub const API_MODELS: &[ApiModel] = &[
     redis_client("fred"),
     redis_client("rustis"),
 ];
+
+/// cap-std's `Dir`, a directory handle whose methods take paths relative to it
+/// (`dir.write("a.txt", bytes)`, `dir.hard_link(&tmp, &dir, &name)`, `dir.remove_file(..)`):
+/// the file system changed as `std::fs` changes it. Names a standard type also has
+/// (`write`, `copy`, `rename`: `io::Write::write(&buf)`) only with the path and a second
+/// argument.
+fn cap_std_method(name: &str, args: usize) -> Option<bool> {
+    match name {
+        "write" | "copy" | "rename" | "hard_link" | "symlink" | "symlink_file" | "symlink_dir" => {
+            (args >= 2).then_some(true)
+        }
+        "create" | "create_dir" | "create_dir_all" | "remove_file" | "remove_dir"
+        | "remove_dir_all" | "remove_open_dir" | "set_permissions" | "set_times" => {
+            (args >= 1).then_some(true)
+        }
+        "read" | "read_to_string" | "read_dir" | "metadata" | "symlink_metadata" | "read_link"
+        | "canonicalize" => (args >= 1).then_some(false),
+        _ => None,
+    }
+}
+
+/// A cap-std crate's model ([`cap_std_method`]).
+const fn cap_std(krate: &'static str) -> ApiModel {
+    ApiModel {
+        krate,
+        what: "cap-std directory",
+        writes: &[],
+        reads: &[],
+        decide: Some(cap_std_method),
+    }
+}
 
 /// A Redis client crate's model: its command methods judged by the command table.
 const fn redis_client(krate: &'static str) -> ApiModel {
@@ -854,6 +887,22 @@ mod tests {
             Some((false, "probe-rs target"))
         );
         assert_eq!(api_model_call(probe, "read", 2), None);
+        // A file's models are a bit set of 32.
+        assert!(API_MODELS.len() <= 32);
+        let cap = api_models_of_crate("cap_std");
+        assert_eq!(
+            api_model_call(cap, "hard_link", 3),
+            Some((true, "cap-std directory"))
+        );
+        assert_eq!(
+            api_model_call(cap, "write", 2),
+            Some((true, "cap-std directory"))
+        );
+        assert_eq!(api_model_call(cap, "write", 1), None);
+        assert_eq!(
+            api_model_call(cap, "read_dir", 1),
+            Some((false, "cap-std directory"))
+        );
     }
 
     #[test]

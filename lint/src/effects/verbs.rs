@@ -280,7 +280,12 @@ fn tie_breaking_words(name: &str) -> Option<(&str, Vec<String>)> {
         .find(|s| !s.is_empty())
         .unwrap_or(name);
     let ws = words(last);
-    (!ws.iter().any(|w| is_read_verb(w))).then_some((last, ws))
+    // After `mark` or `as`, a read verb is the state marked (`mark_read`, `mark_as_seen`).
+    let reads = ws
+        .iter()
+        .enumerate()
+        .any(|(i, w)| is_read_verb(w) && !(i > 0 && matches!(ws[i - 1].as_str(), "mark" | "as")));
+    (!reads).then_some((last, ws))
 }
 
 /// Whether a word says "writes" in a tool's name or description whatever follows it
@@ -940,6 +945,12 @@ mod tests {
         assert!(name_says_write("get_pull_request", "").is_none());
         assert!(name_says_write("write_status", "Show the write mode").is_none());
         assert!(name_says_write("lookup_repo", "Resolve a repository").is_none());
+        // The state a message is marked with is no read.
+        assert!(name_says_write_over_reads("mark_read").is_some());
+        assert!(name_says_write_over_reads("mark_as_seen").is_some());
+        assert!(name_says_write_over_reads("flag").is_some());
+        assert!(name_says_write_over_reads("expunge").is_some());
+        assert!(name_says_write_over_reads("read_flags").is_none());
     }
 
     #[test]

@@ -158,6 +158,11 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("attach", Write, NONE),
     ("detach", Write, NONE),
     ("mark", Write, NOT_CLIENT),
+    // A message or an item flagged (IMAP `\\Flagged`, a review's flag): `flag_message`.
+    ("flag", Write, NOT_CLIENT),
+    ("unflag", Write, NOT_CLIENT),
+    // Messages marked deleted, removed for good.
+    ("expunge", Write, NONE),
     ("resolve", Write, NOT_CLIENT | LOOKUP),
     ("complete", Write, NOT_CLIENT | LOOKUP),
     ("schedule", Write, NONE),
