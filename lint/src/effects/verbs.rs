@@ -440,6 +440,13 @@ pub fn client_write(
     if ws.len() >= 2 && ws[0] == "start" && is_read_verb(&ws[1]) {
         return None;
     }
+    // `vault.rollback_preview(..)`, `merge_dry_run`: what the change would do, shown.
+    if ws.len() >= 2
+        && (ws.last().is_some_and(|w| w == "preview" || w == "dryrun")
+            || ws.ends_with(&["dry".to_string(), "run".to_string()]))
+    {
+        return None;
+    }
     let first = ws.first()?;
     // `client.add_worklog(..)`, `api.set_assignee(..)`: a verb too common in in-memory code
     // to decide alone is a client's write in a compound name called on a client.
@@ -848,6 +855,10 @@ mod tests {
         // A query begun reads; other things started act.
         assert!(client_write("start_query", 0, None, Some("client")).is_none());
         assert!(client_write("start_kill", 0, None, Some("child")).is_some());
+        // A change previewed or dry-run is shown, not made.
+        assert!(client_write("rollback_preview", 0, None, Some("vault")).is_none());
+        assert!(client_write("merge_dry_run", 0, None, Some("client")).is_none());
+        assert!(client_write("merge_branch", 0, None, Some("client")).is_some());
         // A request to the MCP client through its peer asks.
         assert!(client_write("send_cancellable_request", 0, None, Some("peer")).is_none());
         // A subscription to a topic or a feed receives; a compound name on a client acts.
