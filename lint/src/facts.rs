@@ -545,6 +545,11 @@ pub struct ToolFacts {
     pub framework: Option<ToolStyle>,
     /// MCP hints its framework attribute declares.
     pub hints: Option<DeclaredHints>,
+    /// The shared annotations value its builder chain names (`.annotations(read_annotations())`),
+    /// whose hints it takes once every file is read
+    /// ([`crate::frameworks::annotations::apply_shared`]).
+    #[serde(default)]
+    pub shared_hints: Option<String>,
     /// The `#[side_effect]` contract as data (`idemcheck_spec::check::contract_of`), when it
     /// parsed. (Kept by the cache as its JSON: the report's serde shape, with an internally
     /// tagged key, needs a self-describing format.)
@@ -653,6 +658,10 @@ pub struct FileFacts {
     /// ([`crate::frameworks::name_by_consts`]).
     #[serde(default)]
     pub name_consts: Vec<(String, String)>,
+    /// Functions and constants of the file that are shared tool annotations, with the hints
+    /// they give ([`crate::frameworks::annotations`]).
+    #[serde(default)]
+    pub shared_hints: Vec<(String, DeclaredHints)>,
     /// Struct fields: (struct, field, field type name), for `self.field.method()`.
     pub fields: Vec<(String, String, String)>,
     /// Glob imports of its modules (`pub(super) use super::instance_metadata::*;` in

@@ -44,9 +44,10 @@ impl Collector<'_> {
             )
         {
             let last = segs.last().cloned().unwrap_or_default();
+            let strong = crate::effects::models::api_model_strong(what);
             let what = format!("{what} `{last}`");
             if writes {
-                self.evidence(EvidenceKind::Sdk, true, what, path_loc(&p.path), None);
+                self.evidence(EvidenceKind::Sdk, strong, what, path_loc(&p.path), None);
             } else {
                 self.read_signal(what, path_loc(&p.path), None);
             }

@@ -346,7 +346,7 @@ impl Collector<'_> {
                 if writes {
                     self.evidence(
                         EvidenceKind::Sdk,
-                        true,
+                        crate::effects::models::api_model_strong(what),
                         format!("{what} `{name}`"),
                         loc(),
                         unless,

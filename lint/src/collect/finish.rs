@@ -89,6 +89,7 @@ impl Collector<'_> {
         }
         facts.sent_consts = self.sent_consts();
         facts.name_consts = std::mem::take(&mut self.fw.name_consts);
+        facts.shared_hints = std::mem::take(&mut self.fw.shared_hints);
         facts.fns = std::mem::take(&mut self.fns);
         facts.tools = std::mem::take(&mut self.tools);
         facts.fields = std::mem::take(&mut self.fields);

@@ -72,6 +72,9 @@ pub(super) struct FwState {
     /// String constants of the file that read as tool names (see
     /// [`crate::facts::FileFacts::name_consts`]).
     pub(super) name_consts: Vec<(String, String)>,
+    /// Functions and constants that are shared tool annotations (see
+    /// [`crate::facts::FileFacts::shared_hints`]).
+    pub(super) shared_hints: Vec<(String, crate::facts::DeclaredHints)>,
     want_name_consts: bool,
     /// Tools of a tool trait's shape that name themselves nowhere in their impl (index into
     /// the file's tools, type): named by their type's constructor at the end of the file,
@@ -122,6 +125,21 @@ struct PendingBody {
     /// handler itself: recorded as a function and noted in the enclosing function's
     /// [`crate::facts::FnFacts::name_arms`], no tool made.
     sub_arm: bool,
+    /// The hints its builder chain gives.
+    annotations: Option<crate::frameworks::annotations::Given>,
+}
+
+/// A tool's hints: its description, and the hints its builder chain writes.
+fn with_given(
+    description: Option<String>,
+    given: Option<&crate::frameworks::annotations::Given>,
+) -> ToolHints {
+    let mut hints = match given {
+        Some(crate::frameworks::annotations::Given::Inline(h)) => h.clone(),
+        _ => ToolHints::default(),
+    };
+    hints.description = description;
+    hints
 }
 
 /// The body of a tool run by a handler value of type `ty`: the type's run method
@@ -472,6 +490,16 @@ impl Collector<'_> {
         }
     }
 
+    /// The tool just made names a shared annotations value: it takes that value's hints
+    /// once every file is read ([`crate::frameworks::annotations::apply_shared`]).
+    fn note_shared_hints(&mut self, given: Option<&crate::frameworks::annotations::Given>) {
+        if let Some(crate::frameworks::annotations::Given::Shared(name)) = given
+            && let Some(t) = self.tools.last_mut()
+        {
+            t.shared_hints = Some(name.clone());
+        }
+    }
+
     /// Note the function tools and dispatch arms of a function body, whose function has
     /// just been begun (`begin_fn`).
     pub(super) fn fw_scan_fn(&mut self, sig: &syn::Signature, block: &syn::Block) {
@@ -516,10 +544,7 @@ impl Collector<'_> {
                         // A handler value of a type (its run method is the body, looked up
                         // by the index), or one built some other way: no known body.
                         let sig = made_sig(ident.clone());
-                        let hints = ToolHints {
-                            description: t.description.clone(),
-                            ..ToolHints::default()
-                        };
+                        let hints = with_given(t.description.clone(), t.annotations.as_ref());
                         let (function, body) = match &t.boxed_type {
                             Some(ty) => (ty.clone(), run_method_body(ty)),
                             None => (format!("{enclosing}::{{handler}}"), ToolBody::None),
@@ -535,6 +560,7 @@ impl Collector<'_> {
                             t.name_span.start().line as u32,
                             (Vec::new(), Vec::new()),
                         );
+                        self.note_shared_hints(t.annotations.as_ref());
                         continue;
                     }
                 };
@@ -549,6 +575,7 @@ impl Collector<'_> {
                     sig,
                     kind,
                     sub_arm: false,
+                    annotations: t.annotations,
                 };
                 if t.in_macro {
                     // Parsed again by the walk: found by where it is written.
@@ -678,6 +705,7 @@ impl Collector<'_> {
                 sig: arm_sig,
                 kind: BodyKind::Inline,
                 sub_arm,
+                annotations: None,
             });
         }
     }
@@ -742,10 +770,7 @@ impl Collector<'_> {
             }
         }
         for p in pending {
-            let hints = ToolHints {
-                description: p.description.clone(),
-                ..ToolHints::default()
-            };
+            let hints = with_given(p.description.clone(), p.annotations.as_ref());
             self.make_tool(
                 p.style,
                 &p.sig,
@@ -757,6 +782,7 @@ impl Collector<'_> {
                 p.span.start().line as u32,
                 (Vec::new(), Vec::new()),
             );
+            self.note_shared_hints(p.annotations.as_ref());
             if p.sub_arm
                 && let Some(t) = self.tools.last_mut()
             {

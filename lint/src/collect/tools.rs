@@ -210,18 +210,8 @@ impl Collector<'_> {
             doc: String::new(),
             description: hints.as_ref().and_then(|h| h.description.clone()),
             framework: (style != ToolStyle::SideEffect).then_some(style),
-            hints: hints.as_ref().filter(|h| h.any()).map(|h| DeclaredHints {
-                read_only: h.read_only.as_ref().map(|v| v.value),
-                destructive: h.destructive.as_ref().map(|v| v.value),
-                idempotent: h.idempotent.as_ref().map(|v| v.value),
-                open_world: h.open_world.as_ref().map(|v| v.value),
-                loc: [&h.read_only, &h.destructive, &h.idempotent, &h.open_world]
-                    .into_iter()
-                    .flatten()
-                    .map(|v| Loc::of_span(v.span))
-                    .min()
-                    .unwrap_or_default(),
-            }),
+            hints: hints.as_ref().and_then(frameworks::annotations::declared),
+            shared_hints: None,
             contract: None,
             contract_loc: se.map(|a| Loc::of_span(a.pound_token.span)),
             provisional: false,
@@ -367,6 +357,9 @@ impl Collector<'_> {
         owner: FnOwner,
         lead: Span,
     ) -> usize {
+        if let Some(shared) = crate::frameworks::annotations::of_fn(sig, block) {
+            self.fw.shared_hints.push(shared);
+        }
         let self_ty = match owner {
             FnOwner::Impl => self.impl_ctx.as_ref().map(|c| c.self_ty.clone()),
             FnOwner::Free => None,

@@ -213,9 +213,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_return_type(&mut self, _: &'ast syn::ReturnType) {}
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
         self.fw_tool_table(&c.ident, &c.expr);
+        if let Some(shared) = crate::frameworks::annotations::of_const(&c.ident, &c.ty, &c.expr) {
+            self.fw.shared_hints.push(shared);
+        }
     }
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
         self.fw_tool_table(&s.ident, &s.expr);
+        if let Some(shared) = crate::frameworks::annotations::of_const(&s.ident, &s.ty, &s.expr) {
+            self.fw.shared_hints.push(shared);
+        }
     }
 
     fn visit_expr(&mut self, e: &'ast Expr) {

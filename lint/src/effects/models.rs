@@ -355,6 +355,11 @@ pub struct ApiModel {
     /// Methods judged by a table of the protocol's commands instead of a list (Redis:
     /// [`super::redis::method`]), with the number of arguments the call hands over.
     pub decide: Option<fn(&str, usize) -> Option<bool>>,
+    /// Whether its writes are strong evidence (they outweigh a tool's `read_only_hint`).
+    /// Not for clients whose command methods a shared executor calls for whatever command
+    /// it is handed (Redis: `connection.mset_split(..)` in the arm for `"MSET"`): the tool's
+    /// own hint says more than that.
+    pub strong: bool,
 }
 
 const IMAP_WRITES: &[&str] = &[
@@ -445,6 +450,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: IMAP_WRITES,
         reads: IMAP_READS,
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "imap",
@@ -452,6 +458,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: IMAP_WRITES,
         reads: IMAP_READS,
         decide: None,
+        strong: true,
     },
     // chromiumoxide: the typed commands `execute` sends are judged by their type
     // ([`super::cdp::params_type`]); no method is decided by its name alone.
@@ -461,6 +468,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: &[],
         reads: &[],
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "rusqlite",
@@ -468,6 +476,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: SQLITE_WRITES,
         reads: &[],
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "tar",
@@ -475,6 +484,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: TAR_WRITES,
         reads: &[],
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "zip",
@@ -482,6 +492,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: ZIP_WRITES,
         reads: &[],
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "tokio_postgres",
@@ -489,6 +500,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: POSTGRES_WRITES,
         reads: POSTGRES_READS,
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "postgres",
@@ -496,6 +508,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: POSTGRES_WRITES,
         reads: POSTGRES_READS,
         decide: None,
+        strong: true,
     },
     ApiModel {
         krate: "probe_rs",
@@ -503,6 +516,7 @@ pub const API_MODELS: &[ApiModel] = &[
         writes: PROBE_RS_WRITES,
         reads: PROBE_RS_READS,
         decide: None,
+        strong: true,
     },
     cap_std("cap_std"),
     cap_std("cap_async_std"),
@@ -543,6 +557,7 @@ const fn cap_std(krate: &'static str) -> ApiModel {
         writes: &[],
         reads: &[],
         decide: Some(cap_std_method),
+        strong: true,
     }
 }
 
@@ -554,6 +569,7 @@ const fn redis_client(krate: &'static str) -> ApiModel {
         writes: &[],
         reads: &[],
         decide: Some(super::redis::method),
+        strong: false,
     }
 }
 
@@ -574,6 +590,15 @@ pub fn uses_redis(bits: u32) -> bool {
         .iter()
         .enumerate()
         .any(|(i, m)| bits & (1 << i) != 0 && m.what == "Redis")
+}
+
+/// Whether the writes of the model that calls its effects `what` are strong evidence
+/// ([`ApiModel::strong`]).
+pub fn api_model_strong(what: &str) -> bool {
+    API_MODELS
+        .iter()
+        .find(|m| m.what == what)
+        .is_none_or(|m| m.strong)
 }
 
 /// Whether a file uses chromiumoxide (see [`API_MODELS`]): its `execute(..)` sends a typed CDP
@@ -876,6 +901,7 @@ mod tests {
         assert_eq!(api_model_call(redis, "lpush", 2), Some((true, "Redis")));
         assert_eq!(api_model_call(redis, "hgetall", 1), Some((false, "Redis")));
         assert_eq!(api_model_call(redis, "append", 1), None);
+        assert!(!api_model_strong("Redis") && api_model_strong("IMAP"));
         assert_eq!(api_model_call(sqlite, "lpush", 2), None);
         let probe = api_models_of_crate("probe_rs");
         assert_eq!(

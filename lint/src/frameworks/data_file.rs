@@ -1407,6 +1407,7 @@ fn make_tool(
         description: e.description.clone(),
         framework: Some(ToolStyle::DataFile),
         hints: None,
+        shared_hints: None,
         contract: None,
         contract_loc: None,
         provisional: false,

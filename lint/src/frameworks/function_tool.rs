@@ -60,6 +60,8 @@ pub struct FunctionTool<'a> {
     /// Its handler was handed to a method named for handlers (`.handler(send_email)`): a
     /// path there is a function, also in a list.
     pub handler_named: bool,
+    /// The hints its builder chain gives (`.annotations(read_annotations())`, `.read_only()`).
+    pub annotations: Option<super::annotations::Given>,
 }
 
 /// Whether a callee, resolved through `use`, is `FunctionTool::new`.
@@ -143,6 +145,7 @@ pub(super) fn from_args<'a>(args: &[&'a Expr], registry: bool) -> Option<Functio
         boxed_type: None,
         in_macro: false,
         handler_named: false,
+        annotations: None,
     })
 }
 

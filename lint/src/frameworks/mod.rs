@@ -34,6 +34,7 @@
 //! style. The byte search that decides which packages are parsed at all (`prefilter.rs`) has
 //! a mark for each style.
 
+pub mod annotations;
 pub mod configured;
 pub mod data_file;
 pub mod dispatch;
@@ -140,6 +141,7 @@ pub fn attr_mark(resolved: &[String], cx: &AttrCx<'_>) -> Option<AttrMark> {
 ///   trait for that type is the same tool again.
 pub fn drop_repeated(files: &mut [FileFacts]) {
     name_by_consts(files);
+    annotations::apply_shared(files);
     drop_generated_twins(files);
     confirm_provisional(files);
     drop_stamped_wrappers(files);

@@ -88,6 +88,7 @@ pub fn of_definition_and_handler<'a>(
         boxed_type: None,
         in_macro: false,
         handler_named: false,
+        annotations: None,
     })
 }
 
@@ -210,6 +211,7 @@ pub fn builder_chain<'a>(
             boxed_type: None,
             in_macro: false,
             handler_named: true,
+            annotations: parts.annotations.clone(),
         })
         .collect()
 }
@@ -228,6 +230,8 @@ struct BuilderParts<'a> {
     named: Option<(String, proc_macro2::Span)>,
     /// The text handed to `.description(..)`.
     description: Option<String>,
+    /// The hints a step gives ([`super::annotations::of_step`]).
+    annotations: Option<super::annotations::Given>,
 }
 
 /// The parts of the builder chain that `m`, a handler call, ends (see [`of_builder_chain`]).
@@ -246,10 +250,14 @@ fn builder_parts(m: &syn::ExprMethodCall) -> Option<BuilderParts<'_>> {
     }
     let mut description = None;
     let mut named = None;
+    let mut annotations = None;
     let mut cur = &*m.receiver;
     let root = loop {
         match cur {
             Expr::MethodCall(inner) => {
+                if annotations.is_none() {
+                    annotations = super::annotations::of_step(inner);
+                }
                 if inner.method == "description" && inner.args.len() == 1 {
                     description = builder_text(&inner.args[0]).map(|(t, _)| t);
                 }
@@ -277,6 +285,7 @@ fn builder_parts(m: &syn::ExprMethodCall) -> Option<BuilderParts<'_>> {
         tool_builder: typed && matches!(last.as_str(), "builder" | "default" | "new"),
         named,
         description,
+        annotations,
     })
 }
 
@@ -546,6 +555,7 @@ pub fn of_boxed_insert<'a>(
             boxed_type,
             in_macro: false,
             handler_named: false,
+            annotations: None,
         })
     };
     if let Some(ty) = boxed_type(value) {
@@ -774,6 +784,7 @@ pub fn of_any_registration<'a>(
             boxed_type: Some(ty),
             in_macro: false,
             handler_named: false,
+            annotations: None,
         });
     };
     Some(FunctionTool {
@@ -786,6 +797,7 @@ pub fn of_any_registration<'a>(
         boxed_type: None,
         in_macro: false,
         handler_named: false,
+        annotations: None,
     })
 }
 
@@ -831,6 +843,7 @@ pub fn of_factory_call<'a>(method: &str, args: &[&'a Expr]) -> Option<FunctionTo
         boxed_type: None,
         in_macro: false,
         handler_named: false,
+        annotations: None,
     })
 }
 

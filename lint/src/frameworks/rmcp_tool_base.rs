@@ -57,7 +57,12 @@ pub fn tool_name(name_fn: &syn::ImplItemFn, const_name: Option<&String>) -> Opti
 /// Hints of an rmcp `fn annotations()` body: `ToolAnnotations::new().read_only(true)` builder
 /// calls, or struct literals with `read_only_hint: Some(true)`.
 pub fn annotations_hints(block: &syn::Block) -> ToolHints {
-    let tokens = block.to_token_stream();
+    hints_of_tokens(block.to_token_stream())
+}
+
+/// Hints written in tokens, as [`annotations_hints`] reads them: builder calls
+/// (`.read_only(true)`) and struct fields (`read_only_hint: Some(true)`).
+pub fn hints_of_tokens(tokens: proc_macro2::TokenStream) -> ToolHints {
     let mut hints = ToolHints::from_tokens(tokens.clone());
     fn scan(tokens: proc_macro2::TokenStream, hints: &mut ToolHints) {
         let trees: Vec<TokenTree> = tokens.into_iter().collect();
