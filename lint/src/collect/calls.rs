@@ -27,23 +27,26 @@ impl Collector<'_> {
         let segs = self.resolve(&p.path);
         // `rusqlite::backup::Backup::new(..)`, `tar::Archive::new(gz)` named by their path:
         // the file uses that library as a `use` item would say.
-        if segs.len() >= 2
+        let library = if segs.len() >= 2
             && segs[0].starts_with(|c: char| c.is_ascii_lowercase())
             && !matches!(segs[0].as_str(), "crate" | "std" | "core" | "alloc")
+        {
+            crate::effects::models::api_models_of_crate(&segs[0])
+        } else {
+            0
+        };
+        if library != 0
             && let Some(scope) = self.scopes.last_mut()
         {
-            scope.api_models |= crate::effects::models::api_models_of_crate(&segs[0]);
+            scope.api_models |= library;
         }
         // `flashing::erase_all(&mut session, ..)`, a function of a modelled library called by
         // its path: judged by the library's model as its methods are.
-        if segs.len() >= 2
-            && let Some((writes, what)) = crate::effects::models::api_model_call(
-                crate::effects::models::api_models_of_crate(&segs[0]),
-                segs.last().map(String::as_str).unwrap_or_default(),
-                c.args.len(),
-            )
+        if library != 0
+            && let Some(last) = segs.last()
+            && let Some((writes, what)) =
+                crate::effects::models::api_model_call(library, last, c.args.len())
         {
-            let last = segs.last().cloned().unwrap_or_default();
             let strong = crate::effects::models::api_model_strong(what);
             let what = format!("{what} `{last}`");
             if writes {
