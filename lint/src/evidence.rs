@@ -1440,6 +1440,14 @@ impl S {
         let echoed = std::fs::read_to_string(&temp_path).unwrap();
         echoed
     }
+    #[tool(description = "Convert rules")]
+    async fn convert(&self, yaml: String) -> String {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("rules.yml");
+        std::fs::write(&path, yaml).unwrap();
+        std::process::Command::new("sigma").arg(&path).output().unwrap();
+        String::new()
+    }
     #[tool(description = "Save a note")]
     async fn save_note(&self, body: String) -> String {
         let tmp = format!("{}.tmp", "notes.md");
@@ -1455,6 +1463,8 @@ impl S {
         assert_eq!(kind("delete_file"), "Write");
         // A scratch file written for a program to read: bookkeeping.
         assert_ne!(kind("render"), "Write");
+        // A file written in a scratch directory the call made: bookkeeping too.
+        assert_ne!(kind("convert"), "Write");
         // Written to a temporary, then renamed over the real file: the rename writes.
         assert_eq!(kind("save_note"), "Write");
     }

@@ -59,12 +59,12 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
         return None;
     }
     // A tool function that only builds its answer (a placeholder's usage message) does
-    // nothing, whatever its name says. Not a dispatch arm or a table entry: its body may
-    // only name what the handler then runs (`"sandbox_start" => "sandbox.start"`).
+    // nothing, whatever its name says. Not a table entry: its body may only name what the
+    // handler then runs (`"sandbox_start" => "sandbox.start"`); a dispatch arm is made
+    // inert only when it answers in prose (`collect::hooks`).
     if !matches!(
         cx.tool.style,
-        crate::facts::ToolStyle::McpDispatch
-            | crate::facts::ToolStyle::Registry
+        crate::facts::ToolStyle::Registry
             | crate::facts::ToolStyle::DataFile
             | crate::facts::ToolStyle::Configured
     ) && cx.body.is_some_and(|b| index.func(b).inert)

@@ -88,7 +88,7 @@ impl Collector<'_> {
                     None,
                     false,
                 );
-            } else if dest.is_some_and(ev::names_a_temporary) {
+            } else if dest.is_some_and(|d| self.names_temporary(d)) {
                 // `fs::write(&temp_path, ..)`, `fs::remove_file(&temp_path)`: the tool's
                 // scratch file, written for a program to read and cleaned up. Not
                 // `fs::rename(&tmp, &dest)`: that writes `dest`.

@@ -129,6 +129,22 @@ struct PendingBody {
     annotations: Option<crate::frameworks::annotations::Given>,
 }
 
+/// Whether an expression holds a sentence for a reader: a text of four words or more, in a
+/// literal or a macro's tokens (`json!({"info": "Use Solana CLI: spl-token mint .."})`).
+fn says_prose(e: &syn::Expr) -> bool {
+    fn scan(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Group(g) => scan(g.stream()),
+            proc_macro2::TokenTree::Literal(l) => {
+                let s = l.to_string();
+                s.starts_with('"') && s.split_whitespace().count() >= 4
+            }
+            _ => false,
+        })
+    }
+    scan(quote::ToTokens::to_token_stream(e))
+}
+
 /// A tool's hints: its description, and the hints its builder chain writes.
 fn with_given(
     description: Option<String>,
@@ -747,7 +763,17 @@ impl Collector<'_> {
             return false;
         };
         let first = &pending[0];
-        self.begin_made_fn(&first.fn_ident, first.self_ty.clone());
+        // A dispatch arm that answers in prose (`"mint_tokens" => Ok(json!({"info": "Use
+        // the CLI: spl-token mint .."}))`) may only build its answer; any other arm acts by
+        // what it names (`"sandbox_start" => "sandbox.start"`).
+        if first.style == ToolStyle::McpDispatch
+            && matches!(first.kind, BodyKind::Inline)
+            && says_prose(e)
+        {
+            self.begin_fn(&first.fn_ident, first.self_ty.clone());
+        } else {
+            self.begin_made_fn(&first.fn_ident, first.self_ty.clone());
+        }
         let walked = match &first.kind {
             BodyKind::Inline => {
                 visit::visit_expr(self, e);

@@ -128,6 +128,9 @@ pub(super) struct FnState {
     /// Locals bound to a process this function spawned (`let mut child = cmd.spawn()?`):
     /// killing it on a timeout tears down what the call itself made.
     pub(super) children: Vec<String>,
+    /// Locals bound to a scratch path or directory (`let dir = tempfile::TempDir::new()?`,
+    /// `let path = dir.path().join("rules.yml")`): writing there is the call's own scratch.
+    pub(super) temp_locals: Vec<String>,
     /// Its text parameters (`query: &str`), with their positions (receiver not counted).
     pub(super) text_params: Vec<(String, u32)>,
     /// It hands back a path (`-> PathBuf`, `-> Result<PathBuf>`): a directory it makes sure

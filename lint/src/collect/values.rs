@@ -236,6 +236,41 @@ impl Collector<'_> {
         }
     }
 
+    /// Whether an expression names a scratch path: by an identifier's word (`temp_path`,
+    /// `std::env::temp_dir().join(..)`, [`crate::evidence::names_a_temporary`]), or as a
+    /// value made from a local bound to a scratch directory or file the call owns
+    /// (`dir.path().join("rules.yml")` after `let dir = tempfile::TempDir::new()?`).
+    pub(super) fn names_temporary(&self, e: &Expr) -> bool {
+        crate::evidence::names_a_temporary(e) || self.rooted_in_scratch(e)
+    }
+
+    /// Whether an expression is made from a local bound to a scratch the call owns.
+    fn rooted_in_scratch(&self, e: &Expr) -> bool {
+        let Some(f) = self.fn_stack.last() else {
+            return false;
+        };
+        if f.temp_locals.is_empty() {
+            return false;
+        }
+        let mut e = e;
+        loop {
+            e = match e {
+                Expr::Reference(r) => &r.expr,
+                Expr::Paren(p) => &p.expr,
+                Expr::MethodCall(m) => &m.receiver,
+                Expr::Field(x) => &x.base,
+                Expr::Try(t) => &t.expr,
+                Expr::Path(p) => {
+                    return p
+                        .path
+                        .get_ident()
+                        .is_some_and(|id| f.temp_locals.iter().any(|t| id == t));
+                }
+                _ => return false,
+            };
+        }
+    }
+
     /// A Redis command handed to `redis::cmd(..)` or a pipeline's `.cmd(..)` in a file that
     /// uses a Redis client crate, judged by the command table
     /// ([`crate::effects::redis::command`]).
@@ -336,11 +371,17 @@ impl Collector<'_> {
         {
             f.call_name_locals.push(name.to_string());
         }
+        let temporary = owns_scratch(init) || self.rooted_in_scratch(init);
         if let Some(f) = self.fn_stack.last_mut() {
             if spawned(init) {
                 f.children.push(name.to_string());
             } else if !f.children.is_empty() {
                 f.children.retain(|c| c != name);
+            }
+            if temporary {
+                f.temp_locals.push(name.to_string());
+            } else if !f.temp_locals.is_empty() {
+                f.temp_locals.retain(|c| c != name);
             }
         }
         let ty = self.constructed_type(init);
@@ -1132,6 +1173,26 @@ impl Collector<'_> {
             None => {}
         }
     }
+}
+
+/// Whether an initializer makes a scratch directory or file that is removed when dropped
+/// (`tempfile::TempDir::new()`, `tempfile::tempdir()`, `NamedTempFile::new()`): not the
+/// system's temporary directory itself (`std::env::temp_dir()`), where a tool may leave
+/// what it saves for its caller.
+fn owns_scratch(init: &Expr) -> bool {
+    fn scan(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(id) => {
+                matches!(
+                    id.to_string().as_str(),
+                    "tempfile" | "TempDir" | "NamedTempFile" | "tempdir" | "TempPath"
+                )
+            }
+            proc_macro2::TokenTree::Group(g) => scan(g.stream()),
+            _ => false,
+        })
+    }
+    scan(quote::ToTokens::to_token_stream(init))
 }
 
 /// Whether an initializer is the process a `spawn` starts (`Command::new(..).spawn()?`,

@@ -438,7 +438,7 @@ const NOT_METHODS: &[&str] = &[
 /// arguments: the method's name is the command's, with its option spelled after an
 /// underscore (`set_ex` → `SETEX`, `rpush_exists` → `RPUSH`) and module commands prefixed
 /// (`json_set` → `JSON.SET`). `None` when it names no command, and for the names of generic
-/// methods ([`TWO_ARGUMENTS`]) handed fewer than two arguments.
+/// methods (`TWO_ARGUMENTS`) handed fewer than two arguments.
 pub fn method(name: &str, args: usize) -> Option<bool> {
     if args == 0 || NOT_METHODS.contains(&name) {
         return None;

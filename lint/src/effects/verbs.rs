@@ -727,10 +727,13 @@ mod tests {
             "try_lock",
             "blocking_lock",
             "read_owned",
+            "reserve_many",
+            "try_reserve",
         ] {
             assert!(!client_write_name(name), "{name}");
         }
         assert!(client_write_name("lock_account"));
+        assert!(client_write_name("reserve_table"));
     }
 
     #[test]

@@ -420,6 +420,12 @@ pub(crate) const LOCAL_COMPOUNDS: &[&str] = &[
     "write_owned",
     "try_read_owned",
     "try_write_owned",
+    // A channel's capacity held for a send to come (`tx.reserve_many(n)`, tokio's mpsc).
+    "reserve_many",
+    "try_reserve",
+    "try_reserve_many",
+    "reserve_owned",
+    "try_reserve_owned",
     "execute_batch",
     "move_to",
     "send_replace",

@@ -724,6 +724,26 @@ impl Server {
         );
     }
 
+    /// An arm that only answers in prose (a stub pointing at a CLI) does nothing, whatever
+    /// its name says; an arm that only names what runs it still goes by its name.
+    #[test]
+    fn a_dispatch_arm_answering_in_prose_is_inert() {
+        let src = r#"
+async fn handle_tool_call(name: &str, args: Value, state: &State) -> Result<Value, String> {
+    match name {
+        "mint_tokens" => Ok(json!({"info": "Use Solana CLI: spl-token mint <TOKEN_MINT> <AMOUNT>", "network": state.network})),
+        "delete_branch" => Ok(json!({"op": "branch.delete"})),
+        "get_balance" => Ok(json!({"balance": 1})),
+        _ => Err("unknown tool".into()),
+    }
+}
+"#;
+        let kinds = names_and_kinds(&[("src/main.rs", src)]);
+        let kind = |n: &str| kinds.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        assert_ne!(kind("mint_tokens").as_deref(), Some("Write"), "{kinds:?}");
+        assert_eq!(kind("delete_branch").as_deref(), Some("Write"), "{kinds:?}");
+    }
+
     /// A handler matching the name on constants (nodus's `match tool_name { TOOL_LIST =>
     /// handle_list(cwd), .. }`, the constants in another file): each arm is a tool named by
     /// its constant's text; a constant of no known text names the tool by itself.
