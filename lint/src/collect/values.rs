@@ -1180,19 +1180,29 @@ impl Collector<'_> {
 /// system's temporary directory itself (`std::env::temp_dir()`), where a tool may leave
 /// what it saves for its caller.
 fn owns_scratch(init: &Expr) -> bool {
-    fn scan(ts: proc_macro2::TokenStream) -> bool {
-        ts.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(id) => {
-                matches!(
-                    id.to_string().as_str(),
-                    "tempfile" | "TempDir" | "NamedTempFile" | "tempdir" | "TempPath"
-                )
+    const SCRATCH: &[&str] = &[
+        "tempfile",
+        "TempDir",
+        "NamedTempFile",
+        "tempdir",
+        "TempPath",
+    ];
+    let mut e = strip(init);
+    loop {
+        e = match e {
+            Expr::MethodCall(m) => {
+                if SCRATCH.iter().any(|s| m.method == s) {
+                    return true;
+                }
+                strip(&m.receiver)
             }
-            proc_macro2::TokenTree::Group(g) => scan(g.stream()),
-            _ => false,
-        })
+            Expr::Call(c) => {
+                return matches!(strip(&c.func), Expr::Path(p)
+                    if p.path.segments.iter().any(|s| SCRATCH.iter().any(|w| s.ident == w)));
+            }
+            _ => return false,
+        };
     }
-    scan(quote::ToTokens::to_token_stream(init))
 }
 
 /// Whether an initializer is the process a `spawn` starts (`Command::new(..).spawn()?`,

@@ -965,6 +965,9 @@ mod tests {
         assert!(name_says_write_over_reads("flag").is_some());
         assert!(name_says_write_over_reads("expunge").is_some());
         assert!(name_says_write_over_reads("read_flags").is_none());
+        // A sync whose code only reads pulls; with nothing seen, its name still says write.
+        assert!(name_says_write_over_reads("sync_prometheus").is_none());
+        assert!(name_says_write("sync_repos", "").is_some());
     }
 
     #[test]

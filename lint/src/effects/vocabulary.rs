@@ -174,7 +174,8 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("email", Write, NOT_CLIENT),
     ("invoke", Write, NONE | LOOKUP),
     ("import", Write, NOT_CLIENT),
-    ("sync", Write, NOT_CLIENT),
+    // A sync that reaches only reads pulls: what it keeps is out of sight or absent.
+    ("sync", Write, NOT_CLIENT | LOOKUP),
     ("copy", Write, NOT_CLIENT),
     ("link", Write, NOT_CLIENT),
     ("unlink", Write, NOT_CLIENT),
