@@ -1211,10 +1211,13 @@ fn owns_scratch(init: &Expr) -> bool {
 fn spawned(init: &Expr) -> bool {
     let mut e = strip(init);
     while let Expr::MethodCall(m) = e {
-        match m.method.to_string().as_str() {
-            "spawn" | "spawn_command" => return true,
-            "unwrap" | "expect" | "context" | "with_context" | "map_err" => e = strip(&m.receiver),
-            _ => return false,
+        let is = |names: &[&str]| names.iter().any(|n| m.method == n);
+        if is(&["spawn", "spawn_command"]) {
+            return true;
+        } else if is(&["unwrap", "expect", "context", "with_context", "map_err"]) {
+            e = strip(&m.receiver);
+        } else {
+            return false;
         }
     }
     false

@@ -441,9 +441,8 @@ pub fn client_write(
         return None;
     }
     // `vault.rollback_preview(..)`, `merge_dry_run`: what the change would do, shown.
-    if ws.len() >= 2
-        && (ws.last().is_some_and(|w| w == "preview" || w == "dryrun")
-            || ws.ends_with(&["dry".to_string(), "run".to_string()]))
+    if let [.., before, last] = ws.as_slice()
+        && (last == "preview" || last == "dryrun" || (before == "dry" && last == "run"))
     {
         return None;
     }
