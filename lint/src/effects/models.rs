@@ -520,6 +520,9 @@ pub const API_MODELS: &[ApiModel] = &[
     },
     cap_std("cap_std"),
     cap_std("cap_async_std"),
+    image_files("image"),
+    image_files("xcap"),
+    image_files("screenshots"),
     redis_client("redis"),
     redis_client("deadpool_redis"),
     redis_client("bb8_redis"),
@@ -546,6 +549,27 @@ fn cap_std_method(name: &str, args: usize) -> Option<bool> {
         "read" | "read_to_string" | "read_dir" | "metadata" | "symlink_metadata" | "read_link"
         | "canonicalize" => (args >= 1).then_some(false),
         _ => None,
+    }
+}
+
+/// An image saved to a file (`image::DynamicImage::save(path)`, `save_with_format`, the
+/// buffers of screenshot crates built on `image`: `xcap`, `screenshots`): a file written.
+/// `save` needs the path (a `config.save()` of another type in the file takes none).
+fn image_method(name: &str, args: usize) -> Option<bool> {
+    matches!(name, "save" | "save_with_format")
+        .then_some(true)
+        .filter(|_| args >= 1)
+}
+
+/// An image crate's model ([`image_method`]).
+const fn image_files(krate: &'static str) -> ApiModel {
+    ApiModel {
+        krate,
+        what: "image file",
+        writes: &[],
+        reads: &[],
+        decide: Some(image_method),
+        strong: true,
     }
 }
 
@@ -913,6 +937,9 @@ mod tests {
             Some((false, "probe-rs target"))
         );
         assert_eq!(api_model_call(probe, "read", 2), None);
+        let image = api_models_of_crate("xcap");
+        assert_eq!(api_model_call(image, "save", 1), Some((true, "image file")));
+        assert_eq!(api_model_call(image, "save", 0), None);
         // A file's models are a bit set of 32.
         assert!(API_MODELS.len() <= 32);
         let cap = api_models_of_crate("cap_std");

@@ -95,6 +95,54 @@ impl crate::ListMessagesTool {
         assert!(rows("pub struct SendOtpTool { pub to: String }\n").is_empty());
     }
 
+    /// A struct the server runs inline, in the tools/call handler's arm of its name: that
+    /// arm is its body.
+    #[test]
+    fn a_struct_run_inline_by_the_handler_has_that_arm_as_its_body() {
+        let src = r#"
+use rust_mcp_sdk::macros::mcp_tool;
+
+#[mcp_tool(name = "save_note", description = "Save a note")]
+pub struct SaveNoteTool { pub text: String }
+
+#[mcp_tool(name = "list_notes", description = "List the notes")]
+pub struct ListNotesTool {}
+
+impl ServerHandler for Handler {
+    async fn handle_call_tool_request(&self, params: CallToolRequestParams) -> Result<CallToolResult, CallToolError> {
+        match params.name.as_str() {
+            "save_note" => {
+                std::fs::write("notes.md", "x").unwrap();
+                Ok(CallToolResult::default())
+            }
+            "list_notes" => {
+                let _ = std::fs::read_to_string("notes.md");
+                Ok(CallToolResult::default())
+            }
+            other => Err(CallToolError::unknown_tool(other.to_string())),
+        }
+    }
+}
+"#;
+        let got = crate::analysis::inventory_rows(&[("src/main.rs", src)]);
+        let kind = |n: &str| {
+            got.iter()
+                .find(|r| r.0 == n)
+                .map(|r| (r.2.clone(), r.3.clone()))
+        };
+        assert_eq!(
+            kind("save_note"),
+            Some(("rust-mcp-sdk".into(), "Write".into())),
+            "{got:?}"
+        );
+        assert_eq!(
+            kind("list_notes"),
+            Some(("rust-mcp-sdk".into(), "Read".into())),
+            "{got:?}"
+        );
+        assert_eq!(got.len(), 2, "{got:?}");
+    }
+
     #[test]
     fn a_struct_registered_with_a_handler_has_that_handler_as_its_body() {
         // A home-grown registry pairs the parameters struct with a free function

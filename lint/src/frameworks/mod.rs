@@ -55,7 +55,7 @@ pub mod tool_trait;
 use proc_macro2::Span;
 use syn::{Expr, Lit};
 
-use crate::facts::{CallTarget, FileFacts, ToolStyle};
+use crate::facts::{CallTarget, FileFacts, ToolBody, ToolStyle};
 
 /// What an attribute of a function says about it (see [`attr_mark`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +151,7 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
     if !files.iter().any(|f| f.tools.iter().any(|t| weak(t.style))) {
         return;
     }
+    lend_arm_bodies(files);
     let strong: rustc_hash::FxHashSet<String> = files
         .iter()
         .flat_map(|f| f.tools.iter())
@@ -163,6 +164,54 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
         f.tools.retain(|t| {
             !weak(t.style) || (!strong.contains(&t.name) && seen.insert((krate, t.name.clone())))
         });
+    }
+}
+
+/// A tool defined without a body of its own (rust-mcp-sdk's `#[mcp_tool]` struct, whose
+/// server runs it inline: `match params.name.as_str() { "take_screenshot" => { .. } }`) takes
+/// the body of the dispatch arm of its name in the same file; the arm, a repeat of the
+/// definition, is then dropped with the other repeats.
+fn lend_arm_bodies(files: &mut [FileFacts]) {
+    // The methods of the workspace, by type: a body named `Method(ty, names)` exists when
+    // one of them is there.
+    let methods: rustc_hash::FxHashSet<(&str, &str)> = files
+        .iter()
+        .flat_map(|f| f.fns.iter())
+        .filter_map(|g| Some((g.self_ty.as_deref()?, g.name.as_str())))
+        .collect();
+    let bodiless = |t: &crate::facts::ToolFacts| {
+        !is_weak_style(t.style)
+            && match &t.body {
+                ToolBody::None => true,
+                ToolBody::Method(ty, names) => {
+                    let ty = ty.rsplit("::").next().unwrap_or(ty);
+                    !names.iter().any(|n| methods.contains(&(ty, n.as_str())))
+                }
+                ToolBody::Local(_) => false,
+            }
+    };
+    let lend: Vec<(usize, usize, ToolBody)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            let arms: rustc_hash::FxHashMap<&str, &ToolBody> = f
+                .tools
+                .iter()
+                .filter(|t| {
+                    t.style == ToolStyle::McpDispatch && matches!(t.body, ToolBody::Local(_))
+                })
+                .map(|t| (t.name.as_str(), &t.body))
+                .collect();
+            f.tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| !arms.is_empty() && bodiless(t))
+                .filter_map(|(ti, t)| arms.get(t.name.as_str()).map(|b| (fi, ti, (*b).clone())))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (fi, ti, body) in lend {
+        files[fi].tools[ti].body = body;
     }
 }
 
