@@ -835,8 +835,21 @@ impl Collector<'_> {
                 && f.absent_guards
                     .contains(&super::syntax::spaceless(&m.receiver))
         });
+        // `state.pending_files.extend(paths)` on a field of this file declared a set
+        // (`BTreeSet`, `HashSet`): what is there already is not added again.
+        let into_a_set = (name == "extend" || name == "insert") && {
+            let member = field.rsplit('.').next().unwrap_or(&field);
+            self.fields.iter().any(|(_, m, ty)| {
+                m == member
+                    && matches!(
+                        ty.as_str(),
+                        "HashSet" | "BTreeSet" | "IndexSet" | "FxHashSet"
+                    )
+            })
+        };
         if drains_all
             || added_once
+            || into_a_set
             || state::state_change(&name, key_is_new) == state::StateChange::Converges
         {
             // Bookkeeping: the code reaches it, so the tool is not left to its name.

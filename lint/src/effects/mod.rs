@@ -841,6 +841,34 @@ impl Dbg {
         assert_eq!(kind_of(&all, "chip"), Judgement::Write);
     }
 
+    /// Extending a set kept between calls converges (a retry adds nothing new); extending
+    /// a list accumulates.
+    #[test]
+    fn a_set_extended_converges_and_a_list_accumulates() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+pub struct Watch { pending: Mutex<BTreeSet<String>>, journal: Mutex<Vec<String>> }
+#[tool_router]
+impl Watch {
+    #[tool(description = "Paths to look at")]
+    async fn mark_paths(&self, paths: Vec<String>) -> String {
+        self.pending.lock().unwrap().extend(paths);
+        String::new()
+    }
+    #[tool(description = "Paths seen")]
+    async fn note_paths(&self, paths: Vec<String>) -> String {
+        self.journal.lock().unwrap().extend(paths);
+        String::new()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_ne!(kind_of(&all, "mark_paths"), Judgement::Write);
+        assert_eq!(kind_of(&all, "note_paths"), Judgement::Write);
+    }
+
     #[test]
     fn a_write_by_its_words_is_a_warning() {
         let analysis =
