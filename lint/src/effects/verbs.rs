@@ -224,6 +224,9 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
     {
         return None;
     }
+    if captures_media(&ws) {
+        return None;
+    }
     if let Some(Verb::Write(v)) = leading_verb(last) {
         return Some(format!("its name `{name}` says `{v}`"));
     }
@@ -240,6 +243,50 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .into_iter()
         .find(|w| is_plain_verb(w))
         .map(|v| format!("its description says `{v}`"))
+}
+
+/// What is captured to be looked at (`capture_screen`, `capture_window`, `capture_audio`,
+/// `capture_packets`, a regex's `capture_names`), unlike a payment captured (`capture_payment`,
+/// `charges.capture(id)`): the words after `capture`, or the receiver's.
+const CAPTURED_MEDIA: &[&str] = &[
+    "image",
+    "images",
+    "screen",
+    "screenshot",
+    "screenshots",
+    "monitor",
+    "monitors",
+    "window",
+    "windows",
+    "region",
+    "display",
+    "frame",
+    "frames",
+    "camera",
+    "audio",
+    "video",
+    "microphone",
+    "packets",
+    "packet",
+    "traffic",
+    "output",
+    "stdout",
+    "stderr",
+    "pane",
+    "page",
+    "viewport",
+    "beyond",
+    "names",
+    "snapshot",
+    "logs",
+    "trace",
+    "desktop",
+];
+
+/// Whether words name a capture of media or output (see [`CAPTURED_MEDIA`]).
+fn captures_media(ws: &[String]) -> bool {
+    ws.windows(2)
+        .any(|p| p[0] == "capture" && CAPTURED_MEDIA.contains(&p[1].as_str()))
 }
 
 /// [`name_says_write`] against reads the code reaches: not by a verb that as often names a
@@ -447,6 +494,18 @@ pub fn client_write(
         return None;
     }
     let first = ws.first()?;
+    // A screen, a window, a page or a pane captured is looked at (`monitor.capture_image()`,
+    // `screen.capture()`).
+    if first == "capture"
+        && (captures_media(&ws)
+            || receiver.is_some_and(|r| {
+                words(r)
+                    .iter()
+                    .any(|w| CAPTURED_MEDIA.contains(&w.as_str()))
+            }))
+    {
+        return None;
+    }
     // `client.add_worklog(..)`, `api.set_assignee(..)`: a verb too common in in-memory code
     // to decide alone is a client's write in a compound name called on a client.
     // `set_*` on a client configures it (`set_header`, `set_timeout`).
@@ -861,6 +920,11 @@ mod tests {
         assert!(client_write("rollback_preview", 0, None, Some("vault")).is_none());
         assert!(client_write("merge_dry_run", 0, None, Some("client")).is_none());
         assert!(client_write("merge_branch", 0, None, Some("client")).is_some());
+        // A screen captured is looked at; a payment captured is taken.
+        assert!(client_write("capture_image", 0, None, Some("monitor")).is_none());
+        assert!(client_write("capture", 0, None, Some("screen")).is_none());
+        assert!(client_write("capture_payment", 0, None, Some("client")).is_some());
+        assert!(client_write("capture", 0, None, Some("charges")).is_some());
         // A request to the MCP client through its peer asks.
         assert!(client_write("send_cancellable_request", 0, None, Some("peer")).is_none());
         // A subscription to a topic or a feed receives; a compound name on a client acts.
@@ -964,6 +1028,8 @@ mod tests {
         assert!(name_says_write_over_reads("flag").is_some());
         assert!(name_says_write_over_reads("expunge").is_some());
         assert!(name_says_write_over_reads("read_flags").is_none());
+        assert!(name_says_write("capture_camera", "").is_none());
+        assert!(name_says_write("capture_payment", "").is_some());
         // A sync whose code only reads pulls; with nothing seen, its name still says write.
         assert!(name_says_write_over_reads("sync_prometheus").is_none());
         assert!(name_says_write("sync_repos", "").is_some());
