@@ -172,6 +172,16 @@ pub fn drop_repeated(files: &mut [FileFacts]) {
 /// the body of the dispatch arm of its name in the same file; the arm, a repeat of the
 /// definition, is then dropped with the other repeats.
 fn lend_arm_bodies(files: &mut [FileFacts]) {
+    // Only a file with both an arm and a tool of another style may lend.
+    let may_lend = |f: &FileFacts| {
+        f.tools.iter().any(|t| t.style == ToolStyle::McpDispatch)
+            && f.tools
+                .iter()
+                .any(|t| !is_weak_style(t.style) && !matches!(t.body, ToolBody::Local(_)))
+    };
+    if !files.iter().any(may_lend) {
+        return;
+    }
     // The methods of the workspace, by type: a body named `Method(ty, names)` exists when
     // one of them is there.
     let methods: rustc_hash::FxHashSet<(&str, &str)> = files
