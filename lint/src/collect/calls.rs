@@ -44,16 +44,9 @@ impl Collector<'_> {
         // its path: judged by the library's model as its methods are.
         if library != 0
             && let Some(last) = segs.last()
-            && let Some((writes, what)) =
-                crate::effects::models::api_model_call(library, last, c.args.len())
+            && let Some(call) = crate::effects::models::api_model_call(library, last, c.args.len())
         {
-            let strong = crate::effects::models::api_model_strong(what);
-            let what = format!("{what} `{last}`");
-            if writes {
-                self.evidence(EvidenceKind::Sdk, strong, what, path_loc(&p.path), None);
-            } else {
-                self.read_signal(what, path_loc(&p.path), None);
-            }
+            self.model_call_evidence(call, last, path_loc(&p.path), None);
         }
         let n = segs.len();
         let last = segs.last().cloned().unwrap_or_default();

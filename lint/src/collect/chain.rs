@@ -340,20 +340,10 @@ impl Collector<'_> {
             // A library's method, by its built-in API model (`session.uid_store(..)` in a
             // file that uses an IMAP crate).
             if !(i == 0 && is_self(root))
-                && let Some((writes, what)) =
+                && let Some(call) =
                     crate::effects::models::api_model_call(self.api_models(), &name, mc.args.len())
             {
-                if writes {
-                    self.evidence(
-                        EvidenceKind::Sdk,
-                        crate::effects::models::api_model_strong(what),
-                        format!("{what} `{name}`"),
-                        loc(),
-                        unless,
-                    );
-                } else {
-                    self.read_signal(format!("{what} `{name}`"), loc(), unless);
-                }
+                self.model_call_evidence(call, &name, loc(), unless);
                 prev_name = Some(name);
                 continue;
             }

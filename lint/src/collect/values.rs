@@ -271,6 +271,23 @@ impl Collector<'_> {
         }
     }
 
+    /// The evidence of a call a built-in API model judges (an IMAP session's `uid_store`): a write,
+    /// strong or weak as the model says, or a read.
+    pub(super) fn model_call_evidence(
+        &mut self,
+        call: crate::effects::models::ModelCall,
+        name: &str,
+        loc: Loc,
+        unless: Option<usize>,
+    ) {
+        let what = format!("{} `{name}`", call.what);
+        if call.writes {
+            self.evidence(EvidenceKind::Sdk, call.strong, what, loc, unless);
+        } else {
+            self.read_signal(what, loc, unless);
+        }
+    }
+
     /// A Redis command handed to `redis::cmd(..)` or a pipeline's `.cmd(..)` in a file that
     /// uses a Redis client crate, judged by the command table
     /// ([`crate::effects::redis::command`]).

@@ -616,15 +616,6 @@ pub fn uses_redis(bits: u32) -> bool {
         .any(|(i, m)| bits & (1 << i) != 0 && m.what == "Redis")
 }
 
-/// Whether the writes of the model that calls its effects `what` are strong evidence
-/// ([`ApiModel::strong`]).
-pub fn api_model_strong(what: &str) -> bool {
-    API_MODELS
-        .iter()
-        .find(|m| m.what == what)
-        .is_none_or(|m| m.strong)
-}
-
 /// Whether a file uses chromiumoxide (see [`API_MODELS`]): its `execute(..)` sends a typed CDP
 /// command.
 pub fn uses_chromiumoxide(bits: u32) -> bool {
@@ -634,23 +625,38 @@ pub fn uses_chromiumoxide(bits: u32) -> bool {
         .any(|(i, m)| bits & (1 << i) != 0 && m.krate == "chromiumoxide")
 }
 
-/// What a method call does by the API models in use (`bits`, see [`api_models_of_crate`]):
-/// `Some((true, what))` writes, `Some((false, what))` reads; `args` is the number of
-/// arguments the call hands over.
-pub fn api_model_call(bits: u32, method: &str, args: usize) -> Option<(bool, &'static str)> {
+/// What a call does by a built-in API model ([`api_model_call`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelCall {
+    /// It writes (else it only reads).
+    pub writes: bool,
+    /// What the model's calls do, for the evidence (`IMAP`).
+    pub what: &'static str,
+    /// Its writes are strong evidence ([`ApiModel::strong`]).
+    pub strong: bool,
+}
+
+/// What a method call does by the API models in use (`bits`, see [`api_models_of_crate`]);
+/// `args` is the number of arguments the call hands over.
+pub fn api_model_call(bits: u32, method: &str, args: usize) -> Option<ModelCall> {
     if bits == 0 {
         return None;
     }
     API_MODELS.iter().enumerate().find_map(|(i, m)| {
-        if bits & (1 << i) == 0 {
+        let writes = if bits & (1 << i) == 0 {
             None
         } else if m.writes.contains(&method) {
-            Some((true, m.what))
+            Some(true)
         } else if m.reads.contains(&method) {
-            Some((false, m.what))
+            Some(false)
         } else {
-            m.decide.and_then(|d| d(method, args)).map(|w| (w, m.what))
-        }
+            m.decide.and_then(|d| d(method, args))
+        }?;
+        Some(ModelCall {
+            writes,
+            what: m.what,
+            strong: m.strong,
+        })
     })
 }
 
@@ -879,83 +885,69 @@ mod tests {
         assert_eq!(rpc.words_write(RpcMethod, "/api/v1/forms/{}/widgets"), None);
     }
 
+    /// What a model row says of a call, as (writes, what).
+    fn call(bits: u32, method: &str, args: usize) -> Option<(bool, &'static str)> {
+        api_model_call(bits, method, args).map(|c| (c.writes, c.what))
+    }
+
     /// Each built-in API row, asked directly.
     #[test]
     fn api_models_decide_in_files_that_use_the_library() {
         let imap = api_models_of_crate("async_imap");
-        assert_eq!(api_model_call(imap, "uid_store", 1), Some((true, "IMAP")));
-        assert_eq!(api_model_call(imap, "append", 1), Some((true, "IMAP")));
-        assert_eq!(api_model_call(imap, "uid_fetch", 1), Some((false, "IMAP")));
-        assert_eq!(api_model_call(imap, "len", 1), None);
+        assert_eq!(call(imap, "uid_store", 1), Some((true, "IMAP")));
+        assert_eq!(call(imap, "append", 1), Some((true, "IMAP")));
+        assert_eq!(call(imap, "uid_fetch", 1), Some((false, "IMAP")));
+        assert_eq!(call(imap, "len", 1), None);
         // Without the library in use, nothing.
-        assert_eq!(api_model_call(0, "uid_store", 1), None);
+        assert_eq!(call(0, "uid_store", 1), None);
         assert_eq!(
-            api_model_call(api_models_of_crate("imap"), "uid_copy", 1),
+            call(api_models_of_crate("imap"), "uid_copy", 1),
             Some((true, "IMAP"))
         );
         assert_eq!(api_models_of_crate("serde"), 0);
         let pg = api_models_of_crate("tokio_postgres");
-        assert_eq!(
-            api_model_call(pg, "copy_out", 1),
-            Some((false, "PostgreSQL COPY"))
-        );
-        assert_eq!(
-            api_model_call(pg, "copy_in", 1),
-            Some((true, "PostgreSQL COPY"))
-        );
+        assert_eq!(call(pg, "copy_out", 1), Some((false, "PostgreSQL COPY")));
+        assert_eq!(call(pg, "copy_in", 1), Some((true, "PostgreSQL COPY")));
         let sqlite = api_models_of_crate("rusqlite");
         assert_eq!(
-            api_model_call(sqlite, "run_to_completion", 1),
+            call(sqlite, "run_to_completion", 1),
             Some((true, "SQLite backup"))
         );
-        assert_eq!(api_model_call(sqlite, "query_row", 1), None);
+        assert_eq!(call(sqlite, "query_row", 1), None);
         for (krate, method) in [("tar", "unpack"), ("zip", "extract")] {
             assert_eq!(
-                api_model_call(api_models_of_crate(krate), method, 1),
+                call(api_models_of_crate(krate), method, 1),
                 Some((true, "archive unpacked")),
                 "{krate}"
             );
         }
-        assert_eq!(
-            api_model_call(api_models_of_crate("tar"), "entries", 1),
-            None
-        );
+        assert_eq!(call(api_models_of_crate("tar"), "entries", 1), None);
         let redis = api_models_of_crate("redis") | api_models_of_crate("fred");
         assert!(uses_redis(redis) && !uses_redis(sqlite));
-        assert_eq!(api_model_call(redis, "lpush", 2), Some((true, "Redis")));
-        assert_eq!(api_model_call(redis, "hgetall", 1), Some((false, "Redis")));
-        assert_eq!(api_model_call(redis, "append", 1), None);
-        assert!(!api_model_strong("Redis") && api_model_strong("IMAP"));
-        assert_eq!(api_model_call(sqlite, "lpush", 2), None);
+        assert_eq!(call(redis, "lpush", 2), Some((true, "Redis")));
+        assert_eq!(call(redis, "hgetall", 1), Some((false, "Redis")));
+        assert_eq!(call(redis, "append", 1), None);
+        // A Redis client's writes are weak; an IMAP session's strong.
+        assert!(!api_model_call(redis, "lpush", 2).unwrap().strong);
+        assert!(api_model_call(imap, "append", 1).unwrap().strong);
+        assert_eq!(call(sqlite, "lpush", 2), None);
         let probe = api_models_of_crate("probe_rs");
+        assert_eq!(call(probe, "halt", 1), Some((true, "probe-rs target")));
         assert_eq!(
-            api_model_call(probe, "halt", 1),
-            Some((true, "probe-rs target"))
-        );
-        assert_eq!(
-            api_model_call(probe, "read_core_reg", 1),
+            call(probe, "read_core_reg", 1),
             Some((false, "probe-rs target"))
         );
-        assert_eq!(api_model_call(probe, "read", 2), None);
+        assert_eq!(call(probe, "read", 2), None);
         let image = api_models_of_crate("xcap");
-        assert_eq!(api_model_call(image, "save", 1), Some((true, "image file")));
-        assert_eq!(api_model_call(image, "save", 0), None);
+        assert_eq!(call(image, "save", 1), Some((true, "image file")));
+        assert_eq!(call(image, "save", 0), None);
         // A file's models are a bit set of 32.
         assert!(API_MODELS.len() <= 32);
         let cap = api_models_of_crate("cap_std");
-        assert_eq!(
-            api_model_call(cap, "hard_link", 3),
-            Some((true, "cap-std directory"))
-        );
-        assert_eq!(
-            api_model_call(cap, "write", 2),
-            Some((true, "cap-std directory"))
-        );
-        assert_eq!(api_model_call(cap, "write", 1), None);
-        assert_eq!(
-            api_model_call(cap, "read_dir", 1),
-            Some((false, "cap-std directory"))
-        );
+        assert_eq!(call(cap, "hard_link", 3), Some((true, "cap-std directory")));
+        assert_eq!(call(cap, "write", 2), Some((true, "cap-std directory")));
+        assert_eq!(call(cap, "write", 1), None);
+        assert_eq!(call(cap, "read_dir", 1), Some((false, "cap-std directory")));
     }
 
     #[test]

@@ -245,48 +245,10 @@ pub fn name_says_write(name: &str, description: &str) -> Option<String> {
         .map(|v| format!("its description says `{v}`"))
 }
 
-/// What is captured to be looked at (`capture_screen`, `capture_window`, `capture_audio`,
-/// `capture_packets`, a regex's `capture_names`), unlike a payment captured (`capture_payment`,
-/// `charges.capture(id)`): the words after `capture`, or the receiver's.
-const CAPTURED_MEDIA: &[&str] = &[
-    "image",
-    "images",
-    "screen",
-    "screenshot",
-    "screenshots",
-    "monitor",
-    "monitors",
-    "window",
-    "windows",
-    "region",
-    "display",
-    "frame",
-    "frames",
-    "camera",
-    "audio",
-    "video",
-    "microphone",
-    "packets",
-    "packet",
-    "traffic",
-    "output",
-    "stdout",
-    "stderr",
-    "pane",
-    "page",
-    "viewport",
-    "beyond",
-    "names",
-    "snapshot",
-    "logs",
-    "trace",
-    "desktop",
-];
-
-/// Whether words name a capture of media or output (see [`CAPTURED_MEDIA`]).
+/// Whether words name a capture of media or output (see [`super::vocabulary::CAPTURED_MEDIA`]).
 fn captures_media(ws: &[String]) -> bool {
     ws.windows(2)
-        .any(|p| p[0] == "capture" && CAPTURED_MEDIA.contains(&p[1].as_str()))
+        .any(|p| p[0] == "capture" && super::vocabulary::CAPTURED_MEDIA.contains(&p[1].as_str()))
 }
 
 /// [`name_says_write`] against reads the code reaches: not by a verb that as often names a
@@ -489,7 +451,8 @@ pub fn client_write(
     }
     // `vault.rollback_preview(..)`, `merge_dry_run`: what the change would do, shown.
     if let [.., before, last] = ws.as_slice()
-        && (last == "preview" || last == "dryrun" || (before == "dry" && last == "run"))
+        && (super::vocabulary::PREVIEWS.contains(&last.as_str())
+            || (before == "dry" && last == "run"))
     {
         return None;
     }
@@ -501,7 +464,7 @@ pub fn client_write(
             || receiver.is_some_and(|r| {
                 words(r)
                     .iter()
-                    .any(|w| CAPTURED_MEDIA.contains(&w.as_str()))
+                    .any(|w| super::vocabulary::CAPTURED_MEDIA.contains(&w.as_str()))
             }))
     {
         return None;

@@ -346,6 +346,48 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("revert", Named, PLAIN),
 ];
 
+/// What is captured to be looked at (`capture_screen`, `capture_window`, `capture_audio`,
+/// `capture_packets`, a regex's `capture_names`), unlike a payment captured (`capture_payment`,
+/// `charges.capture(id)`): the words after `capture`, or the receiver's.
+pub const CAPTURED_MEDIA: &[&str] = &[
+    "image",
+    "images",
+    "screen",
+    "screenshot",
+    "screenshots",
+    "monitor",
+    "monitors",
+    "window",
+    "windows",
+    "region",
+    "display",
+    "frame",
+    "frames",
+    "camera",
+    "audio",
+    "video",
+    "microphone",
+    "packets",
+    "packet",
+    "traffic",
+    "output",
+    "stdout",
+    "stderr",
+    "pane",
+    "page",
+    "viewport",
+    "beyond",
+    "names",
+    "snapshot",
+    "logs",
+    "trace",
+    "desktop",
+];
+
+/// Last words of a client method's name that say it shows a change instead of making it
+/// (`rollback_preview`, `merge_dryrun`; `dry_run` is told apart by its two words).
+pub const PREVIEWS: &[&str] = &["preview", "dryrun"];
+
 /// Words that name asking a model to infer (an embedding, a completion, a transcription):
 /// a function so named, or an SDK accessor so named (`client.embeddings().create(..)`), only
 /// reads. One list for [`super::verbs::names_inference`] and the SDK-write check.

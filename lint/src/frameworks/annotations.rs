@@ -54,19 +54,20 @@ const VALUE_STEPS: &[&str] = &[
 pub fn of_step(m: &syn::ExprMethodCall) -> Option<Given> {
     let step = m.method.to_string();
     if VALUE_STEPS.contains(&step.as_str()) {
-        let [value] = m.args.iter().collect::<Vec<_>>()[..] else {
-            return None;
+        return match (m.args.len(), m.args.first()) {
+            (1, Some(value)) => of_value(value),
+            _ => None,
         };
-        return of_value(value);
     }
-    let value = match m.args.iter().collect::<Vec<_>>()[..] {
-        [] => true,
-        [
-            Expr::Lit(syn::ExprLit {
+    let value = match (m.args.len(), m.args.first()) {
+        (0, _) => true,
+        (
+            1,
+            Some(Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Bool(b),
                 ..
-            }),
-        ] => b.value,
+            })),
+        ) => b.value,
         _ => return None,
     };
     let spanned = |value| {
@@ -230,10 +231,15 @@ pub fn apply_shared(files: &mut [FileFacts]) {
                 continue;
             };
             t.hints = Some(*h);
-            if h.destructive == Some(true) || h.read_only == Some(false) {
+            // What the hints say is IDEM007's reading of them, as for an attribute's.
+            let say = idemcheck_spec::rules::idem007_annotation_mismatch::hints_say_values(
+                h.read_only,
+                h.destructive,
+            );
+            if say.write {
                 t.declared_write = Some(true);
             }
-            t.claims_read_only = h.read_only == Some(true);
+            t.claims_read_only = say.claims_read_only;
         }
     }
 }

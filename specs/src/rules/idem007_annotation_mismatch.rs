@@ -48,11 +48,18 @@ pub struct HintsSay {
 /// Read a tool's hints.
 #[cfg(feature = "grammar")]
 pub fn hints_say(hints: &crate::hints::ToolHints) -> HintsSay {
-    let destructive = hints.destructive.is_some_and(|d| d.value);
-    let not_read_only = hints.read_only.is_some_and(|r| !r.value);
+    hints_say_values(
+        hints.read_only.map(|r| r.value),
+        hints.destructive.map(|d| d.value),
+    )
+}
+
+/// [`hints_say`] for hints known as values (`None`: not declared), wherever they were read
+/// (a shared annotations value a tool names, defined in another file).
+pub fn hints_say_values(read_only: Option<bool>, destructive: Option<bool>) -> HintsSay {
     HintsSay {
-        write: destructive || not_read_only,
-        claims_read_only: hints.read_only.is_some_and(|r| r.value),
+        write: destructive == Some(true) || read_only == Some(false),
+        claims_read_only: read_only == Some(true),
     }
 }
 
@@ -165,6 +172,16 @@ mod tests {
         let ro = say("#[tool(annotations(read_only_hint = true))]");
         assert!(!ro.write && ro.claims_read_only);
         assert_eq!(say("#[tool(description = \"x\")]"), HintsSay::default());
+        // The same reading of hints known as values.
+        assert!(hints_say_values(Some(false), None).write);
+        assert!(hints_say_values(None, Some(true)).write);
+        assert_eq!(
+            hints_say_values(Some(true), Some(false)),
+            HintsSay {
+                write: false,
+                claims_read_only: true
+            }
+        );
     }
 
     #[test]
