@@ -543,6 +543,12 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
             .nth(1)
             .is_some_and(|out| out == "-" || out == "stdout");
     }
+    // A program that runs the command it is handed (`docker exec box cat f`, `ssh host ls`,
+    // `sudo systemctl status x`): that command decides. One not written in the code (`…`)
+    // decides nothing, so the run is judged as a write.
+    if let Some((inner, rest)) = handed_command(base, args) {
+        return inner != "…" && read_only_process(Some(inner), rest);
+    }
     if READ_ONLY_PROGRAMS.contains(&base) {
         return true;
     }
@@ -618,6 +624,88 @@ pub fn read_only_process(program: Option<&str>, args: &[String]) -> bool {
         return false;
     }
     unknown_program_reads(args)
+}
+
+/// The command a program runs for its caller, and that command's arguments: the one after
+/// the container of `docker exec`/`podman exec`/`docker compose exec`, after `--` of
+/// `kubectl exec`, after the host of `ssh`, and what `sudo`, `doas`, `timeout`, `nice`,
+/// `nohup`, `env` and `time` are handed. Options that take a value are skipped with it.
+fn handed_command<'a>(base: &str, args: &'a [String]) -> Option<(&'a str, &'a [String])> {
+    // Skips leading options (those in `valued` take the next word), then `operands` words;
+    // the command is what follows.
+    fn after<'a>(
+        args: &'a [String],
+        valued: &[&str],
+        operands: usize,
+    ) -> Option<(&'a str, &'a [String])> {
+        let mut i = 0;
+        let mut left = operands;
+        while i < args.len() {
+            let a = args[i].as_str();
+            if a == "--" {
+                i += 1;
+                break;
+            }
+            if a.starts_with('-') && a.len() > 1 {
+                i += if valued.contains(&a) { 2 } else { 1 };
+                continue;
+            }
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+            i += 1;
+        }
+        let (first, rest) = args.get(i..)?.split_first()?;
+        Some((first.as_str(), rest))
+    }
+    let sub = |name: &str| args.first().is_some_and(|a| a == name);
+    match base {
+        "docker" | "podman" | "nerdctl" if sub("exec") => after(
+            &args[1..],
+            &[
+                "-e",
+                "--env",
+                "-u",
+                "--user",
+                "-w",
+                "--workdir",
+                "--env-file",
+            ],
+            1,
+        ),
+        "docker" | "podman" if sub("compose") && args.get(1).is_some_and(|a| a == "exec") => after(
+            &args[2..],
+            &["-e", "--env", "-u", "--user", "-w", "--workdir", "--index"],
+            1,
+        ),
+        "kubectl" | "oc" if sub("exec") => {
+            // The command follows `--` (`kubectl exec pod -n ns -- ls /`).
+            let at = args.iter().position(|a| a == "--")?;
+            let (first, rest) = args.get(at + 1..)?.split_first()?;
+            Some((first.as_str(), rest))
+        }
+        "ssh" => after(
+            args,
+            &[
+                "-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-m", "-O",
+                "-Q", "-S", "-W", "-w",
+            ],
+            1,
+        ),
+        "sudo" | "doas" => after(args, &["-u", "-g", "-C", "-D", "-h", "-p", "-U"], 0),
+        "timeout" => after(args, &["-s", "--signal", "-k", "--kill-after"], 1),
+        "nice" => after(args, &["-n", "--adjustment"], 0),
+        "nohup" | "time" => after(args, &[], 0),
+        "env" => {
+            let at = args
+                .iter()
+                .position(|a| !a.starts_with('-') && !a.contains('='))?;
+            let (first, rest) = args[at..].split_first()?;
+            Some((first.as_str(), rest))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a `tmux` run only reports: a listing or showing command (`list-panes`,
@@ -1335,6 +1423,37 @@ mod tests {
             Some("sg"),
             &s(&["run", "-p", "x", "-r", "y", "-U"])
         ));
+    }
+
+    #[test]
+    fn a_handed_command_decides() {
+        let run = |p: &str, a: &[&str]| read_only_process(Some(p), &s(a));
+        assert!(run("docker", &["exec", "…", "cat", "/etc/hosts"]));
+        assert!(run(
+            "docker",
+            &["exec", "-u", "root", "-w", "/app", "…", "ls", "-la"]
+        ));
+        assert!(!run("docker", &["exec", "…", "rm", "-rf", "…"]));
+        assert!(!run("docker", &["exec", "-it", "…", "…"]));
+        assert!(!run("docker", &["exec", "…"]));
+        assert!(run("podman", &["exec", "box", "git", "status"]));
+        assert!(run(
+            "docker",
+            &["compose", "exec", "-T", "db", "psql", "--version"]
+        ));
+        assert!(run("kubectl", &["exec", "…", "-n", "…", "--", "ls", "/"]));
+        assert!(!run("kubectl", &["exec", "…", "--", "touch", "x"]));
+        assert!(!run("kubectl", &["exec", "…", "ls"]));
+        assert!(run("ssh", &["-p", "2222", "-i", "…", "…", "uptime"]));
+        assert!(!run("ssh", &["…", "reboot"]));
+        assert!(!run("ssh", &["…"]));
+        assert!(run("sudo", &["-u", "…", "systemctl", "status", "x"]));
+        assert!(!run("sudo", &["systemctl", "restart", "x"]));
+        assert!(run("timeout", &["5", "ping", "-c", "1", "…"]));
+        assert!(run("env", &["LANG=C", "git", "log"]));
+        assert!(!run("nohup", &["…"]));
+        // Not a handed command: `docker run` starts a container.
+        assert!(!run("docker", &["run", "…", "ls"]));
     }
 
     #[test]

@@ -78,6 +78,8 @@ const MARKS: &[(&str, bool)] = &[
     ("#[Tools]", false),
     ("tools!", false),
     ("tool!", false),
+    // An elizaOS action: named, with other names the model may call it by, and a handler.
+    ("fn similes(", false),
 ];
 
 /// rig's `Tool` by shape: both marks in one file.
@@ -98,6 +100,7 @@ const ANCHORS: &[&str] = &[
     "NAME",
     "nputSchema",
     "nput_schema",
+    "similes",
 ];
 
 /// The search of one configuration: the fixed marks, the configured attributes and traits,
@@ -399,6 +402,9 @@ mod tests {
         assert!(m.marked(b"#[agent_sdk::action] fn f() {}"));
         assert!(m.marked(b"impl Skill for Send {}"));
         assert!(!m.marked(b"fn action_items() {}"));
+        assert!(
+            m.marked(b"impl DiscordAction for D { fn similes(&self) -> Vec<&str> { vec![] } }")
+        );
         assert!(!Marks::new(&Config::default()).marked(b"impl Skill for Send {}"));
     }
 }

@@ -335,10 +335,12 @@ impl Collector<'_> {
             }
         }
         let tools_call_or_list = tools_call || tools_list;
-        self.fw.want_consts = has("NAME");
         // Whether the text says `Tool`, and constructs a type named for tools (`ToolSpec::new(..)`,
         // `ToolDef::new(..)`), in one pass.
         let (tool, tool_ctor) = tool_type_constructed(text);
+        // A tool named by a constant of its file: rig's `const NAME: &str = ..`, or a tool
+        // trait's `fn id(&self) -> ToolId { GET_SELF_MODEL_ID.into() }`.
+        self.fw.want_consts = has("NAME") || (tool && has("const "));
         // A parameter holding a whole tool call (`call: ToolCall`, `tool_use: &ToolUse`).
         self.fw.tool_call_types = tool;
         let for_impl = tool && has(" for ");

@@ -390,15 +390,14 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
         if self.in_fn()
             && let syn::Member::Named(m) = &f.member
-            && (is_model_key(m) || {
+            && let model_key = is_model_key(m)
+            && (model_key || {
                 let fr = self.fn_stack.last().expect("in a function");
                 !fr.frames.is_empty() || fr.key_depth > 0
             })
         {
             let name = m.to_string();
-            if is_model_key(m)
-                && let Some(base) = base_ident(&f.base)
-            {
+            if model_key && let Some(base) = base_ident(&f.base) {
                 let loc = Loc::of_tokens(f);
                 self.fn_stack
                     .last_mut()

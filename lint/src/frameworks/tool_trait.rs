@@ -30,7 +30,15 @@
 use syn::{Expr, ImplItem, Stmt};
 
 /// Methods that run the tool, in the order they are looked for.
-pub const RUN_METHODS: &[&str] = &["execute", "call", "run", "invoke", "call_tool", "handle"];
+pub const RUN_METHODS: &[&str] = &[
+    "execute",
+    "call",
+    "run",
+    "invoke",
+    "call_tool",
+    "handle",
+    "handler",
+];
 
 /// Whether a method so named runs the tool: one of [`RUN_METHODS`], or a name of several
 /// words whose first is one of theirs (`call_rmcp_tool`, `execute_tool`, `run_impl`,
@@ -78,8 +86,15 @@ const SCHEMA_METHODS: &[&str] = &[
 const METADATA_METHODS: &[&str] = &["info", "tool_info", "metadata", "definition", "spec"];
 
 /// Methods that give the tool's public name (`fn name(&self) -> &str { "write_file" }`,
-/// `fn tool_name(&self) -> &str { "configure_app" }`).
-pub const NAME_METHODS: &[&str] = &["name", "tool_name"];
+/// `fn tool_name(&self) -> &str { "configure_app" }`, `fn id(&self) -> ToolId {
+/// GET_SELF_MODEL_ID.into() }`).
+pub const NAME_METHODS: &[&str] = &["name", "tool_name", "id", "tool_id"];
+
+/// Methods that tell the model other names it may call the tool by: elizaOS actions
+/// (`fn similes(&self) -> Vec<&str> { vec!["DOWNLOAD_VIDEO", ..] }`), which describe their
+/// arguments in prose and are picked by name, so no schema method is there. Not `aliases`:
+/// a slash command of a chat program has those too, and is the user's, not the model's.
+const ALIAS_METHODS: &[&str] = &["similes"];
 
 /// Whether an impl item is a name method ([`NAME_METHODS`]).
 fn is_name_method(i: &ImplItem) -> bool {
@@ -374,7 +389,7 @@ pub fn is_shape_named_by_type(trait_last: &str, self_ty: &str, items: &[ImplItem
 pub fn is_shape(trait_last: &str, items: &[ImplItem]) -> bool {
     name_expr(items).is_some()
         && run_method(items).is_some()
-        && (has_method(items, &[SCHEMA_METHODS])
+        && (has_method(items, &[SCHEMA_METHODS, ALIAS_METHODS])
             || trait_last.contains("Tool")
             || builds_a_definition(items))
 }
@@ -468,6 +483,19 @@ impl Tool<CargoTools> for Box<dyn Tool<CargoTools>> {
         let handler = "impl VibeToolHandler for W { fn tool_name(&self) -> &str { \"configure_app\" } fn input_schema(&self) -> Value { json!({}) } async fn handle_call(&self, a: Value) -> R { todo!() } }";
         assert!(is_shape("VibeToolHandler", &items(handler)));
         assert!(matches!(name_expr(&items(handler)), Some(Expr::Lit(_))));
+        // The name given by `fn id` as a converted constant (mindfork).
+        let id = "impl Tool for G { fn id(&self) -> ToolId { GET_SELF_MODEL_ID.into() } fn parameters(&self, l: &L) -> Value { json!({}) } async fn invoke(&self, c: &C, a: Value) -> R { todo!() } }";
+        assert!(is_shape("Tool", &items(id)));
+        assert!(matches!(name_expr(&items(id)), Some(Expr::Path(_))));
+        // An elizaOS action: a name, aliases for the model and a `handler`, no schema.
+        let action = "impl DiscordAction for D { fn name(&self) -> &str { \"DOWNLOAD_MEDIA\" } fn description(&self) -> &str { \"..\" } fn similes(&self) -> Vec<&str> { vec![\"GET_MEDIA\"] } async fn validate(&self, c: &C) -> R<bool> { todo!() } async fn handler(&self, c: &C, s: &S) -> R { todo!() } }";
+        assert!(is_shape("DiscordAction", &items(action)));
+        assert_eq!(run_method(&items(action)).as_deref(), Some("handler"));
+        // Without the aliases, a named handler is no tool (an HTTP route, a job).
+        let route = "impl Route for D { fn name(&self) -> &str { \"index\" } fn description(&self) -> &str { \"..\" } async fn handler(&self, c: &C) -> R { todo!() } }";
+        assert!(!is_shape("Route", &items(route)));
+        let command = "impl Command for R { fn name(&self) -> &str { \"review\" } fn aliases(&self) -> Vec<&str> { vec![\"r\"] } fn execute(&self, a: &str) -> R { todo!() } }";
+        assert!(!is_shape("Command", &items(command)));
         // A trait named for tools needs no schema method.
         assert!(is_shape(
             "AgentTool",
