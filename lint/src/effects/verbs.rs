@@ -253,12 +253,19 @@ fn captures_media(ws: &[String]) -> bool {
 
 /// [`name_says_write`] against reads the code reaches: not by a verb that as often names a
 /// lookup ([`super::vocabulary::LOOKUP`]: `resolve_problem`, `complete`, `run_template`).
+/// A lookup verb followed by a plain write verb names that write (`execute_insert`,
+/// `async_execute_delete`, `run_update`): what it executes.
 pub fn name_says_write_over_reads(name: &str) -> Option<String> {
-    let (last, _) = tie_breaking_words(name)?;
+    let (last, ws) = tie_breaking_words(name)?;
     if let Some(Verb::Write(v)) = leading_verb(last)
         && vocabulary(v) & LOOKUP != 0
     {
-        return None;
+        let at = ws.iter().position(|w| w == v)?;
+        let next = ws.get(at + 1).filter(|w| {
+            let bits = vocabulary(w);
+            bits & PLAIN != 0 && bits & LOOKUP == 0
+        })?;
+        return Some(format!("its name `{name}` says `{v} {next}`"));
     }
     name_says_write(name, "")
 }
@@ -996,6 +1003,11 @@ mod tests {
         // A sync whose code only reads pulls; with nothing seen, its name still says write.
         assert!(name_says_write_over_reads("sync_prometheus").is_none());
         assert!(name_says_write("sync_repos", "").is_some());
+        // What a lookup verb runs, when a plain write verb says it.
+        assert!(name_says_write_over_reads("async_execute_insert").is_some());
+        assert!(name_says_write_over_reads("execute_delete").is_some());
+        assert!(name_says_write_over_reads("execute_query").is_none());
+        assert!(name_says_write_over_reads("run_template").is_none());
     }
 
     #[test]
