@@ -185,6 +185,12 @@ pub fn benign_field(name: &str) -> bool {
         "round",
         "_to_",
         "lookup",
+        // The errors met on the way (`load_errors`, `failures`): a retry adds to that
+        // record, not to what the tool does. (Not `history`: a navigation history or a
+        // conversation is often what the tool is for.)
+        "errors",
+        "failures",
+        "diagnostics",
     ]
     .iter()
     .any(|k| lower.contains(k))
@@ -515,6 +521,9 @@ mod tests {
         assert!(benign_field("metrics"));
         assert!(!benign_field("notes"));
         assert!(!benign_field("todos"));
+        assert!(!benign_field("decision_history"));
+        assert!(benign_field("load_errors"));
+        assert!(!benign_field("messages"));
         assert!(MUTATORS.contains(&"push"));
         for m in [
             "push",
