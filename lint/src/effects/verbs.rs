@@ -295,6 +295,17 @@ fn tie_breaking_words(name: &str) -> Option<(&str, Vec<String>)> {
         .rsplit(['.', '/', ':'])
         .find(|s| !s.is_empty())
         .unwrap_or(name);
+    // A prefix that says only "a tool" (`tool_activate_sprint`, `tool_reorder_column`): the
+    // verb is the word after it.
+    let last = ["tool_", "tools_", "mcp_"]
+        .iter()
+        .find_map(|p| {
+            last.get(..p.len())
+                .filter(|head| head.eq_ignore_ascii_case(p))
+                .map(|_| &last[p.len()..])
+        })
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(last);
     let ws = words(last);
     // After `mark` or `as`, a read verb is the state marked (`mark_read`, `mark_as_seen`).
     let reads = ws
@@ -1008,6 +1019,11 @@ mod tests {
         assert!(name_says_write_over_reads("execute_delete").is_some());
         assert!(name_says_write_over_reads("execute_query").is_none());
         assert!(name_says_write_over_reads("run_template").is_none());
+        // A prefix that only says "a tool" gives the verb to the next word.
+        assert!(name_says_write_loosely("tool_reorder_column", "").is_some());
+        assert!(name_says_write_over_reads("tool_activate_sprint").is_some());
+        assert!(name_says_write("tool_get_board", "").is_none());
+        assert!(name_says_write("tool", "").is_none());
     }
 
     #[test]

@@ -101,6 +101,8 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("rollback", Write, NONE),
     ("enable", Write, NONE),
     ("disable", Write, NONE),
+    ("activate", Write, NOT_CLIENT),
+    ("deactivate", Write, NOT_CLIENT),
     ("lock", Write, NONE),
     ("unlock", Write, NONE),
     ("pause", Write, NONE),
