@@ -1325,11 +1325,11 @@ impl Imap {
         // syncable-cli: `let mut result = LintResult::new(); .. result.sort()`. The server's
         // own list stays kept state.
         let src = r#"
-pub struct LintResult { failures: Vec<String>, errors: usize }
+pub struct LintResult { findings: Vec<String>, errors: usize }
 impl LintResult {
-    pub fn new() -> Self { LintResult { failures: Vec::new(), errors: 0 } }
-    pub fn sort(&mut self) { self.failures.sort(); self.update_counts(); }
-    fn update_counts(&mut self) { self.errors = self.failures.len(); }
+    pub fn new() -> Self { LintResult { findings: Vec::new(), errors: 0 } }
+    pub fn sort(&mut self) { self.findings.sort(); self.update_counts(); }
+    fn update_counts(&mut self) { self.errors = self.findings.len(); }
 }
 pub fn lint(text: &str) -> LintResult {
     let mut result = LintResult::new();
@@ -1342,7 +1342,7 @@ impl Server {
     #[rmcp::tool(description = "Lint a file")]
     pub fn hadolint(&self, path: String) -> usize { lint(&path).errors }
     #[rmcp::tool(description = "Remember a lint")]
-    pub fn remember(&self, path: String) { self.results.lock().unwrap().failures.push(path); }
+    pub fn remember(&self, path: String) { self.results.lock().unwrap().findings.push(path); }
 }
 "#;
         assert_eq!(
