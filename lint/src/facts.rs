@@ -305,6 +305,11 @@ pub struct FnFacts {
     /// the path already exists (`if target.exists() { return Ok(target) }`): a cache or a
     /// first-use download a retry finds done ([`crate::effects::setup::Barrier::FirstUse`]).
     pub first_use: bool,
+    /// It holds state the server keeps, for editing: a local bound to a write guard of a field
+    /// of `self` that holds data, not a client (`let mut store = self.store.write().await`).
+    /// What its callees then do out of sight is an edit of that state
+    /// ([`crate::effects::state::held_edit`]).
+    pub edits_kept_state: bool,
     /// It is a tools/call handler: named like one (`call_tool`, `handle_tool_call`) or
     /// mentioning `"tools/call"`.
     pub tools_handler: bool,

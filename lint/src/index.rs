@@ -654,6 +654,32 @@ impl<'a> Index<'a> {
         self.system_reads.get(id).is_some_and(Option::is_some)
     }
 
+    /// Whether a function, or one it calls within two calls, holds data the server keeps for
+    /// editing ([`crate::facts::FnFacts::edits_kept_state`]).
+    pub fn edits_kept_state_near(&self, id: FnId) -> bool {
+        let mut frontier = vec![id];
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(id);
+        for depth in 0..=2 {
+            let mut next = Vec::new();
+            for f in frontier {
+                if self.func(f).edits_kept_state {
+                    return true;
+                }
+                if depth < 2 {
+                    next.extend(
+                        self.edges[f]
+                            .iter()
+                            .map(|e| e.callee)
+                            .filter(|c| seen.insert(*c)),
+                    );
+                }
+            }
+            frontier = next;
+        }
+        false
+    }
+
     /// Whether a function reaches a read that settles what it does: bookkeeping (kept state
     /// a retry converges on) or a read-only process (`git status`).
     pub fn settled_from(&self, id: FnId) -> bool {

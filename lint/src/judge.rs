@@ -53,6 +53,29 @@ pub fn judge(index: &Index<'_>, cx: &ToolCx<'_>) -> Option<WriteReason> {
             function: raw_path(index, guarded),
         });
     }
+    // Data the server holds in memory (a workbook in `self.store`), edited through a library
+    // out of sight: a retry converges unless the name says it adds (`add_chart`).
+    if !strong_only
+        && let Some(b) = cx.body
+        && index.edits_kept_state_near(b)
+    {
+        match crate::effects::state::held_edit(&cx.tool.name) {
+            Some(true) => {
+                return Some(WriteReason::Evidence {
+                    description: format!(
+                        "it edits data the server holds in memory through calls the lint cannot see into, and its name `{}` says it adds: a retry adds again",
+                        cx.tool.name
+                    ),
+                    strong: false,
+                    by_name: true,
+                    words: Some(format!("its name `{}` says it adds", cx.tool.name)),
+                    bypasses: None,
+                });
+            }
+            Some(false) => return None,
+            None => {}
+        }
+    }
     // The code shows nothing either way: the tool's own words break the tie. Value checks
     // (`.is_empty(..)`) show nothing of what the tool does to the system.
     if strong_only || cx.body.is_some_and(|b| index.settled_from(b)) {

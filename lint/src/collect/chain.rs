@@ -359,14 +359,18 @@ impl Collector<'_> {
             {
                 self.read_signal(format!("a read statement (`.{name}(..)`)"), loc(), None);
             }
-            if !(i == 0 && is_self(root))
-                && mc.args.len() >= 2
-                && crate::effects::verbs::words(&name)
-                    .first()
-                    .is_some_and(|w| w == "download")
-            {
-                // `client.download_media(&media, &path)`: what it fetches is saved at the
-                // path it is handed.
+            // `client.download_media(&media, &path)`: what it fetches is saved at the path it
+            // is handed; `wb.save(Path::new(path))`, `doc.save_as(&output_file)`: a library's
+            // document written to the file it is handed. (A workspace method so named is
+            // followed instead.)
+            let saves_to_path = || {
+                (mc.args.len() >= 2
+                    && crate::effects::verbs::words(&name)
+                        .first()
+                        .is_some_and(|w| w == "download"))
+                    || (class.saves && mc.args.first().is_some_and(names_a_path))
+            };
+            if !(i == 0 && is_self(root)) && saves_to_path() {
                 let unless = match unless {
                     Some(u) => Some(u),
                     None => self.call(CallTarget::AnyMethod(name.clone()), Loc::default()),
@@ -820,6 +824,13 @@ fn read_only_mode(e: &Expr) -> Option<String> {
 
 /// What a method's name alone says to [`Collector::analyze_chain`], each a necessary condition
 /// of one of its checks (which then look at the receiver, the arguments and the chain too).
+/// Whether an argument names a file's path: `Path::new(..)`, a `PathBuf`, or a name that
+/// says path, file or destination (`&output_path`, `file_name`, `dest`).
+fn names_a_path(arg: &Expr) -> bool {
+    let text = super::syntax::spaceless(arg).to_ascii_lowercase();
+    ["path", "file", "dest"].iter().any(|k| text.contains(k))
+}
+
 /// Every method call of a workspace is classified; names repeat (`clone`, `map`, `unwrap`), so
 /// each thread keeps the classes of the names it has seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -839,6 +850,9 @@ pub(super) struct MethodClass {
     /// A mutator of kept state ([`crate::effects::state::state_mutator`]), for
     /// `check_state_mutation`.
     pub(super) state_mutator: bool,
+    /// A method that saves a document to the path it is handed (`wb.save(Path::new(p))`,
+    /// `doc.save_as(&path)`).
+    saves: bool,
 }
 
 impl MethodClass {
@@ -853,6 +867,18 @@ impl MethodClass {
             browser: crate::effects::state::browser_action_name(name),
             client_write: verbs::client_write_name(name),
             state_mutator: crate::effects::state::state_mutator(name),
+            saves: matches!(
+                name,
+                "save"
+                    | "save_as"
+                    | "save_to"
+                    | "save_to_file"
+                    | "save_to_path"
+                    | "save_file"
+                    | "write_to_file"
+                    | "write_to_path"
+                    | "export_to_file"
+            ),
         }
     }
 
@@ -903,8 +929,17 @@ mod tests {
             browser: false,
             client_write: false,
             state_mutator: false,
+            saves: false,
         };
         for (name, want) in [
+            (
+                "save_as",
+                MethodClass {
+                    saves: true,
+                    client_write: true,
+                    ..none
+                },
+            ),
             // A query method whose verb also makes it a possible SDK write.
             (
                 "execute",
@@ -1316,6 +1351,50 @@ impl Imap {
             [
                 ("keep_draft".into(), "Write".into()),
                 ("list_emails".into(), "Read".into()),
+            ]
+        );
+    }
+
+    /// A library's document saved to the path it is handed writes a file; a `save` of
+    /// another kind (no path) says nothing here. Data the server holds in memory, edited
+    /// through a library out of sight, is written only by a name that adds
+    /// (`effects::state::held_edit`), also through a `macro_rules!` of the file.
+    #[test]
+    fn documents_saved_and_held_data_edited() {
+        let src = r#"
+use rmcp::tool;
+pub struct Store { books: std::collections::HashMap<String, xlsx::Workbook> }
+impl Store { pub fn get_mut(&mut self, id: &str) -> Option<&mut xlsx::Workbook> { self.books.get_mut(id) } }
+macro_rules! with_store {
+    ($store:expr, $f:path, $id:expr) => {{
+        let mut store = $store.write().await;
+        $f(&mut store, $id)
+    }};
+}
+fn save(store: &mut Store, id: String) -> String { let wb = store.get_mut(&id).unwrap(); wb.save(std::path::Path::new(&id)).ok(); String::new() }
+fn checkpoint(store: &mut Store, id: String) -> String { let wb = store.get_mut(&id).unwrap(); wb.save(true); String::new() }
+fn add_chart(store: &mut Store, id: String) -> String { store.get_mut(&id).unwrap().add_chart(1); String::new() }
+fn set_cell(store: &mut Store, id: String) -> String { store.get_mut(&id).unwrap().set_cell(1, 1, "x"); String::new() }
+pub struct S { store: tokio::sync::RwLock<Store> }
+#[rmcp::tool_router]
+impl S {
+    #[tool(description = "Save a workbook")]
+    async fn save_workbook(&self, id: String) -> String { with_store!(self.store, save, id) }
+    #[tool(description = "Keep a checkpoint")]
+    async fn checkpoint(&self, id: String) -> String { with_store!(self.store, checkpoint, id) }
+    #[tool(description = "Add a chart")]
+    async fn add_chart(&self, id: String) -> String { with_store!(self.store, add_chart, id) }
+    #[tool(description = "Set a cell")]
+    async fn set_cell(&self, id: String) -> String { with_store!(self.store, set_cell, id) }
+}
+"#;
+        assert_eq!(
+            kinds(src),
+            [
+                ("add_chart".into(), "Write".into()),
+                ("checkpoint".into(), "Read".into()),
+                ("save_workbook".into(), "Write".into()),
+                ("set_cell".into(), "Read".into()),
             ]
         );
     }

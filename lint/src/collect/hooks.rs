@@ -45,6 +45,12 @@ pub(super) struct FwState {
     /// The file's own simple `macro_rules!` ([`super::macros::local_macro`]), by name, when
     /// the file defines any.
     pub(super) local_macros: FastMap<String, super::macros::LocalMacro>,
+    /// The file's own simple `macro_rules!` that write no tool: expanded where a function
+    /// body invokes them, and walked as its code (`tool_fn!(self.store, tools::write_cells,
+    /// i)`).
+    pub(super) expr_macros: FastMap<String, super::macros::LocalMacro>,
+    /// How deep expansions of [`Self::expr_macros`] are nested (a macro invoking itself).
+    pub(super) expr_depth: u8,
     /// The walk is in the items an invocation of one expands to.
     pub(super) expanding: bool,
     /// The file may name a tool call's type (`ToolCall`, `FunctionCall`).

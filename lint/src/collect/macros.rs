@@ -138,8 +138,15 @@ enum MatchTok {
     },
 }
 
-/// The one rule of a `macro_rules!` definition's tokens, when it has a shape expanded here.
+/// The one rule of a `macro_rules!` definition's tokens, when it has a shape expanded here
+/// and writes a tool (see [`local_macro_of`]).
 pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
+    local_macro_of(tokens, true)
+}
+
+/// The one rule of a `macro_rules!` definition's tokens, when it has a shape expanded here;
+/// with `tools_only`, only one that writes a tool.
+pub(super) fn local_macro_of(tokens: TokenStream, tools_only: bool) -> Option<LocalMacro> {
     let toks: Vec<TokenTree> = tokens.into_iter().collect();
     let (matcher, body) = match toks.as_slice() {
         [
@@ -159,7 +166,7 @@ pub(super) fn local_macro(tokens: TokenStream) -> Option<LocalMacro> {
     // Only a macro that writes a tool is expanded: one whose transcriber names a tool
     // (`impl Tool for $tool`, `ToolDefinition`, `#[tool]`); the rest cost a walk and hold
     // none.
-    if !mentions_tool(body.clone()) {
+    if tools_only && !mentions_tool(body.clone()) {
         return None;
     }
     let matcher = parse_matcher(matcher, 0)?;
@@ -338,8 +345,24 @@ fn match_seq(
     Some(at)
 }
 
+/// The expression an invocation of `mac` with `args` in a function body makes, when it
+/// parses (`tool_fn!(self.store, tools::write::write_cells, i)` → `{ let mut store =
+/// self.store.write().await; match tools::write::write_cells(&mut store, i) { .. } }`).
+pub(super) fn expand_expr(mac: &LocalMacro, args: TokenStream) -> Option<syn::Expr> {
+    let block = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, substitute(mac, args)?);
+    syn::parse2::<syn::Expr>(TokenTree::Group(block).into()).ok()
+}
+
 /// The items an invocation of `mac` with `args` makes, when they parse.
 pub(super) fn expand(mac: &LocalMacro, args: TokenStream) -> Option<Vec<syn::Item>> {
+    syn::parse2::<syn::File>(substitute(mac, args)?)
+        .ok()
+        .map(|f| f.items)
+}
+
+/// The tokens an invocation of `mac` with `args` makes: its arguments matched, its
+/// transcriber with them substituted.
+fn substitute(mac: &LocalMacro, args: TokenStream) -> Option<TokenStream> {
     let mut toks: Vec<TokenTree> = args.into_iter().collect();
     // A trailing comma is allowed after a plain list of fragments.
     if matches!(mac.matcher.last(), Some(MatchTok::Fragment { .. }))
@@ -353,8 +376,7 @@ pub(super) fn expand(mac: &LocalMacro, args: TokenStream) -> Option<Vec<syn::Ite
     if end != toks.len() {
         return None;
     }
-    let expanded = transcribe(mac.body.clone(), &top, &reps)?;
-    syn::parse2::<syn::File>(expanded).ok().map(|f| f.items)
+    transcribe(mac.body.clone(), &top, &reps)
 }
 
 /// The transcriber with the fragments substituted: `$name` by what it bound, `$( .. ) sep?

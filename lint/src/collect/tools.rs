@@ -36,7 +36,7 @@ impl Collector<'_> {
 pub(super) struct ImplCtx {
     pub(super) self_ty: String,
     /// `#[tool_router]` or legacy `#[tool(tool_box)]`.
-    router: bool,
+    pub(super) router: bool,
     /// `type Args = X;`
     assoc_types: FastMap<String, String>,
     /// The trait implemented, its last segment (`impl ImageBackend for Fal`).

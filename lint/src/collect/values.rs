@@ -61,6 +61,37 @@ const GUARDS: &[&str] = &[
     "first_mut",
 ];
 
+/// Whether an expression takes kept state for editing: a method chain through a write lock
+/// or a mutable borrow (`self.store.write().await`, `self.docs.lock().unwrap()`,
+/// `self.items.borrow_mut()`).
+fn takes_for_editing(init: &Expr) -> bool {
+    let mut e = strip(init);
+    loop {
+        match e {
+            Expr::Await(a) => e = strip(&a.base),
+            Expr::Try(t) => e = strip(&t.expr),
+            Expr::MethodCall(m) => {
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "write"
+                        | "lock"
+                        | "try_lock"
+                        | "try_write"
+                        | "borrow_mut"
+                        | "lock_owned"
+                        | "write_owned"
+                        | "blocking_lock"
+                        | "blocking_write"
+                ) {
+                    return true;
+                }
+                e = strip(&m.receiver);
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// The type a `let x: T = <init>;` names, when `<init>` converts into a new value of it
 /// (`output.into()`, `iter.collect()`, `builder.build()`, `T::from(..)`, with `?`/`.await`):
 /// a value the function owns. Not wrappers or standard types (`Vec`, `String`, `Arc`).
@@ -459,6 +490,12 @@ impl Collector<'_> {
         }
         match field {
             Some(field) => {
+                if !f.facts.edits_kept_state
+                    && takes_for_editing(init)
+                    && crate::effects::state::holds_data(&field)
+                {
+                    f.facts.edits_kept_state = true;
+                }
                 f.state_aliases.insert(name.to_string(), field);
             }
             None if !f.state_aliases.is_empty() => {

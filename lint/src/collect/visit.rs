@@ -47,6 +47,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 (Some(defined), Some("macro_rules")) => {
                     if let Some(mac) = super::macros::local_macro(m.mac.tokens.clone()) {
                         self.fw.local_macros.insert(defined.to_string(), mac);
+                    } else if let Some(mac) =
+                        super::macros::local_macro_of(m.mac.tokens.clone(), false)
+                    {
+                        self.fw.expr_macros.insert(defined.to_string(), mac);
                     }
                 }
                 (None, Some(invoked)) => {
@@ -737,6 +741,24 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // The file's own macro invoked in a function body: its expansion is the code. Only
+        // where tools are (an impl of tools, a file that has made one): elsewhere it would
+        // cost a parse for code no tool reaches as often as not.
+        if !self.fw.expr_macros.is_empty()
+            && self.in_fn()
+            && self.fw.expr_depth < 4
+            && (!self.tools.is_empty() || self.impl_ctx.as_ref().is_some_and(|c| c.router))
+            && let Some(expr) = mac
+                .path
+                .get_ident()
+                .and_then(|i| self.fw.expr_macros.get(&i.to_string()))
+                .and_then(|m| super::macros::expand_expr(m, mac.tokens.clone()))
+        {
+            self.fw.expr_depth += 1;
+            visit::Visit::visit_expr(self, &expr);
+            self.fw.expr_depth -= 1;
+            return;
+        }
         // A macro that only makes text or a value, or logs, does nothing to act on.
         if let Some(f) = self.fn_stack.last_mut()
             && !f.acts

@@ -226,7 +226,66 @@ pub fn connection_handle(field: &str) -> bool {
         .any(|h| last == *h || last.strip_suffix(h).is_some_and(|head| head.ends_with('_')))
 }
 
-/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,
+/// A field of the server that holds data it edits in memory — documents, workbooks, a
+/// store of them, a canvas, a graph — not a handle to another system (`self.store`,
+/// `self.workbooks`, `self.docs`; not `self.client`, `self.session`, `self.state`, which
+/// often holds a client).
+pub fn holds_data(field: &str) -> bool {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    super::verbs::words(last).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "store"
+                | "stores"
+                | "workbook"
+                | "workbooks"
+                | "document"
+                | "documents"
+                | "doc"
+                | "docs"
+                | "sheet"
+                | "sheets"
+                | "spreadsheet"
+                | "spreadsheets"
+                | "canvas"
+                | "scene"
+                | "graph"
+                | "boards"
+                | "buffers"
+        )
+    })
+}
+
+/// What a tool does to data the server holds in memory and edits through a library out of
+/// sight (an Excel workbook in `self.store`), by its name's verb: `Some(true)` when a retry
+/// adds again (`add_chart`, `insert_rows`, `create_workbook`, `open_workbook` under a new
+/// id, `duplicate_sheet`), `Some(false)` when it lands on the same state (`set_cell`,
+/// `write_cells`, `apply_style`, `rename_sheet`, `delete_rows`, `move_sheet`, `copy_range`
+/// onto a named destination), `None` when the name says neither.
+pub fn held_edit(name: &str) -> Option<bool> {
+    use super::verbs::Verb;
+    let ws = super::verbs::words(name);
+    let ws: Vec<&str> = ws
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| matches!(*w, "tool" | "tools" | "mcp"))
+        .collect();
+    let first = *ws.first()?;
+    match first {
+        "add" | "append" | "insert" | "push" | "create" | "new" | "open" | "import"
+        | "duplicate" | "enqueue" | "spawn" | "start" => Some(true),
+        // What leaves memory for a file or another system (`save_workbook`,
+        // `export_pdf`): not an edit of what is held; its name decides as any tool's does.
+        "save" | "export" | "persist" | "flush" | "sync" | "upload" | "download" | "send"
+        | "publish" | "print" | "write_to" | "dump" => None,
+        _ => match super::verbs::leading_verb(first) {
+            Some(Verb::Write(_)) => Some(false),
+            _ => None,
+        },
+    }
+}
+
+/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,
 /// circuit breakers.
 pub fn benign_type(name: &str) -> bool {
     [
@@ -524,6 +583,19 @@ mod tests {
         assert!(!benign_field("decision_history"));
         assert!(benign_field("load_errors"));
         assert!(!benign_field("messages"));
+        assert!(holds_data("store"));
+        assert!(holds_data("state.workbooks"));
+        assert!(!holds_data("client"));
+        assert!(!holds_data("state"));
+        assert_eq!(held_edit("add_chart"), Some(true));
+        assert_eq!(held_edit("open_workbook"), Some(true));
+        assert_eq!(held_edit("write_cells"), Some(false));
+        assert_eq!(held_edit("set_cell_format"), Some(false));
+        assert_eq!(held_edit("delete_sheet"), Some(false));
+        assert_eq!(held_edit("tool_rename_sheet"), Some(false));
+        assert_eq!(held_edit("manage_comments"), None);
+        assert_eq!(held_edit("get_cells"), None);
+        assert_eq!(held_edit("save_workbook"), None);
         assert!(MUTATORS.contains(&"push"));
         for m in [
             "push",
