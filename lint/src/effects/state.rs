@@ -279,8 +279,9 @@ pub fn held_edit(name: &str) -> Option<bool> {
         "save" | "export" | "persist" | "flush" | "sync" | "upload" | "download" | "send"
         | "publish" | "print" | "write_to" | "dump" => None,
         _ => match super::verbs::leading_verb(first) {
-            Some(Verb::Write(_)) => Some(false),
-            _ => None,
+            // A read leaves it as it was.
+            Some(Verb::Write(_) | Verb::Read(_)) => Some(false),
+            None => None,
         },
     }
 }
@@ -594,7 +595,7 @@ mod tests {
         assert_eq!(held_edit("delete_sheet"), Some(false));
         assert_eq!(held_edit("tool_rename_sheet"), Some(false));
         assert_eq!(held_edit("manage_comments"), None);
-        assert_eq!(held_edit("get_cells"), None);
+        assert_eq!(held_edit("get_cells"), Some(false));
         assert_eq!(held_edit("save_workbook"), None);
         assert!(MUTATORS.contains(&"push"));
         for m in [
