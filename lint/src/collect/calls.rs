@@ -71,12 +71,32 @@ impl Collector<'_> {
                 c.args.first()
             };
             let path_getter = self.fn_stack.last().is_some_and(|f| f.returns_path);
-            if last == "create_dir_all" && path_getter {
+            // A function named for the path it hands back (`user_workspace_dir`,
+            // `scratchpad_path`), not for writing: what it writes on the way (a directory, a
+            // marker file naming it) makes the path ready on first use.
+            let names_a_place = || {
+                self.fn_stack.last().is_some_and(|f| {
+                    !matches!(
+                        crate::effects::verbs::leading_verb(&f.facts.name),
+                        Some(crate::effects::verbs::Verb::Write(_))
+                    ) && crate::effects::verbs::words(&f.facts.name)
+                        .last()
+                        .is_some_and(|w| {
+                            matches!(
+                                w.as_str(),
+                                "dir" | "dirs" | "directory" | "path" | "root" | "home" | "folder"
+                            )
+                        })
+                })
+            };
+            if path_getter && (last == "create_dir_all" || names_a_place()) {
                 // `fn data_dir() -> PathBuf { fs::create_dir_all(&d)?; d }`: set-up a retry
                 // finds done, for the caller to write in or read from; what the caller does
                 // decides (a weak read: the tool's name may still break the tie).
                 self.read_evidence(
-                    "set-up: a directory made sure to exist (`fs::create_dir_all`) by a function that hands back its path".to_string(),
+                    format!(
+                        "set-up: a path made ready (`fs::{last}`) by a function that hands it back"
+                    ),
                     loc(),
                     None,
                     false,
@@ -462,6 +482,53 @@ fn lone_colon(toks: &[TokenTree]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    /// A function named for the path it hands back makes that path ready on first use
+    /// (a directory, a marker file naming it): set-up, not the tool's write; one that
+    /// downloads to the path it returns writes.
+    #[test]
+    fn a_path_made_ready_by_its_getter_is_set_up() {
+        let src = r#"
+use rmcp::tool;
+pub fn user_workspace_dir(ws: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+    let dir = ws.join(".data");
+    if !dir.exists() {
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("path.txt"), ws.display().to_string())?;
+    }
+    Ok(dir)
+}
+pub fn download_report(url: &str) -> std::io::Result<std::path::PathBuf> {
+    let p = std::path::PathBuf::from("report.pdf");
+    std::fs::write(&p, url)?;
+    Ok(p)
+}
+pub struct S;
+impl S {
+    #[tool(description = "List notes")]
+    async fn list_notes(&self, ws: String) -> String {
+        let dir = user_workspace_dir(std::path::Path::new(&ws)).unwrap();
+        std::fs::read_to_string(dir.join("notes")).unwrap_or_default()
+    }
+    #[tool(description = "Fetch the report")]
+    async fn fetch_report(&self, url: String) -> String {
+        download_report(&url).unwrap().display().to_string()
+    }
+}
+"#;
+        let rows: Vec<(String, String)> = crate::analysis::inventory_rows(&[("src/lib.rs", src)])
+            .into_iter()
+            .map(|r| (r.0, r.3))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("fetch_report".to_string(), "Write".to_string()),
+                ("list_notes".into(), "Read".into()),
+            ],
+            "{rows:?}"
+        );
+    }
+
     /// A call inside a `json!` value is followed.
     #[test]
     fn calls_in_json_values_are_calls() {
