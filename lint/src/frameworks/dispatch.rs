@@ -373,10 +373,34 @@ pub struct Scan<'a> {
     /// names as methods beside it (`match method { "tools/list" => .., "watch_ops" => .. }`):
     /// its other arms are tools.
     pub tools_as_methods: bool,
+    /// Whether it reads the `"name"` field of a JSON value (`params.get("name")`,
+    /// `params["name"]`): the tool's name out of a tools/call request.
+    pub reads_name_field: bool,
+}
+
+/// Whether an expression is the string literal `"name"`.
+fn is_name_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) if s.value() == "name")
 }
 
 impl<'a> Visit<'a> for Scan<'a> {
     fn visit_item(&mut self, _: &'a syn::Item) {}
+    fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+        if !self.reads_name_field
+            && m.method == "get"
+            && m.args.len() == 1
+            && is_name_literal(&m.args[0])
+        {
+            self.reads_name_field = true;
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+    fn visit_expr_index(&mut self, i: &'a syn::ExprIndex) {
+        if !self.reads_name_field && is_name_literal(&i.index) {
+            self.reads_name_field = true;
+        }
+        syn::visit::visit_expr_index(self, i);
+    }
     /// `if name == "show_all_tools" { return self.show_all(); }` before the `match`: an arm
     /// too, whose body is the `if` (it has no `else`).
     fn visit_expr(&mut self, e: &'a Expr) {
@@ -657,10 +681,19 @@ pub fn tools_of_fn<'a>(
         return (Vec::new(), false);
     }
     let s = scan(block);
+    // In a file that speaks tools/call, a function that takes the tool's name out of the
+    // request (`let name = params.get("name")`) and dispatches on it is its handler, whatever
+    // it is called (`fn handle_call(id, params)` behind the `"tools/call"` arm) — unless it
+    // is named for prompts or resources, whose requests carry a `"name"` too
+    // (`handle_prompts_get`).
+    let takes_the_name = file_mentions_tools_call && s.reads_name_field && {
+        let name = sig.ident.to_string();
+        !name.contains("prompt") && !name.contains("resource")
+    };
     if handler
         || s.mentions_tools_call
         || s.tools_as_methods
-        || (by_signature && !s.arms.is_empty())
+        || ((by_signature || takes_the_name) && !s.arms.is_empty())
     {
         (s.arms, true)
     } else {
@@ -685,6 +718,46 @@ mod tests {
         p.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    /// A function that takes the tool's name out of the request and tests it, whatever it is
+    /// called, is the handler behind the `"tools/call"` arm; one that reads no `"name"` field
+    /// is not.
+    #[test]
+    fn a_function_reading_the_request_name_is_the_handler() {
+        let src = r#"
+fn serve(req: Value) -> Value {
+    match req["method"].as_str().unwrap_or("") {
+        "tools/list" => json!([]),
+        "tools/call" => handle_call(req["id"].clone(), req["params"].clone()),
+        _ => json!(null),
+    }
+}
+fn handle_call(id: Value, params: Value) -> Value {
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    if name == "start_auth" {
+        std::fs::write("token.json", "x").unwrap();
+        return json!(1);
+    }
+    if name == "auth_status" {
+        return json!(std::fs::read_to_string("token.json").is_ok());
+    }
+    json!(null)
+}
+fn pick(kind: &str) -> u8 {
+    if kind == "fast" { return 1; }
+    0
+}
+fn handle_prompts_get(params: Value) -> Value {
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    if name == "review_code" { return json!("Review this code"); }
+    json!(null)
+}
+"#;
+        assert_eq!(
+            names_and_kinds(&[("src/mcp.rs", src)]),
+            pairs(&[("auth_status", "Read"), ("start_auth", "Write")])
+        );
     }
 
     /// A tools/call handler that maps the name to a tool enum and matches on its unit
