@@ -265,28 +265,24 @@ pub fn holds_data(field: &str) -> bool {
 pub fn held_edit(name: &str) -> Option<bool> {
     use super::verbs::Verb;
     let ws = super::verbs::words(name);
-    let ws: Vec<&str> = ws
+    let first = ws
         .iter()
         .map(String::as_str)
-        .skip_while(|w| matches!(*w, "tool" | "tools" | "mcp"))
-        .collect();
-    let first = *ws.first()?;
-    match first {
-        "add" | "append" | "insert" | "push" | "create" | "new" | "open" | "import"
-        | "duplicate" | "enqueue" | "spawn" | "start" => Some(true),
-        // What leaves memory for a file or another system (`save_workbook`,
-        // `export_pdf`): not an edit of what is held; its name decides as any tool's does.
-        "save" | "export" | "persist" | "flush" | "sync" | "upload" | "download" | "send"
-        | "publish" | "print" | "write_to" | "dump" => None,
-        _ => match super::verbs::leading_verb(first) {
-            // A read leaves it as it was.
-            Some(Verb::Write(_) | Verb::Read(_)) => Some(false),
-            None => None,
-        },
+        .find(|w| !super::vocabulary::TOOL_PREFIXES.contains(w))?;
+    if super::vocabulary::HELD_ADDS.contains(&first) {
+        return Some(true);
+    }
+    if super::vocabulary::HELD_LEAVES.contains(&first) {
+        return None;
+    }
+    // Any other write converges; a read leaves it as it was.
+    match super::verbs::leading_verb(first) {
+        Some(Verb::Write(_) | Verb::Read(_)) => Some(false),
+        None => None,
     }
 }
 
-/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,
+/// Types whose own state is bookkeeping: caches, pools, leases, memo tables, metrics,
 /// circuit breakers.
 pub fn benign_type(name: &str) -> bool {
     [

@@ -297,12 +297,12 @@ fn tie_breaking_words(name: &str) -> Option<(&str, Vec<String>)> {
         .unwrap_or(name);
     // A prefix that says only "a tool" (`tool_activate_sprint`, `tool_reorder_column`): the
     // verb is the word after it.
-    let last = ["tool_", "tools_", "mcp_"]
+    let last = super::vocabulary::TOOL_PREFIXES
         .iter()
         .find_map(|p| {
-            last.get(..p.len())
-                .filter(|head| head.eq_ignore_ascii_case(p))
-                .map(|_| &last[p.len()..])
+            let head = last.get(..p.len())?;
+            (head.eq_ignore_ascii_case(p) && last.as_bytes().get(p.len()) == Some(&b'_'))
+                .then(|| &last[p.len() + 1..])
         })
         .filter(|rest| !rest.is_empty())
         .unwrap_or(last);

@@ -389,6 +389,36 @@ pub const CAPTURED_MEDIA: &[&str] = &[
     "desktop",
 ];
 
+/// Leading words of a tool's name that say only "a tool" (`tool_reorder_column`,
+/// `mcp_list_files`): the verb is the word after them.
+pub const TOOL_PREFIXES: &[&str] = &["tool", "tools", "mcp"];
+
+/// First words of a tool's name that say its edit of data held in memory adds again on a
+/// retry (`add_chart`, `insert_rows`, `open_workbook` under a new id): the in-process rule's
+/// accumulating edits ([`super::state::held_edit`]). Any other write verb converges there.
+pub const HELD_ADDS: &[&str] = &[
+    "add",
+    "append",
+    "insert",
+    "push",
+    "create",
+    "new",
+    "open",
+    "import",
+    "duplicate",
+    "enqueue",
+    "spawn",
+    "start",
+];
+
+/// First words of a tool's name that say what is held leaves memory for a file or another
+/// system (`save_workbook`, `export_pdf`): not an edit of what is held, so
+/// [`super::state::held_edit`] leaves such a tool to its name as any tool is.
+pub const HELD_LEAVES: &[&str] = &[
+    "save", "export", "persist", "flush", "sync", "upload", "download", "send", "publish", "print",
+    "dump",
+];
+
 /// Last words of a client method's name that say it shows a change instead of making it
 /// (`rollback_preview`, `merge_dryrun`; `dry_run` is told apart by its two words).
 pub const PREVIEWS: &[&str] = &["preview", "dryrun"];
