@@ -81,12 +81,7 @@ impl Collector<'_> {
                         Some(crate::effects::verbs::Verb::Write(_))
                     ) && crate::effects::verbs::words(&f.facts.name)
                         .last()
-                        .is_some_and(|w| {
-                            matches!(
-                                w.as_str(),
-                                "dir" | "dirs" | "directory" | "path" | "root" | "home" | "folder"
-                            )
-                        })
+                        .is_some_and(|w| crate::effects::vocabulary::PLACES.contains(&w.as_str()))
                 })
             };
             if path_getter && (last == "create_dir_all" || names_a_place()) {

@@ -822,8 +822,6 @@ fn read_only_mode(e: &Expr) -> Option<String> {
     ))
 }
 
-/// What a method's name alone says to [`Collector::analyze_chain`], each a necessary condition
-/// of one of its checks (which then look at the receiver, the arguments and the chain too).
 /// Whether an argument names a file's path: `Path::new(..)`, a `PathBuf`, or a name that
 /// says path, file or destination (`&output_path`, `file_name`, `dest`).
 fn names_a_path(arg: &Expr) -> bool {
@@ -831,6 +829,8 @@ fn names_a_path(arg: &Expr) -> bool {
     ["path", "file", "dest"].iter().any(|k| text.contains(k))
 }
 
+/// What a method's name alone says to [`Collector::analyze_chain`], each a necessary condition
+/// of one of its checks (which then look at the receiver, the arguments and the chain too).
 /// Every method call of a workspace is classified; names repeat (`clone`, `map`, `unwrap`), so
 /// each thread keeps the classes of the names it has seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -867,18 +867,7 @@ impl MethodClass {
             browser: crate::effects::state::browser_action_name(name),
             client_write: verbs::client_write_name(name),
             state_mutator: crate::effects::state::state_mutator(name),
-            saves: matches!(
-                name,
-                "save"
-                    | "save_as"
-                    | "save_to"
-                    | "save_to_file"
-                    | "save_to_path"
-                    | "save_file"
-                    | "write_to_file"
-                    | "write_to_path"
-                    | "export_to_file"
-            ),
+            saves: crate::effects::vocabulary::SAVES_TO_PATH.contains(&name),
         }
     }
 

@@ -38,27 +38,35 @@ fn snapshot_source(mc: &syn::ExprMethodCall) -> Option<&Expr> {
     None
 }
 
+/// Calls a local may be taken through and still stand for the kept state it comes from (an
+/// accessor, an unwrap), beside the [`WRITE_GUARDS`].
 const GUARDS: &[&str] = &[
+    "get_mut",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "pin",
+    "ok_or",
+    "ok_or_else",
+    "last_mut",
+    "first_mut",
+];
+
+/// The guards that take kept state for writing (a write lock, a mutex, a mutable borrow):
+/// through them a local stands for the state ([`GUARDS`] too), and one bound so edits it
+/// ([`takes_for_editing`]).
+const WRITE_GUARDS: &[&str] = &[
     "lock",
     "write",
     "try_lock",
     "try_write",
     "borrow_mut",
-    "get_mut",
-    "as_mut",
-    "unwrap",
-    "expect",
     "lock_owned",
     "write_owned",
     "blocking_lock",
     "blocking_write",
     "lock_arc",
     "write_arc",
-    "pin",
-    "ok_or",
-    "ok_or_else",
-    "last_mut",
-    "first_mut",
 ];
 
 /// Whether an expression takes kept state for editing: a method chain through a write lock
@@ -71,18 +79,7 @@ fn takes_for_editing(init: &Expr) -> bool {
             Expr::Await(a) => e = strip(&a.base),
             Expr::Try(t) => e = strip(&t.expr),
             Expr::MethodCall(m) => {
-                if matches!(
-                    m.method.to_string().as_str(),
-                    "write"
-                        | "lock"
-                        | "try_lock"
-                        | "try_write"
-                        | "borrow_mut"
-                        | "lock_owned"
-                        | "write_owned"
-                        | "blocking_lock"
-                        | "blocking_write"
-                ) {
+                if WRITE_GUARDS.iter().any(|g| m.method == g) {
                     return true;
                 }
                 e = strip(&m.receiver);
@@ -777,7 +774,10 @@ impl Collector<'_> {
                     .map(|outer| format!("{outer}.{m}"))
             }
             Expr::MethodCall(mc)
-                if allow_guard_calls && GUARDS.contains(&mc.method.to_string().as_str()) =>
+                if allow_guard_calls && {
+                    let m = mc.method.to_string();
+                    GUARDS.contains(&m.as_str()) || WRITE_GUARDS.contains(&m.as_str())
+                } =>
             {
                 self.state_field(&mc.receiver, true)
             }

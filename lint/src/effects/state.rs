@@ -232,28 +232,9 @@ pub fn connection_handle(field: &str) -> bool {
 /// often holds a client).
 pub fn holds_data(field: &str) -> bool {
     let last = field.rsplit('.').next().unwrap_or(field);
-    super::verbs::words(last).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "store"
-                | "stores"
-                | "workbook"
-                | "workbooks"
-                | "document"
-                | "documents"
-                | "doc"
-                | "docs"
-                | "sheet"
-                | "sheets"
-                | "spreadsheet"
-                | "spreadsheets"
-                | "canvas"
-                | "scene"
-                | "graph"
-                | "boards"
-                | "buffers"
-        )
-    })
+    super::verbs::words(last)
+        .iter()
+        .any(|w| super::vocabulary::HELD_DATA.contains(&w.as_str()))
 }
 
 /// What a tool does to data the server holds in memory and edits through a library out of

@@ -389,6 +389,47 @@ pub const CAPTURED_MEDIA: &[&str] = &[
     "desktop",
 ];
 
+/// Method names that save a document to the path they are handed (`wb.save(Path::new(p))`,
+/// `doc.save_as(&out_file)`): a file written, when the argument names a path.
+pub const SAVES_TO_PATH: &[&str] = &[
+    "save",
+    "save_as",
+    "save_to",
+    "save_to_file",
+    "save_to_path",
+    "save_file",
+    "write_to_file",
+    "write_to_path",
+    "export_to_file",
+];
+
+/// Last words of a function's name that say it hands back a place (`user_workspace_dir`,
+/// `scratchpad_path`, `data_root`): what it writes on the way makes that place ready.
+pub const PLACES: &[&str] = &["dir", "dirs", "directory", "path", "root", "home", "folder"];
+
+/// Words of a field's name that say the server holds data there that it edits in memory
+/// (`self.store`, `self.workbooks`, `self.docs`), not a handle to another system:
+/// [`super::state::holds_data`].
+pub const HELD_DATA: &[&str] = &[
+    "store",
+    "stores",
+    "workbook",
+    "workbooks",
+    "document",
+    "documents",
+    "doc",
+    "docs",
+    "sheet",
+    "sheets",
+    "spreadsheet",
+    "spreadsheets",
+    "canvas",
+    "scene",
+    "graph",
+    "boards",
+    "buffers",
+];
+
 /// Leading words of a tool's name that say only "a tool" (`tool_reorder_column`,
 /// `mcp_list_files`): the verb is the word after them.
 pub const TOOL_PREFIXES: &[&str] = &["tool", "tools", "mcp"];
