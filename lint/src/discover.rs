@@ -427,8 +427,19 @@ pub fn plan(sel: &Selection) -> Result<Plan, DiscoverError> {
             }
         }
     };
+    // Registry dependencies published from a selected package's own repository are read
+    // too (its effects often live there), but not reported.
+    let known: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let siblings = match crate::manifests::registry_sources() {
+        Some(sources) => crate::manifests::siblings(&selected, &known, &sources),
+        None => Vec::new(),
+    };
+    if !siblings.is_empty() && report_dirs.is_empty() && paths.is_empty() {
+        report_dirs = selected.iter().map(|p| manifest_dir(p)).collect();
+    }
     let mut crates = Vec::new();
     let mut selected = selected;
+    selected.extend(siblings.iter());
     selected.sort_by(|a, b| a.name.cmp(&b.name));
     let mut packages: Vec<PackagePlan> = selected
         .iter()

@@ -241,7 +241,22 @@ impl<'a> Index<'a> {
                         || crate::effects::verbs::names_inference(&f.name)
                         || f.self_ty
                             .as_deref()
-                            .is_some_and(crate::effects::verbs::names_inference))
+                            .is_some_and(crate::effects::verbs::names_inference)
+                        // `impl LlmProvider for AnthropicProvider { async fn complete(..) }`,
+                        // `llm::openai::chat`: a model's client, named by its trait or module.
+                        || (f.impl_trait.as_deref().is_some_and(|t| {
+                            // Most traits name no model: no words split for them.
+                            crate::effects::verbs::may_name_inference(t)
+                                && crate::effects::verbs::names_inference(t)
+                        }) || (contains_ignore_case(&f.module, "llm")
+                            && f.module.split("::").any(|m| {
+                                crate::effects::verbs::words(m)
+                                    .iter()
+                                    .any(|w| crate::effects::vocabulary::MODEL_CLIENTS.contains(&w.as_str()))
+                            })))
+                            && !crate::effects::verbs::words(&f.name)
+                                .iter()
+                                .any(|w| crate::effects::verbs::is_write_verb(w) && !matches!(w.as_str(), "post" | "send" | "create" | "request" | "complete")))
             })
             .collect();
         if !models.is_empty() {
@@ -1738,6 +1753,13 @@ struct Owned {
 /// Decisions of [`Index::writes_only_owned`], by function and what of it is owned.
 type OwnedMemo = rustc_hash::FxHashMap<(FnId, Owned), bool>;
 
+/// Whether `hay` holds `needle` (ASCII, any case).
+fn contains_ignore_case(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     /// A call through a module alias the lint cannot resolve (`zone_tools::..`, brought in by
@@ -1854,5 +1876,48 @@ impl Api {
         assert_eq!(kind("photos"), "Read");
         assert_eq!(kind("label"), "Write");
         assert_eq!(kind("items"), "Write");
+    }
+
+    /// A model's client, named by the trait it implements or its module (`impl LlmProvider
+    /// for AnthropicProvider { async fn complete(..) }` posting to `/messages`), reads by
+    /// POST; a chat service's client posting a message writes.
+    #[test]
+    fn a_post_to_a_language_model_reads() {
+        let llm = r#"
+pub trait LlmProvider { async fn complete(&self, prompt: &str) -> String; }
+pub struct AnthropicProvider { client: reqwest::Client, base_url: String }
+impl LlmProvider for AnthropicProvider {
+    async fn complete(&self, prompt: &str) -> String {
+        self.client.post(format!("{}/messages", self.base_url)).json(&prompt).send().await.unwrap().text().await.unwrap()
+    }
+}
+"#;
+        let chat = r#"
+pub struct Chat { client: reqwest::Client, base_url: String }
+impl Chat {
+    pub async fn complete(&self, text: &str) -> String {
+        self.client.post(format!("{}/messages", self.base_url)).json(&text).send().await.unwrap().text().await.unwrap()
+    }
+}
+"#;
+        let tools = r#"
+pub struct S { llm: crate::llm::AnthropicProvider, chat: crate::chat::Chat }
+#[rmcp::tool_router]
+impl S {
+    #[rmcp::tool(description = "Draft a reply")]
+    async fn draft(&self, topic: String) -> String { self.llm.complete(&topic).await }
+    #[rmcp::tool(description = "Say it in the room")]
+    async fn say(&self, text: String) -> String { self.chat.complete(&text).await }
+}
+"#;
+        let rows = crate::analysis::inventory_rows(&[
+            ("src/lib.rs", "mod llm;\nmod chat;\nmod tools;\n"),
+            ("src/llm.rs", llm),
+            ("src/chat.rs", chat),
+            ("src/tools.rs", tools),
+        ]);
+        let kind = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().3.clone();
+        assert_eq!(kind("draft"), "Read", "{rows:?}");
+        assert_eq!(kind("say"), "Write", "{rows:?}");
     }
 }

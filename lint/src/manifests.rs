@@ -44,6 +44,11 @@ pub struct Member {
     pub deps: Vec<String>,
     /// Its library, binary and example targets.
     pub targets: Vec<Target>,
+    /// Its `package.repository`, as written.
+    pub repository: Option<String>,
+    /// Its normal dependencies on registry packages (not path or git ones): the package
+    /// name and the version requirement, for finding sibling packages ([`siblings`]).
+    pub registry_deps: Vec<(String, String)>,
 }
 
 /// A library (or proc-macro), binary or example target.
@@ -67,6 +72,18 @@ impl Workspace {
                 name: p.name.to_string(),
                 manifest_path: p.manifest_path.clone().into_std_path_buf(),
                 deps: p.dependencies.iter().map(|d| d.name.clone()).collect(),
+                repository: p.repository.clone(),
+                registry_deps: p
+                    .dependencies
+                    .iter()
+                    .filter(|d| {
+                        d.kind == cargo_metadata::DependencyKind::Normal
+                            && d.source.as_ref().is_some_and(|s| {
+                                s.repr.starts_with("registry+") || s.repr.starts_with("sparse+")
+                            })
+                    })
+                    .map(|d| (d.name.clone(), d.req.to_string()))
+                    .collect(),
                 targets: p
                     .targets
                     .iter()
@@ -163,7 +180,16 @@ impl Workspace {
                 .ok_or_else(|| format!("`{}`: `[package]` has no `name`", path.display()))?
                 .to_string();
             let mut deps = Vec::new();
-            for (dep, path_dep) in dependencies(&table, workspace_deps, &dir, &root) {
+            let mut registry_deps = Vec::new();
+            for Dep {
+                name: dep,
+                path: path_dep,
+                version,
+            } in dependencies(&table, workspace_deps, &dir, &root)
+            {
+                if let Some(req) = version {
+                    registry_deps.push((dep.clone(), req));
+                }
                 deps.push(dep);
                 // Only an explicit `[workspace]` takes in its path dependencies: a package
                 // without one is a workspace of itself (rust-clippy's root).
@@ -178,11 +204,23 @@ impl Workspace {
                 }
             }
             let targets = targets(&table, package, &name, &dir);
+            // `repository.workspace = true` takes the workspace's.
+            let repository = match package.get("repository") {
+                Some(Value::String(r)) => Some(r.clone()),
+                Some(Value::Table(_)) => workspace
+                    .and_then(|w| w.get("package"))
+                    .and_then(|p| p.get("repository"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                _ => None,
+            };
             members.push(Member {
                 name,
                 manifest_path: path,
                 deps,
                 targets,
+                repository,
+                registry_deps,
             });
         }
         let default_members = workspace
@@ -361,15 +399,25 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The dependencies of a manifest: each one's package name, and its directory when it is a
-/// path dependency. All kinds (normal, dev, build) and every `[target.*]` section, as
-/// `cargo metadata` lists them.
+/// A dependency as a manifest writes it.
+struct Dep {
+    /// Its package name.
+    name: String,
+    /// Its directory, for a path dependency.
+    path: Option<PathBuf>,
+    /// Its version requirement, for a normal dependency on a registry package (neither a
+    /// path nor a git dependency).
+    version: Option<String>,
+}
+
+/// The dependencies of a manifest. All kinds (normal, dev, build) and every `[target.*]`
+/// section, as `cargo metadata` lists them.
 fn dependencies(
     table: &Table,
     workspace_deps: Option<&Table>,
     dir: &Path,
     root: &Path,
-) -> Vec<(String, Option<PathBuf>)> {
+) -> Vec<Dep> {
     const KINDS: [&str; 5] = [
         "dependencies",
         "dev-dependencies",
@@ -377,21 +425,27 @@ fn dependencies(
         "dev_dependencies",
         "build_dependencies",
     ];
-    let mut sections: Vec<&Table> = KINDS
+    // Each section with whether it holds normal dependencies.
+    let mut sections: Vec<(&Table, bool)> = KINDS
         .iter()
-        .filter_map(|k| table.get(*k).and_then(Value::as_table))
+        .filter_map(|k| {
+            table
+                .get(*k)
+                .and_then(Value::as_table)
+                .map(|t| (t, *k == KINDS[0]))
+        })
         .collect();
     if let Some(targets) = table.get("target").and_then(Value::as_table) {
         for t in targets.values().filter_map(Value::as_table) {
-            sections.extend(
-                KINDS
-                    .iter()
-                    .filter_map(|k| t.get(*k).and_then(Value::as_table)),
-            );
+            sections.extend(KINDS.iter().filter_map(|k| {
+                t.get(*k)
+                    .and_then(Value::as_table)
+                    .map(|t| (t, *k == KINDS[0]))
+            }));
         }
     }
     let mut out = Vec::new();
-    for section in sections {
+    for (section, normal) in sections {
         for (key, value) in section {
             let inherited = value
                 .get("workspace")
@@ -412,7 +466,21 @@ fn dependencies(
                 .get("path")
                 .and_then(Value::as_str)
                 .map(|p| canonical(&base.join(p)));
-            out.push((name, path));
+            // `dep = "1.2"` or `dep = { version = "1.2" }`, from a registry (cargo reads a
+            // path or git dependency from there even when it has a version too).
+            let version = match source {
+                Value::String(v) => Some(v.clone()),
+                Value::Table(t) if !t.contains_key("path") && !t.contains_key("git") => {
+                    t.get("version").and_then(Value::as_str).map(str::to_string)
+                }
+                _ => None,
+            }
+            .filter(|_| normal);
+            out.push(Dep {
+                name,
+                path,
+                version,
+            });
         }
     }
     out
@@ -526,6 +594,138 @@ fn kind_targets(
     out
 }
 
+/// Name words too common to make two packages kin (`foo-mcp` and `bar-mcp` are not).
+const COMMON_NAME_WORDS: &[&str] = &[
+    "agent", "ai", "api", "app", "cli", "client", "common", "core", "lib", "mcp", "rs", "rust",
+    "sdk", "server", "tool", "tools", "types", "util", "utils",
+];
+
+/// How many sibling packages a run reads at most.
+const MAX_SIBLINGS: usize = 32;
+
+/// The words of a package name that can make another package its kin.
+fn kin_words(name: &str) -> Vec<&str> {
+    name.split(['-', '_'])
+        .filter(|w| w.len() >= 2 && !COMMON_NAME_WORDS.contains(w))
+        .collect()
+}
+
+/// A repository URL reduced to host, owner and name (`github.com/owner/name`), lowercased,
+/// without scheme, `www.`, `.git` or a path into the repository.
+fn repository_key(url: &str) -> Option<String> {
+    let url = url.trim().to_ascii_lowercase();
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+    let rest = rest
+        .strip_prefix("git@")
+        .unwrap_or(rest)
+        .replacen(':', "/", 1);
+    let rest = rest.strip_prefix("www.").unwrap_or(&rest);
+    let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).take(3).collect();
+    let [host, owner, name] = parts[..] else {
+        return None;
+    };
+    Some(format!("{host}/{owner}/{}", name.trim_end_matches(".git")))
+}
+
+/// Where cargo unpacks registry packages: `$CARGO_HOME/registry/src`, `CARGO_HOME` defaulting
+/// to `~/.cargo`.
+pub fn registry_sources() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::home_dir().map(|h| h.join(".cargo")))?;
+    Some(home.join("registry").join("src"))
+}
+
+/// The sibling packages of `members`: registry dependencies published from a member's own
+/// repository (`tuitbot-core` of `tuitbot-mcp`, both from `github.com/owner/tuitbot`) whose
+/// sources cargo has unpacked under `sources` (`$CARGO_HOME/registry/src/<registry>/
+/// <name>-<version>/`), and theirs in turn. A server's effects often live in such a package:
+/// in the author's repository it is a workspace member, but the server depends on its
+/// published version. Only dependencies sharing a name word with the package that depends on
+/// them are looked at (the name is the cheap test; the repository decides), the highest
+/// unpacked version matching the requirement is taken, and only library targets; packages
+/// named in `known` (the workspace's own) are not. At most 32.
+pub fn siblings(members: &[&Member], known: &[&str], sources: &Path) -> Vec<Member> {
+    use cargo_metadata::semver::{Version, VersionReq};
+    let mut out: Vec<Member> = Vec::new();
+    let mut seen: BTreeSet<String> = known.iter().map(|k| k.to_string()).collect();
+    // Unpacked packages by name, listed on first need.
+    let mut unpacked: Option<std::collections::BTreeMap<String, Vec<(Version, PathBuf)>>> = None;
+    let mut queue: Vec<Member> = members.iter().map(|m| (*m).clone()).collect();
+    let mut i = 0;
+    while i < queue.len() && out.len() < MAX_SIBLINGS {
+        let member = queue[i].clone();
+        i += 1;
+        let Some(repo) = member.repository.as_deref().and_then(repository_key) else {
+            continue;
+        };
+        let words = kin_words(&member.name);
+        for (dep, req) in &member.registry_deps {
+            if seen.contains(dep) || !kin_words(dep).iter().any(|w| words.contains(w)) {
+                continue;
+            }
+            let index = unpacked.get_or_insert_with(|| unpacked_packages(sources));
+            let req = VersionReq::parse(req).unwrap_or(VersionReq::STAR);
+            let Some((_, dir)) = index
+                .get(dep.as_str())
+                .and_then(|versions| versions.iter().filter(|(v, _)| req.matches(v)).max())
+            else {
+                continue;
+            };
+            let Ok(ws) = Workspace::read(&dir.join("Cargo.toml")) else {
+                continue;
+            };
+            let Some(mut sibling) = ws.members.into_iter().find(|m| m.name == *dep) else {
+                continue;
+            };
+            if sibling.repository.as_deref().and_then(repository_key) != Some(repo.clone()) {
+                continue;
+            }
+            seen.insert(dep.clone());
+            sibling.targets.retain(|t| t.lib);
+            if out.len() < MAX_SIBLINGS {
+                out.push(sibling.clone());
+                queue.push(sibling);
+            }
+        }
+    }
+    out
+}
+
+/// The packages unpacked under `sources` (`<registry>/<name>-<version>/`), by name.
+fn unpacked_packages(
+    sources: &Path,
+) -> std::collections::BTreeMap<String, Vec<(cargo_metadata::semver::Version, PathBuf)>> {
+    let mut out: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+    for registry in subdirs(sources) {
+        let Ok(entries) = std::fs::read_dir(&registry) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(dir_name) = file_name.to_str() else {
+                continue;
+            };
+            // `name-1.2.3`, `name-with-dashes-1.0.0-beta.1`: the version starts at the first
+            // `-` followed by a digit that parses as one.
+            let version = dir_name.match_indices('-').find_map(|(at, _)| {
+                let v = &dir_name[at + 1..];
+                v.starts_with(|c: char| c.is_ascii_digit())
+                    .then(|| cargo_metadata::semver::Version::parse(v).ok())
+                    .flatten()
+                    .map(|v| (at, v))
+            });
+            if let Some((at, version)) = version {
+                out.entry(dir_name[..at].to_string())
+                    .or_default()
+                    .push((version, entry.path()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,11 +764,23 @@ mod tests {
                 targets.sort();
                 let mut deps = m.deps.clone();
                 deps.sort();
+                // Requirements as cargo spells them (`0.8` is `^0.8`).
+                let mut registry: Vec<String> = m
+                    .registry_deps
+                    .iter()
+                    .map(|(n, r)| {
+                        let r = cargo_metadata::semver::VersionReq::parse(r).unwrap();
+                        format!("{n} {r}")
+                    })
+                    .collect();
+                registry.sort();
                 format!(
-                    "{} [{}] deps({})",
+                    "{} [{}] deps({}) registry({}) repository({})",
                     m.name,
                     targets.join(" "),
-                    deps.join(",")
+                    deps.join(","),
+                    registry.join(","),
+                    m.repository.as_deref().unwrap_or("")
                 )
             })
             .collect();
@@ -673,5 +885,128 @@ mod tests {
         );
         let e = Workspace::read(&tmp.path().join("Cargo.toml")).unwrap_err();
         assert!(e.contains("Cargo.toml") && e.contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn repository_urls_reduce_to_host_owner_and_name() {
+        for (url, key) in [
+            (
+                "https://github.com/Owner/Repo",
+                Some("github.com/owner/repo"),
+            ),
+            (
+                "https://github.com/owner/repo.git",
+                Some("github.com/owner/repo"),
+            ),
+            (
+                "http://www.github.com/owner/repo/",
+                Some("github.com/owner/repo"),
+            ),
+            (
+                "https://github.com/owner/repo/tree/main/crates/core",
+                Some("github.com/owner/repo"),
+            ),
+            (
+                "git@github.com:owner/repo.git",
+                Some("github.com/owner/repo"),
+            ),
+            (
+                "https://gitlab.com/group/proj",
+                Some("gitlab.com/group/proj"),
+            ),
+            ("https://example.com", None),
+        ] {
+            assert_eq!(repository_key(url).as_deref(), key, "{url}");
+        }
+        assert_eq!(kin_words("tuitbot-mcp"), vec!["tuitbot"]);
+        assert_eq!(kin_words("mcp-server-core"), Vec::<&str>::new());
+    }
+
+    /// A registry dependency published from the package's own repository is found where
+    /// cargo unpacked it (the highest version the requirement allows), and its own sibling
+    /// in turn; one from another repository, one not sharing a name word, and a workspace
+    /// member are not.
+    #[test]
+    fn sibling_packages_are_found_in_the_unpacked_registry() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("registry/src");
+        let package = |name: &str, version: &str, repo: &str, deps: &str| {
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\nrepository = \"{repo}\"\n\n[dependencies]\n{deps}"
+            )
+        };
+        let home = "https://github.com/acme/shop";
+        for (dir, text) in [
+            (
+                "index.crates.io-1/shop-core-0.2.1",
+                package("shop-core", "0.2.1", home, "shop-store = \"1\"\n"),
+            ),
+            (
+                "index.crates.io-1/shop-core-0.2.0",
+                package("shop-core", "0.2.0", home, ""),
+            ),
+            (
+                "index.crates.io-1/shop-core-0.3.0",
+                package("shop-core", "0.3.0", home, ""),
+            ),
+            (
+                "index.crates.io-1/shop-store-1.0.0-beta.2",
+                package("shop-store", "1.0.0-beta.2", home, ""),
+            ),
+            (
+                "index.crates.io-1/shop-store-1.4.0",
+                package("shop-store", "1.4.0", home, ""),
+            ),
+            (
+                "github.com-2/shop-extra-0.1.0",
+                package("shop-extra", "0.1.0", "https://github.com/other/shop", ""),
+            ),
+            (
+                "index.crates.io-1/serde-1.0.0",
+                package("serde", "1.0.0", home, ""),
+            ),
+            (
+                "index.crates.io-1/shop-member-0.1.0",
+                package("shop-member", "0.1.0", home, ""),
+            ),
+        ] {
+            write(&src, &format!("{dir}/Cargo.toml"), &text);
+            write(&src, &format!("{dir}/src/lib.rs"), "");
+        }
+        let server = Member {
+            name: "shop-server".into(),
+            manifest_path: tmp.path().join("ws/Cargo.toml"),
+            deps: Vec::new(),
+            targets: Vec::new(),
+            repository: Some("https://github.com/Acme/shop.git".into()),
+            registry_deps: [
+                ("shop-core", "0.2"),
+                ("shop-extra", "0.1"),
+                ("serde", "1"),
+                ("shop-member", "0.1"),
+            ]
+            .iter()
+            .map(|(n, r)| (n.to_string(), r.to_string()))
+            .collect(),
+        };
+        let found = siblings(&[&server], &["shop-server", "shop-member"], &src);
+        let names: Vec<String> = found
+            .iter()
+            .map(|m| {
+                let dir = m.manifest_path.parent().unwrap().file_name().unwrap();
+                format!("{} {}", m.name, dir.to_string_lossy())
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec!["shop-core shop-core-0.2.1", "shop-store shop-store-1.4.0"]
+        );
+        assert!(found.iter().all(|m| m.targets.iter().all(|t| t.lib)));
+        // Without a repository, nothing is a sibling.
+        let alone = Member {
+            repository: None,
+            ..server
+        };
+        assert!(siblings(&[&alone], &[], &src).is_empty());
     }
 }

@@ -553,6 +553,50 @@ fn a_selected_package_follows_calls_into_the_members_it_depends_on() {
     assert!(!s.contains("core_only"), "{s}");
 }
 
+/// A package depending on the published version of a package from its own repository
+/// (`shop-core` of `shop-server`): the sibling's sources, where cargo unpacked them under
+/// `$CARGO_HOME/registry/src`, are read, so the tool is judged by the effect there; the
+/// sibling's own tools are not reported. Without them the tool is left unknown.
+#[test]
+fn a_package_follows_calls_into_its_published_siblings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("cargo-home");
+    let core = home.join("registry/src/index.crates.io-0123456789abcdef/shop-core-0.4.2");
+    write(
+        &core.join("Cargo.toml"),
+        "[package]\nname = \"shop-core\"\nversion = \"0.4.2\"\nedition = \"2021\"\nrepository = \"https://github.com/acme/shop\"\n",
+    );
+    write(
+        &core.join("src/lib.rs"),
+        "pub fn handle(body: &str) { std::fs::write(\"orders.json\", body).unwrap(); }\npub struct T;\n#[rmcp::tool_router]\nimpl T {\n    #[rmcp::tool(description = \"core tool\")]\n    async fn core_only(&self) { std::fs::remove_file(\"x\").unwrap(); }\n}\n",
+    );
+    let ws = tmp.path().join("ws");
+    write(
+        &ws.join("Cargo.toml"),
+        "[package]\nname = \"shop-server\"\nversion = \"0.4.2\"\nedition = \"2021\"\nrepository = \"https://github.com/acme/shop\"\n\n[dependencies]\nshop-core = \"0.4\"\n",
+    );
+    write(
+        &ws.join("src/lib.rs"),
+        "pub struct S;\n#[rmcp::tool_router]\nimpl S {\n    #[rmcp::tool(description = \"Intake\")]\n    async fn intake(&self, body: String) { shop_core::handle(&body); }\n}\n",
+    );
+    let mut cmd = bin();
+    cmd.env("CARGO_HOME", &home);
+    let (code, s) = short_with(cmd, &[], &ws);
+    assert_eq!(code, 1, "{s}");
+    assert!(
+        s.contains("src/lib.rs:5:14: error[IDEM001]: write tool `intake`"),
+        "{s}"
+    );
+    assert!(s.contains("1 tool (1 write)"), "{s}");
+    assert!(!s.contains("core_only"), "{s}");
+    // The same workspace without the sibling's sources.
+    let mut cmd = bin();
+    cmd.env("CARGO_HOME", tmp.path().join("empty-home"));
+    let (code, s) = short_with(cmd, &[], &ws);
+    assert_eq!(code, 0, "{s}");
+    assert!(s.contains("1 tool (0 write)"), "{s}");
+}
+
 #[test]
 fn explicit_paths() {
     let ws = two_member_workspace();

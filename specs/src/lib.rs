@@ -46,6 +46,8 @@ pub mod check;
 pub mod config;
 #[cfg(feature = "grammar")]
 pub mod hints;
+#[cfg(feature = "grammar")]
+pub mod ident;
 pub mod keys;
 pub mod model;
 pub mod near;

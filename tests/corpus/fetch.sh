@@ -37,6 +37,43 @@ else
   labels=("$here"/labels/*.toml "$here"/heldout/*.toml)
 fi
 
+# `unpack_crate CRATE VERSION CKSUM DIR WHAT`: the registry's `.crate` archive, checked
+# against its sha256 checksum and unpacked into DIR (kept when DIR already holds it).
+unpack_crate() {
+  local crate=$1 version=$2 cksum=$3 dir=$4 what=$5
+  [[ -f "$dir/.crate-cksum" ]] && [[ "$(cat "$dir/.crate-cksum")" == "$cksum" ]] && return 0
+  rm -rf "$dir" "$dir.crate"
+  mkdir -p "$(dirname "$dir")"
+  curl -sS --fail -o "$dir.crate" "${CRATES_BASE:-https://static.crates.io/crates}/$crate/$crate-$version.crate"
+  if [[ "$(sha256sum "$dir.crate" | cut -d' ' -f1)" != "$cksum" ]]; then
+    echo "skip $what: $crate-$version.crate does not match its cksum" >&2
+    rm -f "$dir.crate"
+    return 0
+  fi
+  mkdir -p "$dir"
+  tar -xzf "$dir.crate" -C "$dir" --strip-components=1
+  rm -f "$dir.crate"
+  echo "$cksum" >"$dir/.crate-cksum"
+  echo "$what: $crate $version" >&2
+}
+
+# The sibling packages a crate depends on by version (siblings.toml, pinned by siblings.py):
+# unpacked where cargo would have them after a build, under the corpus's own cargo home
+# ($dest/cargo-home/registry/src/corpus/<dep>-<version>); score.py and verdicts.py point
+# CARGO_HOME there, so the lint reads them as it does on a user's machine.
+fetch_siblings() {
+  local name=$1 dep version cksum
+  [[ -f "$here/siblings.toml" ]] || return 0
+  while read -r dep version cksum; do
+    unpack_crate "$dep" "$version" "$cksum" "$dest/cargo-home/registry/src/corpus/$dep-$version" "$name (sibling)"
+  done < <(python3 -c '
+import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb")).get(sys.argv[2], {})
+for dep, e in sorted(d.items()):
+    print(dep, e["version"], e["cksum"])
+' "$here/siblings.toml" "$name")
+}
+
 for f in "${labels[@]}"; do
   name=$(basename "$f" .toml)
   repo=$(sed -n 's/^repo *= *"\(.*\)"/\1/p' "$f" | head -1)
@@ -46,26 +83,12 @@ for f in "${labels[@]}"; do
   cksum=$(sed -n 's/^cksum *= *"\([0-9a-f]\{64\}\)"/\1/p' "$f" | head -1)
   if [[ -n "$crate" ]]; then
     # A crate published on crates.io, pinned by version and the registry's sha256 checksum.
-    tree="$dest/$name"
-    if [[ -f "$tree/.crate-cksum" ]] && [[ "$(cat "$tree/.crate-cksum")" == "$cksum" ]]; then
-      continue
-    fi
+    fetch_siblings "$name"
     if [[ -z "$version" || -z "$cksum" ]]; then
       echo "skip $name: crate $crate without a version and cksum in $f" >&2
       continue
     fi
-    rm -rf "$tree" "$tree.crate"
-    curl -sS --fail -o "$tree.crate" "${CRATES_BASE:-https://static.crates.io/crates}/$crate/$crate-$version.crate"
-    if [[ "$(sha256sum "$tree.crate" | cut -d' ' -f1)" != "$cksum" ]]; then
-      echo "skip $name: $crate-$version.crate does not match its cksum" >&2
-      rm -f "$tree.crate"
-      continue
-    fi
-    mkdir -p "$tree"
-    tar -xzf "$tree.crate" -C "$tree" --strip-components=1
-    rm -f "$tree.crate"
-    echo "$cksum" >"$tree/.crate-cksum"
-    echo "$name: $crate $version" >&2
+    unpack_crate "$crate" "$version" "$cksum" "$dest/$name" "$name"
     continue
   fi
   if [[ -z "$repo" || -z "$commit" ]]; then

@@ -57,6 +57,15 @@ def load_labels(names, subdir="labels"):
     return out
 
 
+def use_corpus_cargo_home(corpus):
+    """Point CARGO_HOME at the corpus's own (fetch.sh unpacks the crates' pinned siblings
+    there, where the lint looks for them), unless CORPUS_SIBLINGS=0 asks for a run as before
+    siblings were read."""
+    home = corpus / "cargo-home"
+    if os.environ.get("CORPUS_SIBLINGS", "1") != "0" and home.is_dir():
+        os.environ["CARGO_HOME"] = str(home)
+
+
 def run_lint(binary, tree, manifest, package=None, extra=(), env=None, stderr=None):
     # The whole workspace, unless the labels cover one package of it (`package = ".."`).
     select = ["--package", package] if package else ["--workspace"]
@@ -199,6 +208,7 @@ def main():
     binary = Path(os.environ.get("IDEMCHECK_BIN", ROOT / "target/release/cargo-idemcheck"))
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     corpus = Path(os.environ.get("CORPUS_DIR", cache / "idemcheck/corpus"))
+    use_corpus_cargo_home(corpus)
     rows = []
     total = dict(tools=0, recognised=0, tp=0, fn=0, fp=0, f_tp=0, f_fp=0, f_fn=0, writes=0)
     differ = []

@@ -27,6 +27,7 @@ KEYS = ("tools", "recognised", "tp", "fn", "fp")
 def dump(binary, out, sets):
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     corpus = Path(os.environ.get("CORPUS_DIR", cache / "idemcheck/corpus"))
+    score.use_corpus_cargo_home(corpus)
     jobs = []
     for s in sets:
         for d in score.load_labels(set(), s):

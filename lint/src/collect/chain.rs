@@ -65,6 +65,23 @@ impl Collector<'_> {
             .is_some_and(|f| f.children.iter().any(|c| id == c))
     }
 
+    /// The API models of a parameter typed as a protocol's session (0: none).
+    fn session_param(&self, e: &Expr) -> u32 {
+        let Some(f) = self.fn_stack.last() else {
+            return 0;
+        };
+        if f.session_params.is_empty() {
+            return 0;
+        }
+        let Expr::Path(p) = strip(e) else { return 0 };
+        p.path.get_ident().map_or(0, |id| {
+            f.session_params
+                .iter()
+                .filter(|(n, _)| id == n)
+                .fold(0, |bits, (_, b)| bits | b)
+        })
+    }
+
     pub(super) fn analyze_chain(&mut self, m: &syn::ExprMethodCall) {
         // Flatten `a.b(..).c(..).await?.d(..)`, innermost first.
         let mut chain: Vec<&syn::ExprMethodCall> = Vec::with_capacity(4);
@@ -339,9 +356,14 @@ impl Collector<'_> {
             }
             // A library's method, by its built-in API model (`session.uid_store(..)` in a
             // file that uses an IMAP crate).
+            // Or on a parameter typed as a protocol's session (`session: &mut ImapSession`).
+            let typed_session = if i == 0 { self.session_param(root) } else { 0 };
             if !(i == 0 && is_self(root))
-                && let Some(call) =
-                    crate::effects::models::api_model_call(self.api_models(), &name, mc.args.len())
+                && let Some(call) = crate::effects::models::api_model_call(
+                    self.api_models() | typed_session,
+                    &name,
+                    mc.args.len(),
+                )
             {
                 self.model_call_evidence(call, &name, loc(), unless);
                 prev_name = Some(name);
@@ -416,6 +438,21 @@ impl Collector<'_> {
                         loc(),
                         unless,
                     );
+                } else if self.names_temporary(&mc.receiver) {
+                    // `let conn = Connection::open_in_memory()?; conn.execute_batch("CREATE
+                    // ..")`: a database the call made for itself.
+                    if let Some(f) = self.fn_stack.last_mut() {
+                        for a in &mc.args {
+                            if let Expr::Lit(l) = strip(a) {
+                                f.scratch_statements.push(l as *const _ as usize);
+                            }
+                        }
+                    }
+                    self.bookkeeping_signal(
+                        format!("SQL {kw} on a database the call made in memory: bookkeeping"),
+                        loc(),
+                        unless,
+                    );
                 } else {
                     self.evidence(
                         EvidenceKind::Sql,
@@ -475,7 +512,15 @@ impl Collector<'_> {
                     unless,
                 );
             } else if !(query_method || i == 0 && is_self(root) || http_write)
-                && class.client_write
+                // `self.raw.invoke(&tl::functions::account::UpdateProfile { .. })`: a generic
+                // sender handed a typed request, whatever its own name says.
+                && (matches!(
+                    name.as_str(),
+                    "invoke" | "execute" | "send" | "call" | "request" | "send_request" | "dispatch"
+                ) && mc.args.first().is_some_and(|a| {
+                    request_type_verb(a).is_some() && !names_a_variant(a)
+                })
+                || class.client_write
                 // `parts.push(term)` on a `parts: &mut Vec<String>` parameter: a change to
                 // the caller's value, never a client's call.
                 && !(i == 0 && class.state_mutator && self.mut_param(root).is_some())
@@ -491,7 +536,7 @@ impl Collector<'_> {
                     prev_name.as_deref(),
                     recv.as_deref(),
                 )
-                .is_some()
+                .is_some())
             {
                 // If a workspace type has a method of that name, it is followed instead; but
                 // after an accessor of a builder chain (`client.issues().upload_attachment(..)`)
@@ -1043,6 +1088,142 @@ impl S {
 "#,
             "stop_driver",
             "files",
+        );
+    }
+
+    /// Tables made and filled in a database the call opened in memory are its own scratch
+    /// (a feed loaded into SQLite to be queried); a database file opened by path is kept.
+    #[test]
+    fn statements_on_a_database_made_in_memory_are_scratch() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+use rusqlite::Connection;
+pub struct S;
+#[tool_router]
+impl S {
+    #[tool(description = "Save a stop")]
+    async fn save_stop(&self, id: String) -> String {
+        let conn = Connection::open("stops.db").unwrap();
+        conn.execute("INSERT INTO stops (id) VALUES (?1)", [&id]).unwrap();
+        String::new()
+    }
+    #[tool(description = "Stops of a feed")]
+    async fn feed_stops(&self, csv: String) -> String {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE stops (id TEXT)").unwrap();
+        let tx = conn.unchecked_transaction().unwrap();
+        tx.execute("INSERT INTO stops (id) VALUES (?1)", [&csv]).unwrap();
+        String::new()
+    }
+}
+"#,
+            "save_stop",
+            "feed_stops",
+        );
+    }
+
+    /// A generic sender handed a typed request (grammers' `client.invoke(&tl::functions::
+    /// account::UpdateProfile { .. })`) is judged by the request's type, on a field too.
+    #[test]
+    fn a_typed_request_handed_to_invoke_decides() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+pub struct S { raw: grammers_client::Client }
+#[tool_router]
+impl S {
+    #[tool(description = "Set the name")]
+    async fn set_name(&self, first: String) -> String {
+        self.raw.invoke(&tl::functions::account::UpdateProfile { first_name: Some(first) }).await.unwrap();
+        String::new()
+    }
+    #[tool(description = "A user")]
+    async fn user(&self) -> String {
+        self.raw.invoke(&tl::functions::users::GetUsers { id: vec![] }).await.unwrap();
+        String::new()
+    }
+}
+"#,
+            "set_name",
+            "user",
+        );
+        // A command for the server's own task is its handler's to judge, not its variant's.
+        let kinds = kinds(
+            r#"
+use rmcp::{tool, tool_router};
+pub enum Cmd { Execute { line: String } }
+pub struct S { tx: tokio::sync::mpsc::Sender<Cmd> }
+#[tool_router]
+impl S {
+    #[tool(description = "Show the backtrace")]
+    async fn backtrace(&self) -> String {
+        self.tx.send(Cmd::Execute { line: "bt".into() }).await.unwrap();
+        String::new()
+    }
+}
+"#,
+        );
+        assert_ne!(kinds[0].1, "Write", "{kinds:?}");
+    }
+
+    /// A parameter typed as a protocol's session (`session: &mut ImapSession`, the crate's
+    /// alias of async-imap's) takes the protocol's model in a file that does not `use` the
+    /// library.
+    #[test]
+    fn a_session_parameter_takes_its_protocols_model() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+use crate::connection::ImapSession;
+async fn store(session: &mut ImapSession, uids: &str) { session.uid_store(uids, "+FLAGS (Seen)").await.unwrap(); }
+async fn look(session: &mut ImapSession, uids: &str) { session.uid_fetch(uids, "FLAGS").await.unwrap(); }
+pub struct S;
+#[tool_router]
+impl S {
+    #[tool(description = "Seen state")]
+    async fn seen_state(&self, uid: String) -> String { let mut s = connect().await; store(&mut s, &uid).await; String::new() }
+    #[tool(description = "Message state")]
+    async fn message_state(&self, uid: String) -> String { let mut s = connect().await; look(&mut s, &uid).await; String::new() }
+}
+"#,
+            "seen_state",
+            "message_state",
+        );
+    }
+
+    /// A helper handed the child to tear down (`terminate(&mut child)` on a timeout) kills
+    /// the caller's own process; a helper that kills what the server keeps does not.
+    #[test]
+    fn a_helper_handed_the_child_tears_it_down() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+use tokio::process::Command;
+pub struct S { jobs: std::sync::Mutex<std::collections::HashMap<String, tokio::process::Child>> }
+#[tool_router]
+impl S {
+    #[tool(description = "Stop a job")]
+    async fn stop_job(&self, id: String) -> String {
+        let child = self.jobs.lock().unwrap().get_mut(&id).map(|c| c.start_kill());
+        String::new()
+    }
+    #[tool(description = "Disk usage")]
+    async fn usage(&self, dir: String) -> String {
+        let mut child = Command::new("du").arg(&dir).spawn().unwrap();
+        if tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await.is_err() {
+            terminate(&mut child).await;
+        }
+        String::new()
+    }
+}
+async fn terminate(child: &mut tokio::process::Child) {
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+}
+"#,
+            "stop_job",
+            "usage",
         );
     }
 
@@ -2029,6 +2210,30 @@ impl S {
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         assert_ne!(rows[0].3, "Write", "{rows:?}");
     }
+}
+
+/// Whether a value handed over is an enum's variant (`SessionCommand::Execute { .. }`,
+/// `Cmd::SetStatus(..)`: a command for a task of the server's own, whose handler decides),
+/// not a request type of a module (`tl::functions::account::UpdateProfile { .. }`).
+fn names_a_variant(arg: &Expr) -> bool {
+    let path = match strip(arg) {
+        Expr::Struct(s) => &s.path,
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => &p.path,
+            _ => return false,
+        },
+        Expr::Path(p) => &p.path,
+        _ => return false,
+    };
+    let upper = |i: usize| {
+        path.segments[i]
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    let n = path.segments.len();
+    // `SetStatus::new(..)` is a type's constructor, not a variant.
+    n >= 2 && upper(n - 1) && upper(n - 2)
 }
 
 /// The verb of the request type an SDK call is handed (`&GetFullChat { .. }`,

@@ -218,6 +218,37 @@ impl Collector<'_> {
                     f.locals.insert(key);
                 }
             }
+            // The name of the parameter's type, references taken off (`&mut Child`).
+            let own_type = {
+                let mut ty = &*pt.ty;
+                while let syn::Type::Reference(r) = ty {
+                    ty = &r.elem;
+                }
+                match ty {
+                    syn::Type::Path(p) => p.path.segments.last().map(|s| &s.ident),
+                    _ => None,
+                }
+            };
+            if let syn::Pat::Ident(pi) = &*pt.pat
+                && let Some(ty) = own_type
+            {
+                if ty == "Child" {
+                    // `child: &mut tokio::process::Child`: a process handed over to be
+                    // waited on or torn down (`async fn terminate(child: &mut Child)` on a
+                    // timeout); a tool that stops a process it keeps finds it in its state,
+                    // not in a parameter.
+                    f.children.push(pi.ident.to_string());
+                } else {
+                    // `session: &mut ImapSession`: a protocol's session by its type's name.
+                    let bits = crate::frameworks::with_ident_text(
+                        ty,
+                        crate::effects::models::api_models_of_type,
+                    );
+                    if bits != 0 {
+                        f.session_params.push((pi.ident.to_string(), bits));
+                    }
+                }
+            }
             // `parts: &mut Vec<String>`: a list of text, and the caller's value lent.
             let lent_list = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some());
             if let syn::Pat::Ident(pi) = &*pt.pat
@@ -846,22 +877,26 @@ pub(super) fn finish_doc_param(state: &mut FnState) {
 /// a separator (`_`, `.`, `/`, `:`, `-`) is a namespace.
 pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
     let mut e = strip(e);
-    while let Expr::MethodCall(m) = e
-        && [
-            "unwrap",
-            "expect",
-            "unwrap_or",
-            "unwrap_or_default",
-            "ok_or",
-            "ok_or_else",
-        ]
-        .iter()
-        .any(|n| m.method == n)
-    {
-        e = strip(&m.receiver);
+    // Each method's name once, on the stack: unwrapped on, or the strip itself.
+    let mut stripping = None;
+    while let Expr::MethodCall(m) = e {
+        match crate::frameworks::with_ident_text(&m.method, |t| match t {
+            "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "ok_or" | "ok_or_else" => {
+                Some(false)
+            }
+            "strip_prefix" | "trim_start_matches" => Some(true),
+            _ => None,
+        }) {
+            Some(false) => e = strip(&m.receiver),
+            Some(true) => {
+                stripping = Some(m);
+                break;
+            }
+            None => return None,
+        }
     }
-    let Expr::MethodCall(m) = e else { return None };
-    if !(m.method == "strip_prefix" || m.method == "trim_start_matches") || m.args.len() != 1 {
+    let m = stripping?;
+    if m.args.len() != 1 {
         return None;
     }
     let Expr::Lit(syn::ExprLit {

@@ -67,6 +67,15 @@ pub(super) struct FnState {
     pub(super) frames: Vec<Frame>,
     pub(super) key_depth: u32,
     pub(super) chain_inner: Vec<usize>,
+    /// The method calls of an awaited chain (`self.raw.set_banned_rights(c, u).await`),
+    /// by address: a future, so not a change to state held in memory.
+    pub(super) awaited_calls: Vec<usize>,
+    /// The statement literals handed to a database the call made in memory, by address:
+    /// judged with their call (scratch), not again as statements on their own.
+    pub(super) scratch_statements: Vec<usize>,
+    /// Parameters whose type names a protocol's session (`session: &mut ImapSession`),
+    /// with the API models they take ([`crate::effects::models::api_models_of_type`]).
+    pub(super) session_params: Vec<(String, u32)>,
     /// The names the function's `let`s, `for` loops, `match` arms and closures bind, and its
     /// parameters named as a function the file has or imports: a one-word path naming one
     /// of them is the local, not a function.

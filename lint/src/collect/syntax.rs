@@ -255,20 +255,23 @@ pub(super) fn returns_named_type(ty: &Type) -> bool {
             let Some(seg) = p.path.segments.last() else {
                 return false;
             };
-            if seg.ident == "Result"
-                || seg.ident == "Option"
-                || seg.ident == "Arc"
-                || seg.ident == "Box"
-            {
-                return match &seg.arguments {
+            // The name once, on the stack, for the two lists.
+            match crate::frameworks::with_ident_text(&seg.ident, |t| {
+                if matches!(t, "Result" | "Option" | "Arc" | "Box") {
+                    None
+                } else {
+                    Some(!STD.contains(&t))
+                }
+            }) {
+                Some(named) => named,
+                None => match &seg.arguments {
                     syn::PathArguments::AngleBracketed(args) => match args.args.first() {
                         Some(syn::GenericArgument::Type(inner)) => returns_named_type(inner),
                         _ => false,
                     },
                     _ => false,
-                };
+                },
             }
-            !STD.iter().any(|s| seg.ident == s)
         }
         _ => false,
     }

@@ -843,6 +843,18 @@ impl Collector<'_> {
         let Some(field) = self.state_field(&m.receiver, true) else {
             return;
         };
+        // `self.raw.set_banned_rights(chat, user).await`: a setter awaited is a request to
+        // another system, not a change to what the server holds (its guards are met before:
+        // `.lock().await`). Choosing a kept session's namespace (`db.use_ns(..).await`)
+        // stays the session's bookkeeping.
+        if name.starts_with("set_")
+            && self
+                .fn_stack
+                .last()
+                .is_some_and(|f| f.awaited_calls.contains(&(m as *const _ as usize)))
+        {
+            return;
+        }
         if field.split('.').any(state::benign_field) || self.in_benign_type() {
             return;
         }
@@ -1258,14 +1270,18 @@ fn owns_scratch(init: &Expr) -> bool {
     loop {
         e = match e {
             Expr::MethodCall(m) => {
-                if SCRATCH.iter().any(|s| m.method == s) {
+                if crate::frameworks::with_ident_text(&m.method, |t| SCRATCH.contains(&t)) {
                     return true;
                 }
                 strip(&m.receiver)
             }
+            // A database made in memory for the call (`Connection::open_in_memory()`): what
+            // is created and inserted there lives and dies with it.
             Expr::Call(c) => {
                 return matches!(strip(&c.func), Expr::Path(p)
-                    if p.path.segments.iter().any(|s| SCRATCH.iter().any(|w| s.ident == w)));
+                    if p.path.segments.iter().any(|s| SCRATCH.iter().any(|w| s.ident == w))
+                        || p.path.segments.len() >= 2
+                            && p.path.segments.last().is_some_and(|s| s.ident == "open_in_memory"));
             }
             _ => return false,
         };

@@ -387,6 +387,19 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
         if let Some(f) = self.fn_stack.last_mut() {
             f.acts = true;
+            // Only chains on a field of `self` (`self.raw.set_banned_rights(..)`): the kept
+            // state `check_state_mutation` asks about.
+            let mut root = strip(&a.base);
+            while let Expr::MethodCall(m) = root {
+                root = strip(&m.receiver);
+            }
+            if matches!(root, Expr::Field(fe) if super::syntax::is_self(&fe.base)) {
+                let mut e = strip(&a.base);
+                while let Expr::MethodCall(m) = e {
+                    f.awaited_calls.push(m as *const _ as usize);
+                    e = strip(&m.receiver);
+                }
+            }
         }
         visit::visit_expr_await(self, a);
     }
@@ -817,6 +830,10 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_expr_lit(&mut self, l: &'ast syn::ExprLit) {
         if self.in_fn()
             && let Lit::Str(s) = &l.lit
+            && !take_ptr(
+                &mut self.fn_stack.last_mut().unwrap().scratch_statements,
+                l as *const _ as usize,
+            )
         {
             self.check_literal_statement(&s.value(), || Loc::of_span(s.span()));
         }

@@ -177,6 +177,33 @@ impl Server {
         assert_ne!(kind_of(&all, "echo"), Judgement::Write);
     }
 
+    /// A setter awaited on a field is a request to another system (grammers'
+    /// `self.raw.set_banned_rights(chat, user).await`), never kept state a retry converges
+    /// on; the same setter called in memory is.
+    #[test]
+    fn an_awaited_setter_is_not_kept_state() {
+        let src = r#"
+use rmcp::{tool, tool_router};
+pub struct Server { raw: grammers_client::Client, state: std::sync::Mutex<Mode> }
+#[tool_router]
+impl Server {
+    #[tool(description = "Rights of a member")]
+    async fn member_rights(&self, chat: String, user: String) -> String {
+        self.raw.set_banned_rights(chat, user).await.unwrap();
+        String::new()
+    }
+    #[tool(description = "The mode")]
+    async fn mode(&self, m: String) -> String {
+        self.state.lock().unwrap().set_mode(m);
+        String::new()
+    }
+}
+"#;
+        let all = kinds(src);
+        assert_ne!(kind_of(&all, "member_rights"), Judgement::Read);
+        assert_eq!(kind_of(&all, "mode"), Judgement::Read);
+    }
+
     #[test]
     fn a_method_on_a_field_of_a_typed_parameter_is_followed() {
         // `state.storage.invalidate(..)`: a one-word method, followed through the type of

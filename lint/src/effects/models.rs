@@ -607,6 +607,31 @@ pub fn api_models_of_crate(root: &str) -> u32 {
         .fold(0, |bits, (i, _)| bits | (1 << i))
 }
 
+/// The API models a type's name says it is a session of (`ImapSession`, `RedisConn`): a
+/// parameter of that type takes the protocol's methods, though the file does not `use` the
+/// library (the session type is the workspace's alias of it). Only for protocols named in the
+/// type: IMAP and Redis.
+pub fn api_models_of_type(ty: &str) -> u32 {
+    // Most types name no protocol: decided without splitting them into words.
+    let has = |w: &str| {
+        ty.as_bytes()
+            .windows(w.len())
+            .any(|s| s.eq_ignore_ascii_case(w.as_bytes()))
+    };
+    if !has("imap") && !has("redis") {
+        return 0;
+    }
+    let words = super::verbs::words(ty);
+    API_MODELS
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            matches!(m.what, "IMAP" | "Redis")
+                && words.iter().any(|w| w.eq_ignore_ascii_case(m.what))
+        })
+        .fold(0, |bits, (i, _)| bits | (1 << i))
+}
+
 /// Whether a file uses a Redis client crate (see [`API_MODELS`]): the command it hands to
 /// `redis::cmd("HSET")` or a pipeline's `.cmd("HSET")` is judged by the command table.
 pub fn uses_redis(bits: u32) -> bool {

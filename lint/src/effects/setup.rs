@@ -222,6 +222,11 @@ pub fn is_pacing_type(ty: &str) -> bool {
         .any(|k| name.ends_with(k))
 }
 
+/// The verbs of a function that adds to the trail its module is named for
+/// (`x_api_usage::insert_x_api_usage_for`, `redact_audit::record`), not one that does what
+/// the module audits (`migration_audit::apply_migration_plan`).
+const TRAIL_ADDS: &[&str] = &["record", "log", "insert", "append", "add", "write", "track"];
+
 /// Whether a function or its type keeps an audit trail (`AuditLogger::log`,
 /// `AuditFileWriter::try_enqueue`, `write_audit_entry`, `log_audit`): the record that a
 /// call happened, kept for people to read, is bookkeeping, not the tool's effect. A retry
@@ -229,16 +234,17 @@ pub fn is_pacing_type(ty: &str) -> bool {
 /// trail too (`telemetry::ActivityLog::record`, `TelemetrySink::emit`).
 pub fn is_audit(name: &str, self_ty: Option<&str>, module: &str) -> bool {
     let audit = |w: &String| matches!(w.as_str(), "audit" | "audits" | "auditor");
-    // Telemetry by its type or module only: a function named for it may send a robot's
-    // command on the way (`publish_backend_telemetry`).
-    let trail = |w: &String| audit(w) || w == "telemetry";
+    // Telemetry, and the record of what calls cost (`storage::x_api_usage`, a
+    // `UsageTracker`), by its type or module only: a function named for it may send a
+    // robot's command on the way (`publish_backend_telemetry`).
+    let trail = |w: &String| audit(w) || matches!(w.as_str(), "telemetry" | "usage");
     let last = |path: &str| path.rsplit("::").next().unwrap_or(path).to_string();
     crate::effects::verbs::words(name).iter().any(audit)
         || self_ty.is_some_and(|ty| crate::effects::verbs::words(&last(ty)).iter().any(trail))
         // A module named for the trail (`agent::redact_audit::record`), not one that does
         // what it audits (`migration_audit::apply_migration_plan`).
         || (crate::effects::verbs::words(&last(module)).last().is_some_and(trail)
-            && !matches!(crate::effects::verbs::leading_verb(name), Some(crate::effects::verbs::Verb::Write(w)) if w != "record" && w != "log"))
+            && !matches!(crate::effects::verbs::leading_verb(name), Some(crate::effects::verbs::Verb::Write(w)) if !TRAIL_ADDS.contains(&w)))
 }
 
 /// The one rule the index stops at and `explain` reports: set-up, a cache's bookkeeping or
@@ -280,7 +286,7 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
         Some(Barrier::Audit)
     } else if self_ty.is_some_and(is_pacing_type)
         // A function of a module named for pacing (`security::rate_limit::ActionTracker`).
-        || ["rate_limit", "ratelimit", "rate_limiter", "throttle", "throttling"]
+        || ["rate_limit", "rate_limits", "ratelimit", "rate_limiter", "throttle", "throttling"]
             .iter()
             .any(|m| in_module(m))
     {
@@ -563,6 +569,14 @@ impl Api {
             barrier("try_record", Some("ActionTracker"), "security"),
             None
         );
+        assert_eq!(
+            barrier(
+                "increment_request_count",
+                None,
+                "storage::rate_limits::tracker"
+            ),
+            Some(Barrier::Pacing)
+        );
     }
 
     /// Tearing down what the call made, and a diagnostic log, are barriers; a function that
@@ -617,6 +631,15 @@ impl Api {
         assert!(!is_audit("save", Some("AuditoriumStore"), ""));
         // A module named for an audit that does what it audits.
         assert!(!is_audit("apply_migration_plan", None, "migration_audit"));
+        // The record of what calls cost: adding to it, by its module or type.
+        assert!(is_audit(
+            "insert_x_api_usage_for",
+            None,
+            "storage::x_api_usage"
+        ));
+        assert!(is_audit("track", Some("UsageTracker"), "billing"));
+        assert!(!is_audit("delete_account", None, "storage::x_api_usage"));
+        assert!(!is_audit("record_usage", None, "billing"));
     }
 
     /// An audit trail a tool appends to, and a directory a path getter makes sure exists,

@@ -183,6 +183,17 @@ pub fn names_inference(name: &str) -> bool {
         })
 }
 
+/// Whether a name may be one [`names_inference`] accepts: it holds one of
+/// [`super::vocabulary::INFERENCE`]'s words as text, whatever the case (`LlmProvider`,
+/// `EmbeddingClient`). A test without splitting it into words, for the many names that hold
+/// none.
+pub fn may_name_inference(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    super::vocabulary::INFERENCE
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
 /// Whether `w` is a read verb that names a query even when the request goes by POST
 /// ([`super::vocabulary::QUERY`]: `get`, `list`, `search`; not `check`, `verify`).
 pub fn is_query_verb(w: &str) -> bool {
@@ -845,6 +856,8 @@ mod tests {
     fn client_calls() {
         assert!(client_write("create_pod", 0, None, Some("client")).is_some());
         assert!(client_write("delete_branch", 1, Some("repos"), Some("gh")).is_some());
+        // A message forwarded is sent again (`client.forward_messages(to, ids, from)`).
+        assert!(client_write("forward_messages", 0, None, Some("raw")).is_some());
         // A buffer's puts serialise into memory.
         assert!(!client_write_name("put_u64_le"));
         assert!(!client_write_name("put_slice"));

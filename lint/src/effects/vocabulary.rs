@@ -128,6 +128,7 @@ pub const VERBS: &[(&str, Meaning, u8)] = &[
     ("fork", Write, NONE),
     ("comment", Write, NONE),
     ("reply", Write, NONE),
+    ("forward", Write, NONE),
     ("react", Write, NOT_CLIENT),
     ("label", Write, NOT_CLIENT),
     ("tag", Write, NOT_CLIENT),
@@ -484,7 +485,15 @@ pub const INFERENCE: &[&str] = &[
     "transcriptions",
     "translations",
     "tokenize",
+    // A language model's client (`LlmProvider`, `LlmClient`).
+    "llm",
+    "llms",
 ];
+
+/// Words that name a language model's client in a module path (`llm::anthropic`): its
+/// POSTs ask for a completion. Narrower than [`INFERENCE`], whose `translations` module may
+/// well start a job (a model derivative's translation).
+pub const MODEL_CLIENTS: &[&str] = &["llm", "llms"];
 
 /// The write verbs ([`Meaning::Write`]).
 pub fn write_verbs() -> impl Iterator<Item = &'static str> {

@@ -79,7 +79,7 @@ pub fn handles_tool_calls(sig: &syn::Signature) -> bool {
             syn::Type::Reference(r) => mentions(&r.elem),
             syn::Type::Paren(p) => mentions(&p.elem),
             syn::Type::Path(p) => p.path.segments.iter().any(|seg| {
-                TOOL_CALL_TYPES.iter().any(|t| seg.ident == t)
+                super::with_ident_text(&seg.ident, |t| TOOL_CALL_TYPES.contains(&t))
                     || matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
                         if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if mentions(t))))
             }),
@@ -326,16 +326,46 @@ pub fn arms_do_work(arms: &[DispatchArm<'_>]) -> bool {
         }
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
             // A function, not a variant or a struct made (`Some(x)`, `Kind::A(..)`).
-            if let Expr::Path(p) = &*c.func
-                && p.path.segments.last().is_some_and(|s| {
-                    s.ident
-                        .to_string()
-                        .starts_with(|ch: char| ch.is_ascii_lowercase())
-                })
-            {
+            let function = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+                s.ident
+                    .to_string()
+                    .starts_with(|ch: char| ch.is_ascii_lowercase())
+            }));
+            if function {
                 self.0 = true;
             }
+            // A variant made of the values at hand (`"opfs-delete" =>
+            // Action::OpfsDelete(arg.unwrap_or_default())`: a parser's arm) does no work.
+            if !function && c.args.iter().all(plain_value) {
+                return;
+            }
             syn::visit::visit_expr_call(self, c);
+        }
+    }
+    /// A value at hand, or one converted or defaulted (`arg`, `arg.unwrap_or_default()`,
+    /// `name.to_string()`, `"x".into()`).
+    fn plain_value(e: &Expr) -> bool {
+        match strip(e) {
+            Expr::Path(_) | Expr::Lit(_) => true,
+            Expr::Reference(r) => plain_value(&r.expr),
+            Expr::MethodCall(m) => {
+                m.args.iter().all(plain_value)
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "unwrap_or_default"
+                            | "unwrap_or"
+                            | "unwrap"
+                            | "to_string"
+                            | "to_owned"
+                            | "into"
+                            | "clone"
+                            | "as_str"
+                            | "as_deref"
+                            | "cloned"
+                    )
+                    && plain_value(&m.receiver)
+            }
+            _ => false,
         }
     }
     arms.iter().any(|a| {
@@ -718,6 +748,40 @@ mod tests {
         p.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    /// A function that turns a name into a value (`Action::parse(name, arg)`: a UI's button
+    /// names into an enum) dispatches nothing, even when its arms hand a value over
+    /// (`Action::Delete(arg.unwrap_or_default())`); a dispatcher beside it still does.
+    #[test]
+    fn a_parser_from_names_to_variants_is_not_a_dispatcher() {
+        let src = r#"
+pub enum Action { Send, Delete(String), Open(String) }
+impl Action {
+    fn parse(name: &str, arg: Option<String>) -> Option<Action> {
+        Some(match name {
+            "send" => Action::Send,
+            "opfs-delete" => Action::Delete(arg.unwrap_or_default()),
+            "opfs-open" => Action::Open(arg.clone().unwrap_or_default()),
+            _ => return None,
+        })
+    }
+}
+pub async fn dispatch_tool(tool_name: &str, args: &Value) -> Result<String> {
+    match tool_name {
+        "delete_file" => delete_file(args).await,
+        "read_file" => read_file(args).await,
+        _ => Err(anyhow!("unknown")),
+    }
+}
+async fn delete_file(a: &Value) -> Result<String> { std::fs::remove_file("x")?; Ok(String::new()) }
+async fn read_file(a: &Value) -> Result<String> { Ok(std::fs::read_to_string("x")?) }
+"#;
+        let got = names_and_kinds(&[("src/lib.rs", src)]);
+        assert_eq!(
+            got,
+            pairs(&[("delete_file", "Write"), ("read_file", "Read")])
+        );
     }
 
     /// A function that takes the tool's name out of the request and tests it, whatever it is

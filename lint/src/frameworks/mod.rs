@@ -678,6 +678,10 @@ pub fn synthetic_ident(prefix: &str, tool: &str, span: Span) -> syn::Ident {
 }
 
 /// What the styles' tests feed sources through.
+/// `f` of an identifier's text, written on the stack when it is short (see
+/// [`idemcheck_spec::ident::with_ident_text`]).
+pub use idemcheck_spec::ident::with_ident_text;
+
 #[cfg(test)]
 pub(crate) mod test_support {
     use crate::collect::{FileJob, collect_source};

@@ -57,7 +57,8 @@ pub fn is_model_key(name: &str) -> bool {
 /// this of every field access and binding).
 #[cfg(feature = "grammar")]
 pub fn is_model_key_ident(ident: &proc_macro2::Ident) -> bool {
-    MODEL_SUPPLIED_KEY_NAMES.iter().any(|n| ident == n)
+    // The text once, on the stack: cheaper than comparing the identifier with each name.
+    crate::ident::with_ident_text(ident, |t| MODEL_SUPPLIED_KEY_NAMES.contains(&t))
 }
 
 /// Why a key field name is unstable, if it is: a key the model supplies, an attempt counter
