@@ -65,6 +65,27 @@ impl Collector<'_> {
             .is_some_and(|f| f.children.iter().any(|c| id == c))
     }
 
+    /// The field of `self` an expression is (`self.graph`), when the file declares it of a
+    /// held data structure's type ([`crate::effects::state::HELD_STRUCTURES`]).
+    fn held_structure_field(&self, e: &Expr) -> Option<String> {
+        if self.held_fields.is_empty() {
+            return None;
+        }
+        let Expr::Field(f) = strip(e) else {
+            return None;
+        };
+        let syn::Member::Named(member) = &f.member else {
+            return None;
+        };
+        if !is_self(&f.base) {
+            return None;
+        }
+        self.held_fields
+            .iter()
+            .find(|m| member == m.as_str())
+            .cloned()
+    }
+
     /// The API models of a parameter typed as a protocol's session (0: none).
     fn session_param(&self, e: &Expr) -> u32 {
         let Some(f) = self.fn_stack.last() else {
@@ -511,6 +532,30 @@ impl Collector<'_> {
                     loc(),
                     unless,
                 );
+            } else if i == 0
+                && !query_method
+                && let Some(field) = self.held_structure_field(root)
+                && crate::effects::verbs::client_write(&name, i, None, None).is_some()
+            {
+                // `self.graph.remove_node(idx)` on a petgraph `Graph` the server holds: kept
+                // state, as a collection's change is.
+                let loc = loc();
+                match crate::effects::state::held_structure_change(&name) {
+                    crate::effects::state::StateChange::Accumulates => self.evidence(
+                        EvidenceKind::State,
+                        true,
+                        format!("state kept between calls changed (`{field}.{name}(..)`)"),
+                        loc,
+                        None,
+                    ),
+                    crate::effects::state::StateChange::Converges => self.bookkeeping_signal(
+                        format!(
+                            "kept state a retry converges on (`{field}.{name}(..)`): bookkeeping"
+                        ),
+                        loc,
+                        None,
+                    ),
+                }
             } else if !(query_method || i == 0 && is_self(root) || http_write)
                 // `self.raw.invoke(&tl::functions::account::UpdateProfile { .. })`: a generic
                 // sender handed a typed request, whatever its own name says.
@@ -764,10 +809,12 @@ impl Collector<'_> {
                 if matches!(strip(a), Expr::If(_)) {
                     return None;
                 }
-                lit_str(a).or_else(|| {
-                    self.text_of(a)
-                        .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
-                })
+                lit_str(a)
+                    .or_else(|| {
+                        self.text_of(a)
+                            .filter(|t| !t.is_empty() && !t.contains(['{', ' ', '\n']))
+                    })
+                    .or_else(|| program_named(a))
             }),
             args: Vec::new(),
             loc: Loc::of_tokens(call),
@@ -1189,6 +1236,76 @@ impl S {
 "#,
             "seen_state",
             "message_state",
+        );
+    }
+
+    /// A program named by a field (`self.git_binary`) or looked up by its name
+    /// (`system_tool("ping")`) is that program, judged by its arguments.
+    #[test]
+    fn a_program_named_by_a_field_or_a_lookup_is_that_program() {
+        let kinds = kinds(
+            r#"
+use rmcp::{tool, tool_router};
+use std::process::Command;
+pub struct S { git_binary: String }
+fn system_tool(name: &str) -> String { format!("/usr/bin/{name}") }
+#[tool_router]
+impl S {
+    #[tool(description = "Repository state")]
+    async fn repo_state(&self) -> String {
+        Command::new(&self.git_binary).args(["status", "--short"]).output().unwrap();
+        String::new()
+    }
+    #[tool(description = "Snapshot")]
+    async fn snapshot(&self) -> String {
+        Command::new(&self.git_binary).args(["commit", "-am", "snap"]).output().unwrap();
+        String::new()
+    }
+    #[tool(description = "Reachability")]
+    async fn reachability(&self, host: String) -> String {
+        Command::new(system_tool("ping")).args(["-c", "1", &host]).output().unwrap();
+        String::new()
+    }
+}
+"#,
+        );
+        let of = |n: &str| kinds.iter().find(|(k, _)| k == n).unwrap().1.clone();
+        assert_eq!(of("repo_state"), "Read", "{kinds:?}");
+        assert_eq!(of("snapshot"), "Write", "{kinds:?}");
+        assert_eq!(of("reachability"), "Read", "{kinds:?}");
+        assert_eq!(
+            crate::collect::chain::program_of_name("ffmpeg_path").as_deref(),
+            Some("ffmpeg")
+        );
+        assert_eq!(crate::collect::chain::program_of_name("file_path"), None);
+        assert_eq!(crate::collect::chain::program_of_name("output_dir"), None);
+    }
+
+    /// A petgraph graph the server holds is kept state, not an SDK: removing a node
+    /// converges, adding one accumulates.
+    #[test]
+    fn a_held_graph_is_kept_state() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+use petgraph::graph::{Graph, NodeIndex};
+pub struct S { graph: Graph<String, ()> }
+#[tool_router]
+impl S {
+    #[tool(description = "Note a link")]
+    async fn link(&mut self, a: String) -> String {
+        self.graph.add_node(a);
+        String::new()
+    }
+    #[tool(description = "Forget a link")]
+    async fn unlink(&mut self, i: usize) -> String {
+        self.graph.remove_node(NodeIndex::new(i));
+        String::new()
+    }
+}
+"#,
+            "link",
+            "unlink",
         );
     }
 
@@ -2210,6 +2327,52 @@ impl S {
         let rows = crate::analysis::inventory_rows(&[("src/lib.rs", src)]);
         assert_ne!(rows[0].3, "Write", "{rows:?}");
     }
+}
+
+/// The program a value names when it is no literal: one looked up by its name
+/// (`system_tool("ping")`, `which("git")`), or a field or local named for one
+/// (`self.git_binary`, `docker_path`: the word before `binary`, `bin`, `path`, `exe`,
+/// `cmd`, `command` or `program`).
+fn program_named(a: &Expr) -> Option<String> {
+    let mut e = strip(a);
+    while let Expr::MethodCall(m) = e
+        && m.args.is_empty()
+    {
+        e = strip(&m.receiver);
+    }
+    let is_word = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+    };
+    match e {
+        Expr::Call(c) if c.args.len() == 1 => lit_str(&c.args[0]).filter(|t| is_word(t)),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(id) => program_of_name(&id.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .and_then(|id| program_of_name(&id.to_string())),
+        _ => None,
+    }
+}
+
+/// `git_binary` → `git`, `ffmpeg_path` → `ffmpeg`: a name made of a program and a word that
+/// says it is its executable.
+fn program_of_name(name: &str) -> Option<String> {
+    let (program, kind) = name.rsplit_once('_')?;
+    (matches!(
+        kind,
+        "binary" | "bin" | "path" | "exe" | "cmd" | "command" | "program" | "executable"
+    ) && !program.is_empty()
+        && !program.contains('_')
+        && !matches!(
+            program,
+            "the" | "my" | "self" | "base" | "full" | "abs" | "file" | "dir" | "tool"
+        ))
+    .then(|| program.to_string())
 }
 
 /// Whether a value handed over is an enum's variant (`SessionCommand::Execute { .. }`,

@@ -501,6 +501,9 @@ struct Collector<'a> {
     tools: Vec<ToolFacts>,
     tool_starts: Vec<u32>,
     fields: Vec<(String, String, String)>,
+    /// The fields of [`Collector::fields`] of a held data structure's type
+    /// ([`crate::effects::state::HELD_STRUCTURES`]), by name.
+    held_fields: Vec<String>,
     /// Glob imports of the crate's own modules ([`FileFacts::globs`]).
     globs: Vec<(String, String)>,
     children: Vec<FileJob>,
@@ -543,6 +546,7 @@ impl<'a> Collector<'a> {
             tool_starts: Vec::new(),
             comparing: 0,
             fields: Vec::new(),
+            held_fields: Vec::new(),
             globs: Vec::new(),
             children: Vec::new(),
             findings: Vec::new(),

@@ -174,11 +174,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 .ident
                 .as_ref()
                 .map_or_else(|| i.to_string(), ToString::to_string);
-            self.fields.push((
-                name.clone(),
-                member,
-                type_name(&field.ty).unwrap_or_default(),
-            ));
+            let ty = type_name(&field.ty).unwrap_or_default();
+            if crate::effects::state::HELD_STRUCTURES.contains(&ty.as_str()) {
+                self.held_fields.push(member.clone());
+            }
+            self.fields.push((name.clone(), member, ty));
         }
         if matches!(s.fields, syn::Fields::Named(_)) && !has_cfg_test(&s.attrs) {
             self.record_struct(s);

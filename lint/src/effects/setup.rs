@@ -277,9 +277,13 @@ pub fn barrier(name: &str, self_ty: Option<&str>, module: &str) -> Option<Barrie
         Some(Barrier::Setup)
     } else if is_cache_fn(name)
         || self_ty.is_some_and(is_cache_type)
-        // A function of a module named for the cache (`cache::storage::LocalFileStorage::put`).
+        // A function of a module named for the cache (`cache::storage::LocalFileStorage::put`,
+        // `index_cache::save`).
         || in_module("cache")
         || in_module("caches")
+        || module
+            .split("::")
+            .any(|s| s.ends_with("_cache") || s.ends_with("_caches"))
     {
         Some(Barrier::Cache)
     } else if is_audit(name, self_ty, module) {
@@ -577,6 +581,14 @@ impl Api {
             ),
             Some(Barrier::Pacing)
         );
+    }
+
+    /// A cache's module by its last word (`index_cache::save`) is bookkeeping; a module
+    /// that only mentions a cache is not.
+    #[test]
+    fn cache_modules_by_their_last_word_are_a_barrier() {
+        assert_eq!(barrier("save", None, "index_cache"), Some(Barrier::Cache));
+        assert_eq!(barrier("save", None, "cache_policy"), None);
     }
 
     /// Tearing down what the call made, and a diagnostic log, are barriers; a function that
