@@ -1309,6 +1309,43 @@ impl S {
         );
     }
 
+    /// Values a function hands back in a tuple are the caller's own: what a method then
+    /// changes in them is no state kept between calls; a field of the server is.
+    #[test]
+    fn values_handed_back_in_a_tuple_are_the_callers_own() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+pub struct Quality { exclusions: Vec<String> }
+impl Quality {
+    pub fn new() -> Self { Quality { exclusions: Vec::new() } }
+    fn exclude(&mut self, why: &str) { self.exclusions.push(why.to_string()); }
+}
+fn unpack(r: &str) -> (Vec<String>, Quality) { (vec![r.to_string()], Quality::new()) }
+fn parse_records(rs: &[String], q: &mut Quality) -> usize {
+    for r in rs { if r.is_empty() { q.exclude("empty"); } }
+    rs.len()
+}
+pub struct S { seen: Quality }
+#[tool_router]
+impl S {
+    #[tool(description = "Note an exclusion")]
+    async fn note(&mut self, why: String) -> String {
+        self.seen.exclude(&why);
+        String::new()
+    }
+    #[tool(description = "Today")]
+    async fn today(&self, raw: String) -> String {
+        let (records, mut quality) = unpack(&raw);
+        parse_records(&records, &mut quality).to_string()
+    }
+}
+"#,
+            "note",
+            "today",
+        );
+    }
+
     /// A helper handed the child to tear down (`terminate(&mut child)` on a timeout) kills
     /// the caller's own process; a helper that kills what the server keeps does not.
     #[test]

@@ -704,6 +704,18 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 f.owned_locals.insert(name);
             }
         }
+        // `let (records, mut quality) = unpack(&result);`: the values a function hands back
+        // in a tuple are the caller's own, as a constructor's are.
+        if let (Pat::Tuple(t), Some(init)) = (&l.pat, &l.init)
+            && matches!(strip(&init.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(_)))
+            && let Some(f) = self.fn_stack.last_mut()
+        {
+            for el in &t.elems {
+                if let Pat::Ident(p) = el {
+                    f.owned_locals.insert(p.ident.to_string());
+                }
+            }
+        }
     }
 
     fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
