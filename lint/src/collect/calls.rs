@@ -270,6 +270,45 @@ impl Collector<'_> {
 
     /// The names a pattern binds, as locals of the function being walked (for patterns the
     /// walk does not visit: a `for` loop's, a `match` arm's).
+    /// `WriteSubstrate::Direct(direct) => direct.apply(plan)` (or `Self::Direct(..)` in the
+    /// enum's impl): the binding is of the variant's payload type, declared in this file, so
+    /// calls on it go to that type's methods.
+    pub(super) fn type_variant_binding(&mut self, pat: &syn::Pat) {
+        if self.variant_payloads.is_empty() {
+            return;
+        }
+        let syn::Pat::TupleStruct(ts) = pat else {
+            return;
+        };
+        let [syn::Pat::Ident(binding)] = ts.elems.iter().collect::<Vec<_>>()[..] else {
+            return;
+        };
+        let n = ts.path.segments.len();
+        if n < 2 {
+            return;
+        }
+        let variant = ts.path.segments[n - 1].ident.to_string();
+        let owner = ts.path.segments[n - 2].ident.to_string();
+        let Some(f) = self.fn_stack.last_mut() else {
+            return;
+        };
+        let owner = if owner == "Self" {
+            match f.facts.self_ty.as_deref() {
+                Some(ty) => ty.rsplit("::").next().unwrap_or(ty).to_string(),
+                None => return,
+            }
+        } else {
+            owner
+        };
+        if let Some((_, _, ty)) = self
+            .variant_payloads
+            .iter()
+            .find(|(e, v, _)| *e == owner && *v == variant)
+        {
+            f.local_types.insert(binding.ident.to_string(), ty.clone());
+        }
+    }
+
     pub(super) fn bind_locals(&mut self, pat: &syn::Pat) {
         if let Some(f) = self.fn_stack.last_mut() {
             let mut binds = super::syntax::Binds(|i: &syn::Ident| {

@@ -1346,6 +1346,47 @@ impl S {
         );
     }
 
+    /// A `match` on an enum binds its variant's payload, of the type the enum declares:
+    /// calls on it go to that type's methods (`WriteSubstrate::Direct(d) => d.apply(..)`).
+    #[test]
+    fn a_variants_payload_has_the_declared_type() {
+        write_and_no_write(
+            r#"
+use rmcp::{tool, tool_router};
+pub struct DirectStore { root: std::path::PathBuf }
+impl DirectStore {
+    pub async fn apply(&self, body: &str) -> std::io::Result<()> { std::fs::write(self.root.join("x"), body) }
+}
+pub struct Snapshot { root: std::path::PathBuf }
+impl Snapshot {
+    pub async fn apply(&self, _body: &str) -> std::io::Result<()> { std::fs::read(self.root.join("x")).map(|_| ()) }
+}
+pub enum Substrate { Direct(DirectStore) }
+impl Substrate {
+    pub async fn apply(&self, body: &str) -> std::io::Result<()> {
+        match self { Self::Direct(d) => d.apply(body).await }
+    }
+}
+pub enum View { Snap(Snapshot) }
+impl View {
+    pub async fn apply(&self, body: &str) -> std::io::Result<()> {
+        match self { View::Snap(s) => s.apply(body).await }
+    }
+}
+pub struct S { substrate: Substrate, view: View }
+#[tool_router]
+impl S {
+    #[tool(description = "Vault entry")]
+    async fn vault_entry(&self, body: String) -> String { self.substrate.apply(&body).await.unwrap(); String::new() }
+    #[tool(description = "Vault view")]
+    async fn vault_view(&self, body: String) -> String { self.view.apply(&body).await.unwrap(); String::new() }
+}
+"#,
+            "vault_entry",
+            "vault_view",
+        );
+    }
+
     /// A helper handed the child to tear down (`terminate(&mut child)` on a timeout) kills
     /// the caller's own process; a helper that kills what the server keeps does not.
     #[test]

@@ -504,6 +504,8 @@ struct Collector<'a> {
     /// The fields of [`Collector::fields`] of a held data structure's type
     /// ([`crate::effects::state::HELD_STRUCTURES`]), by name.
     held_fields: Vec<String>,
+    /// The one-field variants of the file's enums: (enum, variant, payload type).
+    variant_payloads: Vec<(String, String, String)>,
     /// Glob imports of the crate's own modules ([`FileFacts::globs`]).
     globs: Vec<(String, String)>,
     children: Vec<FileJob>,
@@ -547,6 +549,7 @@ impl<'a> Collector<'a> {
             comparing: 0,
             fields: Vec::new(),
             held_fields: Vec::new(),
+            variant_payloads: Vec::new(),
             globs: Vec::new(),
             children: Vec::new(),
             findings: Vec::new(),

@@ -165,6 +165,21 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         self.handle_fn(&f.attrs, &f.sig, &f.block, FnOwner::Free, lead);
     }
 
+    /// `enum WriteSubstrate { Direct(DirectSubstrate), Git(GitSubstrate) }`: each one-field
+    /// variant's payload type, for the bindings of a `match` on the enum.
+    fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+        for v in &e.variants {
+            if let syn::Fields::Unnamed(u) = &v.fields
+                && u.unnamed.len() == 1
+                && let Some(ty) = type_name(&u.unnamed[0].ty)
+            {
+                self.variant_payloads
+                    .push((e.ident.to_string(), v.ident.to_string(), ty));
+            }
+        }
+        visit::visit_item_enum(self, e);
+    }
+
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
         let name = s.ident.to_string();
         // A tuple struct's fields are named by position (`Forge(RestClient)`: `0`), as
@@ -868,6 +883,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         self.visit_expr(&m.expr);
         for arm in &m.arms {
             self.bind_locals(&arm.pat);
+            self.type_variant_binding(&arm.pat);
             self.fn_value(&arm.body);
         }
         if self.fw_variant_arms(m) {
