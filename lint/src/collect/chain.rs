@@ -559,10 +559,8 @@ impl Collector<'_> {
             } else if !(query_method || i == 0 && is_self(root) || http_write)
                 // `self.raw.invoke(&tl::functions::account::UpdateProfile { .. })`: a generic
                 // sender handed a typed request, whatever its own name says.
-                && (matches!(
-                    name.as_str(),
-                    "invoke" | "execute" | "send" | "call" | "request" | "send_request" | "dispatch"
-                ) && mc.args.first().is_some_and(|a| {
+                && (crate::effects::vocabulary::REQUEST_SENDERS.contains(&name.as_str())
+                    && mc.args.first().is_some_and(|a| {
                     request_type_verb(a).is_some() && !names_a_variant(a)
                 })
                 || class.client_write
@@ -2440,16 +2438,12 @@ fn program_named(a: &Expr) -> Option<String> {
 /// `git_binary` → `git`, `ffmpeg_path` → `ffmpeg`: a name made of a program and a word that
 /// says it is its executable.
 fn program_of_name(name: &str) -> Option<String> {
+    use crate::effects::vocabulary::{EXECUTABLE_WORDS, NOT_PROGRAMS};
     let (program, kind) = name.rsplit_once('_')?;
-    (matches!(
-        kind,
-        "binary" | "bin" | "path" | "exe" | "cmd" | "command" | "program" | "executable"
-    ) && !program.is_empty()
+    (EXECUTABLE_WORDS.contains(&kind)
+        && !program.is_empty()
         && !program.contains('_')
-        && !matches!(
-            program,
-            "the" | "my" | "self" | "base" | "full" | "abs" | "file" | "dir" | "tool"
-        ))
+        && !NOT_PROGRAMS.contains(&program))
     .then(|| program.to_string())
 }
 

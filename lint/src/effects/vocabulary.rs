@@ -490,6 +490,37 @@ pub const INFERENCE: &[&str] = &[
     "llms",
 ];
 
+/// Methods that send whatever request they are handed (`client.invoke(&UpdateProfile { .. })`,
+/// `execute`, `send`): the request's type decides, not the method's name.
+pub const REQUEST_SENDERS: &[&str] = &[
+    "invoke",
+    "execute",
+    "send",
+    "call",
+    "request",
+    "send_request",
+    "dispatch",
+];
+
+/// The last word of a name that holds a program's executable (`git_binary`, `ffmpeg_path`,
+/// `docker_cmd`): the word before it names the program.
+pub const EXECUTABLE_WORDS: &[&str] = &[
+    "binary",
+    "bin",
+    "path",
+    "exe",
+    "cmd",
+    "command",
+    "program",
+    "executable",
+];
+
+/// First words of such a name that name no program (`file_path`, `base_path`).
+pub const NOT_PROGRAMS: &[&str] = &[
+    "the", "my", "self", "base", "full", "abs", "file", "dir", "tool", "output", "input", "config",
+    "data", "log", "cache", "temp", "tmp", "root", "home", "work",
+];
+
 /// Words that name a language model's client in a module path (`llm::anthropic`): its
 /// POSTs ask for a completion. Narrower than [`INFERENCE`], whose `translations` module may
 /// well start a job (a model derivative's translation).
