@@ -248,7 +248,7 @@ impl<'a> Index<'a> {
                             // Most traits name no model: no words split for them.
                             crate::effects::verbs::may_name_inference(t)
                                 && crate::effects::verbs::names_inference(t)
-                        }) || (contains_ignore_case(&f.module, "llm")
+                        }) || (crate::effects::verbs::contains_ignore_case(&f.module, "llm")
                             && f.module.split("::").any(|m| {
                                 crate::effects::verbs::words(m)
                                     .iter()
@@ -1752,13 +1752,6 @@ struct Owned {
 
 /// Decisions of [`Index::writes_only_owned`], by function and what of it is owned.
 type OwnedMemo = rustc_hash::FxHashMap<(FnId, Owned), bool>;
-
-/// Whether `hay` holds `needle` (ASCII, any case).
-fn contains_ignore_case(hay: &str, needle: &str) -> bool {
-    hay.as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
 
 #[cfg(test)]
 mod tests {

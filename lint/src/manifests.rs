@@ -648,21 +648,20 @@ pub fn registry_sources() -> Option<PathBuf> {
 /// named in `known` (the workspace's own) are not. At most 32.
 pub fn siblings(members: &[&Member], known: &[&str], sources: &Path) -> Vec<Member> {
     use cargo_metadata::semver::{Version, VersionReq};
-    let mut out: Vec<Member> = Vec::new();
     let mut seen: BTreeSet<String> = known.iter().map(|k| k.to_string()).collect();
     // Unpacked packages by name, listed on first need.
     let mut unpacked: Option<std::collections::BTreeMap<String, Vec<(Version, PathBuf)>>> = None;
-    let mut queue: Vec<Member> = members.iter().map(|m| (*m).clone()).collect();
-    let mut i = 0;
-    while i < queue.len() && out.len() < MAX_SIBLINGS {
-        let member = queue[i].clone();
-        i += 1;
+    // The siblings of one package, added to `out`.
+    let mut look = |member: &Member, out: &mut Vec<Member>| {
         let Some(repo) = member.repository.as_deref().and_then(repository_key) else {
-            continue;
+            return;
         };
         let words = kin_words(&member.name);
         for (dep, req) in &member.registry_deps {
-            if seen.contains(dep) || !kin_words(dep).iter().any(|w| words.contains(w)) {
+            if out.len() >= MAX_SIBLINGS
+                || seen.contains(dep)
+                || !kin_words(dep).iter().any(|w| words.contains(w))
+            {
                 continue;
             }
             let index = unpacked.get_or_insert_with(|| unpacked_packages(sources));
@@ -679,16 +678,30 @@ pub fn siblings(members: &[&Member], known: &[&str], sources: &Path) -> Vec<Memb
             let Some(mut sibling) = ws.members.into_iter().find(|m| m.name == *dep) else {
                 continue;
             };
-            if sibling.repository.as_deref().and_then(repository_key) != Some(repo.clone()) {
+            if sibling
+                .repository
+                .as_deref()
+                .and_then(repository_key)
+                .as_ref()
+                != Some(&repo)
+            {
                 continue;
             }
             seen.insert(dep.clone());
             sibling.targets.retain(|t| t.lib);
-            if out.len() < MAX_SIBLINGS {
-                out.push(sibling.clone());
-                queue.push(sibling);
-            }
+            out.push(sibling);
         }
+    };
+    let mut out: Vec<Member> = Vec::new();
+    for member in members {
+        look(member, &mut out);
+    }
+    // Then the siblings' own, in turn.
+    let mut i = 0;
+    while i < out.len() && out.len() < MAX_SIBLINGS {
+        let sibling = out[i].clone();
+        look(&sibling, &mut out);
+        i += 1;
     }
     out
 }

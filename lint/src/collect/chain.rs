@@ -66,7 +66,7 @@ impl Collector<'_> {
     }
 
     /// The field of `self` an expression is (`self.graph`), when the file declares it of a
-    /// held data structure's type ([`crate::effects::state::HELD_STRUCTURES`]).
+    /// held data structure's type ([`crate::effects::vocabulary::HELD_STRUCTURES`]).
     fn held_structure_field(&self, e: &Expr) -> Option<String> {
         if self.held_fields.is_empty() {
             return None;

@@ -502,7 +502,7 @@ struct Collector<'a> {
     tool_starts: Vec<u32>,
     fields: Vec<(String, String, String)>,
     /// The fields of [`Collector::fields`] of a held data structure's type
-    /// ([`crate::effects::state::HELD_STRUCTURES`]), by name.
+    /// ([`crate::effects::vocabulary::HELD_STRUCTURES`]), by name.
     held_fields: Vec<String>,
     /// The one-field variants of the file's enums: (enum, variant, payload type).
     variant_payloads: Vec<(String, String, String)>,

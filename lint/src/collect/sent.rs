@@ -881,10 +881,8 @@ pub(super) fn stripped_prefix(e: &Expr) -> Option<String> {
     let mut stripping = None;
     while let Expr::MethodCall(m) = e {
         match crate::frameworks::with_ident_text(&m.method, |t| match t {
-            "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "ok_or" | "ok_or_else" => {
-                Some(false)
-            }
             "strip_prefix" | "trim_start_matches" => Some(true),
+            _ if crate::effects::vocabulary::UNWRAPS.contains(&t) => Some(false),
             _ => None,
         }) {
             Some(false) => e = strip(&m.receiver),

@@ -712,18 +712,9 @@ fn makes_a_default(e: &Expr) -> bool {
 /// A method that only converts or copies the value it is called on (`to_string`, `clone`,
 /// `to_path_buf`): like [`makes_an_answer`], it does nothing to act on.
 pub(super) fn converts(method: &syn::Ident) -> bool {
-    [
-        "to_string",
-        "to_owned",
-        "into",
-        "clone",
-        "as_str",
-        "to_path_buf",
-        "to_vec",
-        "as_ref",
-    ]
-    .iter()
-    .any(|n| method == n)
+    crate::effects::vocabulary::CONVERSIONS
+        .iter()
+        .any(|n| method == n)
 }
 
 /// A call that only makes an answer: `Ok(..)`, `Some(..)`, `Err(..)`, `String::from(..)`,

@@ -190,7 +190,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
                 .as_ref()
                 .map_or_else(|| i.to_string(), ToString::to_string);
             let ty = type_name(&field.ty).unwrap_or_default();
-            if crate::effects::state::HELD_STRUCTURES.contains(&ty.as_str()) {
+            if crate::effects::vocabulary::HELD_STRUCTURES.contains(&ty.as_str()) {
                 self.held_fields.push(member.clone());
             }
             self.fields.push((name.clone(), member, ty));

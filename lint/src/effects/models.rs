@@ -613,11 +613,7 @@ pub fn api_models_of_crate(root: &str) -> u32 {
 /// type: IMAP and Redis.
 pub fn api_models_of_type(ty: &str) -> u32 {
     // Most types name no protocol: decided without splitting them into words.
-    let has = |w: &str| {
-        ty.as_bytes()
-            .windows(w.len())
-            .any(|s| s.eq_ignore_ascii_case(w.as_bytes()))
-    };
+    let has = |w: &str| super::verbs::contains_ignore_case(ty, w);
     if !has("imap") && !has("redis") {
         return 0;
     }

@@ -82,33 +82,12 @@ pub const ACCUMULATORS: &[&str] = &[
     "split_off",
 ];
 
-/// Types of data structures held in memory whose methods are named like a client's
-/// (`Graph::remove_node`, `StableGraph::add_edge`, `DataFrame::drop`): a field of such a
-/// type is state the server keeps, judged by [`held_structure_change`], never an SDK call.
-pub const HELD_STRUCTURES: &[&str] = &[
-    "Graph",
-    "DiGraph",
-    "UnGraph",
-    "StableGraph",
-    "StableDiGraph",
-    "StableUnGraph",
-    "GraphMap",
-    "DiGraphMap",
-    "UnGraphMap",
-    "MatrixGraph",
-    "Csr",
-    "DataFrame",
-    "Rope",
-    "RTree",
-    "Trie",
-];
-
-/// What a method changes in a held structure ([`HELD_STRUCTURES`]): adding (`add_node`,
+/// What a method changes in a held structure ([`super::vocabulary::HELD_STRUCTURES`]): by
+/// the same words as an edit of data held in memory ([`held_edit`]): adding (`add_node`,
 /// `add_edge`, `push_back`) accumulates, anything else (`remove_node`, `update_edge`,
 /// `clear`) converges.
 pub fn held_structure_change(method: &str) -> StateChange {
-    let first = method.split('_').next().unwrap_or(method);
-    if matches!(first, "add" | "push" | "append" | "extend") || ACCUMULATORS.contains(&method) {
+    if held_edit(method) == Some(true) || ACCUMULATORS.contains(&method) {
         StateChange::Accumulates
     } else {
         StateChange::Converges

@@ -183,15 +183,22 @@ pub fn names_inference(name: &str) -> bool {
         })
 }
 
+/// Whether `hay` holds `needle` as text, whatever the ASCII case (`ImapSession` holds
+/// `imap`): a test that needs neither a lowercased copy nor the name's words.
+pub fn contains_ignore_case(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// Whether a name may be one [`names_inference`] accepts: it holds one of
 /// [`super::vocabulary::INFERENCE`]'s words as text, whatever the case (`LlmProvider`,
 /// `EmbeddingClient`). A test without splitting it into words, for the many names that hold
 /// none.
 pub fn may_name_inference(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
     super::vocabulary::INFERENCE
         .iter()
-        .any(|w| lower.contains(w))
+        .any(|w| contains_ignore_case(name, w))
 }
 
 /// Whether `w` is a read verb that names a query even when the request goes by POST

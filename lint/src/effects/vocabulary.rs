@@ -453,6 +453,27 @@ pub const HELD_ADDS: &[&str] = &[
     "start",
 ];
 
+/// Types of data structures held in memory whose methods are named like a client's
+/// (`Graph::remove_node`, `StableGraph::add_edge`, `DataFrame::drop`): a field of such a
+/// type is state the server keeps, judged by [`super::state::held_structure_change`], never an SDK call.
+pub const HELD_STRUCTURES: &[&str] = &[
+    "Graph",
+    "DiGraph",
+    "UnGraph",
+    "StableGraph",
+    "StableDiGraph",
+    "StableUnGraph",
+    "GraphMap",
+    "DiGraphMap",
+    "UnGraphMap",
+    "MatrixGraph",
+    "Csr",
+    "DataFrame",
+    "Rope",
+    "RTree",
+    "Trie",
+];
+
 /// First words of a tool's name that say what is held leaves memory for a file or another
 /// system (`save_workbook`, `export_pdf`): not an edit of what is held, so
 /// [`super::state::held_edit`] leaves such a tool to its name as any tool is.
@@ -519,6 +540,33 @@ pub const EXECUTABLE_WORDS: &[&str] = &[
 pub const NOT_PROGRAMS: &[&str] = &[
     "the", "my", "self", "base", "full", "abs", "file", "dir", "tool", "output", "input", "config",
     "data", "log", "cache", "temp", "tmp", "root", "home", "work",
+];
+
+/// Methods that only convert or copy a value (`to_string`, `into`, `clone`, `as_str`): a
+/// function calling only these acts on nothing, and a value made through them is the value
+/// at hand.
+pub const CONVERSIONS: &[&str] = &[
+    "to_string",
+    "to_owned",
+    "into",
+    "clone",
+    "as_str",
+    "to_path_buf",
+    "to_vec",
+    "as_ref",
+    "as_deref",
+    "cloned",
+];
+
+/// Methods that take the value out of an `Option` or a `Result` (`unwrap`, `unwrap_or`,
+/// `ok_or_else`): what they are called on stands for the value.
+pub const UNWRAPS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "ok_or",
+    "ok_or_else",
 ];
 
 /// Words that name a language model's client in a module path (`llm::anthropic`): its

@@ -349,20 +349,11 @@ pub fn arms_do_work(arms: &[DispatchArm<'_>]) -> bool {
             Expr::Path(_) | Expr::Lit(_) => true,
             Expr::Reference(r) => plain_value(&r.expr),
             Expr::MethodCall(m) => {
+                use crate::effects::vocabulary::{CONVERSIONS, UNWRAPS};
                 m.args.iter().all(plain_value)
-                    && matches!(
-                        m.method.to_string().as_str(),
-                        "unwrap_or_default"
-                            | "unwrap_or"
-                            | "unwrap"
-                            | "to_string"
-                            | "to_owned"
-                            | "into"
-                            | "clone"
-                            | "as_str"
-                            | "as_deref"
-                            | "cloned"
-                    )
+                    && super::with_ident_text(&m.method, |t| {
+                        CONVERSIONS.contains(&t) || UNWRAPS.contains(&t)
+                    })
                     && plain_value(&m.receiver)
             }
             _ => false,
